@@ -1,0 +1,3 @@
+"""arcjudge: run untrusted ARC verifiers and model-written programs safely."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""arcjudge.harness (see README)."""

@@ -1,0 +1,1 @@
+"""arcjudge.mutation (see README)."""

@@ -1,0 +1,286 @@
+"""The ``Sandbox`` interface and the worker pool shared by every backend.
+
+A backend provides workers: long-lived trusted supervisors (``runtime/runner.py``) that it
+starts somewhere isolated (a local process, a container). The pool sends each request to
+an idle worker, replaces a worker that dies, retries the program once, and reports a second
+failure as ``infra`` rather than as the program's fault.
+"""
+
+from __future__ import annotations
+
+import abc
+import base64
+import os
+import queue
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from arcjudge.sandbox.policy import PolicyMode, check, decide
+from arcjudge.sandbox.runtime import canonical
+from arcjudge.sandbox.types import (
+    VERIFIER_LIMITS,
+    Grid,
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+    RunResult,
+    Status,
+    to_plain,
+)
+
+RESPONSE_SLACK_SECONDS = 30.0
+
+
+class WorkerLost(Exception):
+    """A worker stopped answering or answered nonsense; it must be replaced."""
+
+
+class Worker(Protocol):
+    """One trusted supervisor that serves requests one at a time."""
+
+    protections: dict[str, bool]
+
+    def request(self, message: dict, timeout: float) -> dict:
+        """Send a request frame and return the reply frame (raises ``WorkerLost``)."""
+        ...
+
+    def close(self) -> None:
+        """Stop the supervisor and release everything it holds."""
+        ...
+
+
+@dataclass(frozen=True)
+class Job:
+    """One program over one batch of inputs, for ``Sandbox.map``."""
+
+    program: Program
+    inputs: Sequence[Grid]
+    limits: Limits = VERIFIER_LIMITS
+    policy: PolicyMode = PolicyMode.WARN
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Runs untrusted programs over batches of input grids, with limits.
+
+    Implementations must never let a program see expected outputs, must report every
+    failure as a status (``Status`` per input, ``ProgramStatus`` per program), and must be
+    usable as a context manager that leaves no process or container behind.
+    """
+
+    name: str
+
+    def run(
+        self,
+        program: Program,
+        inputs: Sequence[Grid],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> ProgramResult:
+        """Run ``program`` on every input and return one result per input."""
+        ...
+
+    def map(self, jobs: Iterable[Job]) -> Iterator[tuple[int, ProgramResult]]:
+        """Run many jobs concurrently; yield ``(job index, result)`` as they finish."""
+        ...
+
+    def protections(self) -> dict[str, bool]:
+        """Return which isolation measures are active."""
+        ...
+
+    def close(self) -> None:
+        """Stop all workers."""
+        ...
+
+
+def encode_job(program: Program, inputs: Sequence[Grid], limits: Limits) -> dict:
+    """Build the request frame for a supervisor (no expected outputs in it, ever).
+
+    Args:
+        program: The program to run.
+        inputs: Input grids only.
+        limits: Limits to enforce.
+
+    Returns:
+        A JSON-ready request.
+    """
+    return {
+        "op": "run",
+        "source": base64.b64encode(program.source).decode("ascii"),
+        "entry_points": list(program.entry_points),
+        "module_dirs": [os.path.abspath(d) for d in program.module_dirs],
+        "input_format": program.input_format,
+        "inputs": [to_plain(g) for g in inputs],
+        "limits": {
+            "wall_seconds": limits.wall_seconds,
+            "memory_bytes": limits.memory_bytes,
+            "processes": limits.processes,
+            "output_bytes": limits.output_bytes,
+            "total_seconds": limits.total_seconds,
+            "disk_bytes": limits.disk_bytes,
+        },
+    }
+
+
+def _text(value: object, limit: int = 4000) -> str | None:
+    return value[:limit] if isinstance(value, str) else None
+
+
+def decode_result(reply: dict, n_inputs: int, findings: tuple[str, ...]) -> ProgramResult:
+    """Turn a supervisor's reply into a ``ProgramResult``, validating everything.
+
+    Args:
+        reply: The parsed reply frame.
+        n_inputs: How many inputs were sent.
+        findings: Policy findings to attach.
+
+    Returns:
+        The result; an ``infra`` result when the reply is malformed.
+    """
+    try:
+        status = ProgramStatus(reply.get("status"))
+        seconds = float(reply.get("seconds") or 0.0)
+        output = _text(reply.get("output")) or ""
+        if status is not ProgramStatus.LOADED:
+            return ProgramResult(
+                status, error=_text(reply.get("error")), output=output, seconds=seconds,
+                findings=findings,
+            )  # fmt: skip
+        raw = reply.get("results")
+        if not isinstance(raw, list) or len(raw) != n_inputs:
+            raise ValueError("wrong number of results")
+        results = []
+        for index, item in enumerate(raw):
+            item_status = Status(item["s"])
+            grid = None
+            if item_status is Status.OK:
+                grid, reason = canonical.validate_plain(item.get("g"))
+                if grid is None:
+                    raise ValueError(f"malformed grid: {reason}")
+            results.append(
+                RunResult(index, item_status, grid, _text(item.get("e")), float(item.get("t", 0.0)))
+            )
+        return ProgramResult(
+            status, tuple(results), entry_point=_text(reply.get("entry"), 100), output=output,
+            seconds=seconds, findings=findings,
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return ProgramResult(ProgramStatus.INFRA, error=f"malformed reply: {exc}", findings=findings)
+
+
+class PooledSandbox(abc.ABC):
+    """A pool of warm workers behind the ``Sandbox`` interface."""
+
+    name = "pooled"
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.size = max(1, int(workers or os.cpu_count() or 1))
+        self._idle: queue.Queue[Worker] = queue.Queue()
+        self._all: list[Worker] = []
+        self._lock = threading.Lock()
+        self._started = False
+        self._closed = False
+        self._protections: dict[str, bool] = {}
+
+    @abc.abstractmethod
+    def _spawn_worker(self) -> Worker:
+        """Start one worker and wait until it has said hello."""
+
+    def start(self) -> None:
+        """Start all workers (called automatically on first use)."""
+        with self._lock:
+            if self._started:
+                return
+            if self._closed:
+                raise RuntimeError("sandbox is closed")
+            with ThreadPoolExecutor(self.size) as pool:
+                workers = list(pool.map(lambda _: self._spawn_worker(), range(self.size)))
+            for worker in workers:
+                self._all.append(worker)
+                self._idle.put(worker)
+            self._protections = dict(workers[0].protections)
+            self._started = True
+
+    def protections(self) -> dict[str, bool]:
+        """Return which isolation measures the workers report as active."""
+        self.start()
+        return dict(self._protections)
+
+    def _replace(self, worker: Worker) -> None:
+        worker.close()
+        with self._lock:
+            if worker in self._all:
+                self._all.remove(worker)
+            if self._closed:
+                return
+        fresh = self._spawn_worker()
+        with self._lock:
+            self._all.append(fresh)
+        self._idle.put(fresh)
+
+    def run(
+        self,
+        program: Program,
+        inputs: Sequence[Grid],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> ProgramResult:
+        """Run ``program`` on every input (see ``Sandbox.run``)."""
+        rejected, findings = decide(policy, check(program.source))
+        if rejected:
+            return ProgramResult(
+                ProgramStatus.POLICY_REJECTED, error="; ".join(findings)[:4000], findings=findings
+            )
+        self.start()
+        message = encode_job(program, inputs, limits)
+        timeout = limits.total_seconds + limits.wall_seconds + RESPONSE_SLACK_SECONDS
+        problem = "no worker answered"
+        for _attempt in range(2):
+            worker = self._idle.get()
+            try:
+                reply = worker.request(message, timeout)
+            except WorkerLost as exc:
+                problem = str(exc)
+                self._replace(worker)
+                continue
+            self._idle.put(worker)
+            return decode_result(reply, len(inputs), findings)
+        return ProgramResult(ProgramStatus.INFRA, error=f"sandbox failed twice: {problem}")
+
+    def map(self, jobs: Iterable[Job]) -> Iterator[tuple[int, ProgramResult]]:
+        """Run jobs over the pool; yield ``(job index, result)`` in completion order."""
+        self.start()
+        window = self.size * 2
+        with ThreadPoolExecutor(self.size) as pool:
+            pending: dict[Future[ProgramResult], int] = {}
+            for index, job in enumerate(jobs):
+                future = pool.submit(self.run, job.program, job.inputs, job.limits, policy=job.policy)
+                pending[future] = index
+                if len(pending) >= window:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        yield pending.pop(fut), fut.result()
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield pending.pop(fut), fut.result()
+
+    def close(self) -> None:
+        """Stop every worker; safe to call twice."""
+        with self._lock:
+            self._closed = True
+            workers, self._all = self._all, []
+        for worker in workers:
+            worker.close()
+
+    def __enter__(self) -> PooledSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

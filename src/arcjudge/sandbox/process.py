@@ -1,0 +1,162 @@
+"""The local ``process`` backend: supervisors as local subprocesses.
+
+Each worker is ``python runner.py`` started with an empty environment (plus a fixed hash
+seed and single-threaded math libraries), in its own session, with ``/`` as working
+directory. As root on Linux the supervisor adds namespaces, a read-only file tree, private
+scratch space and an unprivileged uid per program (see ``runtime/runner.py``); otherwise it
+falls back to rlimits, process groups and a subreaper, and says so in ``protections()``.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arcjudge.sandbox.base import PooledSandbox, WorkerLost
+from arcjudge.sandbox.runtime import framing
+
+RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
+RUNNER = RUNTIME_DIR / "runner.py"
+HELLO_TIMEOUT = 60.0
+MAX_REPLY_BYTES = 256 << 20
+PASSTHROUGH_ENV = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def supervisor_environment() -> dict[str, str]:
+    """Return the complete environment a supervisor starts with (nothing of the harness)."""
+    env = {
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONNOUSERSITE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "LC_ALL": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+    }
+    for name in PASSTHROUGH_ENV:  # needed by this machine's OpenBLAS to compute correctly
+        if name in os.environ:
+            env[name] = os.environ[name]
+    return env
+
+
+class PipeWorker:
+    """A supervisor reached over a subprocess's stdin/stdout."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd="/",
+            close_fds=True,
+            start_new_session=True,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._in = self.proc.stdin.fileno()
+        self._out = self.proc.stdout.fileno()
+        os.set_blocking(self._out, False)
+        self._reader = framing.FrameReader(MAX_REPLY_BYTES)
+        self._frames: list[object] = []
+        hello = self._receive(HELLO_TIMEOUT)
+        if not isinstance(hello, dict) or hello.get("op") != "hello":
+            self.close()
+            raise WorkerLost(f"supervisor did not say hello: {hello!r}"[:300])
+        self.pid = int(hello.get("pid", 0))
+        self.protections = {str(k): bool(v) for k, v in dict(hello["protections"]).items()}
+
+    def _receive(self, timeout: float) -> object:
+        deadline = time.monotonic() + timeout
+        while not self._frames:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WorkerLost(f"supervisor gave no answer within {timeout:.0f} s")
+            ready, _, _ = select.select([self._out], [], [], remaining)
+            if not ready:
+                continue
+            try:
+                data = os.read(self._out, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not data:
+                code = self.proc.poll()
+                raise WorkerLost(f"supervisor exited (code {code})")
+            try:
+                self._frames.extend(self._reader.feed(data))
+            except framing.FrameError as exc:
+                raise WorkerLost(f"supervisor sent a bad frame: {exc}") from None
+        return self._frames.pop(0)
+
+    def request(self, message: dict, timeout: float) -> dict:
+        """Send one request and wait for its reply."""
+        try:
+            framing.write_frame(self._in, message)
+        except OSError as exc:
+            raise WorkerLost(f"supervisor is gone: {exc}") from None
+        reply = self._receive(timeout)
+        if not isinstance(reply, dict) or reply.get("op") != "result":
+            raise WorkerLost("supervisor sent an unexpected frame")
+        return reply
+
+    def close(self) -> None:
+        """Ask the supervisor to exit, then make sure it and its session are gone."""
+        if self.proc.poll() is None:
+            try:
+                framing.write_frame(self._in, {"op": "exit"})
+                self.proc.wait(timeout=2)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+
+
+class ProcessSandbox(PooledSandbox):
+    """Warm local supervisors, one per worker (default: one per core).
+
+    Args:
+        workers: Number of supervisors (default: ``os.cpu_count()``).
+        preload: Modules each supervisor imports once, before forking programs.
+        isolation: Set ``False`` to skip namespaces and privilege dropping (for tests of
+            the fallback path and for debugging).
+        python: The interpreter that runs the supervisors.
+    """
+
+    name = "process"
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        *,
+        preload: tuple[str, ...] | None = None,
+        isolation: bool = True,
+        python: str = sys.executable,
+    ) -> None:
+        super().__init__(workers)
+        self.preload = preload
+        self.isolation = isolation
+        self.python = python
+
+    def _spawn_worker(self) -> PipeWorker:
+        argv = [self.python, "-s", "-B", "-P", str(RUNNER)]
+        if self.preload is not None:
+            argv += ["--preload", ",".join(self.preload)]
+        if not self.isolation:
+            argv.append("--no-isolation")
+        return PipeWorker(argv, supervisor_environment())

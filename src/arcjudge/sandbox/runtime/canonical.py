@@ -1,0 +1,327 @@
+"""Turn what an untrusted program returned into a canonical ARC grid.
+
+This module runs inside the sandbox, in the same process as untrusted code, under a
+bare ``python -I``. It therefore uses the standard library only (never ``numpy``,
+never ``arcjudge``) and binds every builtin it needs to a private module name at
+import time, so that later monkeypatching of :mod:`builtins` by the untrusted code
+cannot change what it does.
+
+A canonical grid is an immutable tuple of tuples of exact Python ``int`` values in
+``0..9``: rectangular, with ``1..MAX_SIDE`` rows and ``1..MAX_SIDE`` columns.
+
+Rules of :func:`canonicalize` (for program results):
+
+* The outer container must be of exact type ``list`` or ``tuple`` (subclasses are
+  rejected: they can lie through ``__len__``, ``__iter__``, ``__getitem__`` or
+  ``__eq__``), or exactly a ``numpy.ndarray`` (found through ``sys.modules``, never
+  imported) that is 2-D, within the size bounds and of dtype kind ``b``, ``i``, ``u``
+  or ``f``.
+* Rows are exact ``list``/``tuple`` or 1-D exact ``numpy.ndarray`` values.
+* Cells are exact ``int``; ``bool`` (``True`` -> 1); finite integral exact ``float``
+  (``2.0`` -> 2); or numpy ``integer``, ``bool_`` and ``floating`` scalars (same float
+  rules). Every converted value is checked again to be an exact ``int``.
+* Sizes are checked before anything is iterated or copied, so huge inputs are
+  rejected in constant time.
+
+:func:`validate_plain` is the strict variant for data parsed by ``json.loads`` from
+an untrusted peer: exact ``list`` of exact ``list`` of exact ``int`` only.
+
+Neither function ever raises for any input (except :class:`KeyboardInterrupt`); on
+failure they return ``(None, reason)`` with a short human-readable reason.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+__all__ = ["MAX_SIDE", "Grid", "canonicalize", "validate_plain"]
+
+Grid = tuple[tuple[int, ...], ...]
+
+MAX_SIDE = 30
+
+# Builtins bound once, at import time: untrusted code may later replace the names in
+# ``builtins`` (or shadow them), and none of that must change behaviour here.
+_type = type
+_len = len
+_int = int
+_bool = bool
+_float = float
+_str = str
+_list = list
+_tuple = tuple
+_range = range
+_repr = repr
+_isinstance = isinstance
+_issubclass = issubclass
+_getattr = getattr
+_BaseException = BaseException
+_KeyboardInterrupt = KeyboardInterrupt
+_math_isfinite = math.isfinite
+_float_is_integer = float.is_integer
+_int_bit_length = int.bit_length
+_sys_modules = sys.modules
+_sys_modules_get = sys.modules.get
+# The C-level getter of ``type.__name__``: a metaclass cannot override it.
+_type_name_getter = type.__dict__["__name__"].__get__
+
+_MAX_NAME = 60
+_ARRAY_KINDS = ("b", "i", "u", "f")
+_Result = tuple[Grid | None, str | None]
+
+
+def _type_name(obj: object) -> str:
+    """Return the (truncated) name of the type of ``obj`` without running its code."""
+    try:
+        name = _type_name_getter(_type(obj))
+    except _BaseException:  # pragma: no cover - the getter is C code on a real type
+        return "?"
+    if _type(name) is not _str:  # pragma: no cover - defensive
+        return "?"
+    if _len(name) > _MAX_NAME:
+        return name[:_MAX_NAME] + "..."
+    return name
+
+
+def _int_text(value: int) -> str:
+    """Return a short text form of an exact ``int`` (huge values are summarised)."""
+    if -(10**12) <= value <= 10**12:
+        return _repr(value)
+    return "huge (" + _repr(_int_bit_length(value)) + " bits)"
+
+
+class _Numpy:
+    """The numpy types needed here, looked up in ``sys.modules`` (never imported)."""
+
+    __slots__ = ("bool_", "floating", "integer", "ndarray", "timedelta64")
+
+    def __init__(self, ndarray: type, bool_: type, integer: type, floating: type, td: type) -> None:
+        self.ndarray = ndarray
+        self.bool_ = bool_
+        self.integer = integer
+        self.floating = floating
+        self.timedelta64 = td
+
+
+def _numpy() -> _Numpy | None:
+    """Return numpy's types if numpy is already loaded and looks sane, else ``None``."""
+    np = _sys_modules_get("numpy")
+    if np is None:
+        return None
+    try:
+        types = (
+            _getattr(np, "ndarray"),
+            _getattr(np, "bool_"),
+            _getattr(np, "integer"),
+            _getattr(np, "floating"),
+            _getattr(np, "timedelta64"),
+        )
+    except _BaseException as exc:
+        if _isinstance(exc, _KeyboardInterrupt):
+            raise
+        return None
+    for t in types:
+        if _type(t) is not _type:
+            return None
+    return _Numpy(*types)
+
+
+def _float_cell(f: float) -> tuple[int | None, str | None]:
+    """Convert an exact ``float`` cell (finite, integral, in range) to an ``int``."""
+    if f != f:
+        return None, "NaN cell"
+    if not _math_isfinite(f):
+        return None, "infinite cell: " + _repr(f)
+    if not _float_is_integer(f):
+        return None, "non-integral cell: " + _repr(f)
+    if not 0.0 <= f <= 9.0:
+        if -1e12 <= f <= 1e12:
+            return None, "cell out of range: " + _repr(_int(f))
+        return None, "cell out of range: " + _repr(f)
+    return _int(f), None
+
+
+def _cell(x: object, np: _Numpy | None, strict: bool) -> tuple[int | None, str | None]:
+    """Convert one cell to an ``int`` in ``0..9`` or explain why it cannot be one."""
+    t = _type(x)
+    if t is _int:
+        v = x
+    elif strict:
+        return None, "unsupported cell type: " + _type_name(x)
+    elif t is _bool:
+        v = 1 if x is True else 0
+    elif t is _float:
+        return _float_cell(x)
+    elif np is not None and _issubclass(t, np.bool_):
+        b = _bool(x)
+        v = 1 if b is True else 0
+    elif np is not None and _issubclass(t, np.integer) and not _issubclass(t, np.timedelta64):
+        v = _int(x)
+        if _type(v) is not _int:  # pragma: no cover - int() always returns an exact int
+            return None, "unsupported cell type: " + _type_name(x)
+    elif np is not None and _issubclass(t, np.floating):
+        f = _float(x)
+        if _type(f) is not _float:  # pragma: no cover - float() returns an exact float
+            return None, "unsupported cell type: " + _type_name(x)
+        return _float_cell(f)
+    else:
+        return None, "unsupported cell type: " + _type_name(x)
+    if 0 <= v <= 9:
+        return v, None
+    return None, "cell out of range: " + _int_text(v)
+
+
+def _array_to_list(arr: object, ndim: int, what: str) -> tuple[list | None, str | None]:
+    """Check an exact ``numpy.ndarray``'s shape and dtype, then convert it to lists.
+
+    Args:
+        arr: The array (its type has already been checked to be exactly ``ndarray``).
+        ndim: The required number of dimensions (2 for a grid, 1 for a row).
+        what: ``"grid"`` or ``"grid row"``, for reasons.
+
+    Returns:
+        ``(list, None)`` with the ``tolist()`` result, or ``(None, reason)``.
+
+    """
+    got = arr.ndim
+    if _type(got) is not _int:
+        return None, "not a " + what + ": array with bad ndim"
+    if got != ndim:
+        return None, "not a " + what + ": " + _int_text(got) + "-D array"
+    shape = arr.shape
+    if _type(shape) is not _tuple or _len(shape) != ndim:
+        return None, "not a " + what + ": array with bad shape"
+    for side in shape:
+        if _type(side) is not _int:
+            return None, "not a " + what + ": array with bad shape"
+    if ndim == 2:
+        if shape[0] == 0:
+            return None, "empty grid"
+        if shape[0] > MAX_SIDE:
+            return None, "too big: " + _int_text(shape[0]) + " rows"
+    if shape[-1] == 0:
+        return None, "empty row"
+    if shape[-1] > MAX_SIDE:
+        return None, "too big: " + _int_text(shape[-1]) + " columns"
+    kind = arr.dtype.kind
+    if _type(kind) is not _str or kind not in _ARRAY_KINDS:
+        return None, "unsupported array dtype: " + _str(arr.dtype)[:_MAX_NAME]
+    out = arr.tolist()
+    if _type(out) is not _list or _len(out) != shape[0]:
+        return None, "not a " + what + ": array conversion failed"
+    return out, None
+
+
+def _convert(value: object, strict: bool) -> _Result:
+    """Do the work of :func:`canonicalize` (``strict=False``) or :func:`validate_plain`."""
+    np = None if strict else _numpy()
+    t = _type(value)
+    if _isinstance(value, (list, tuple)) and (t is _list or not strict):
+        n = _len(value)
+        if n == 0:
+            return None, "empty grid"
+        if n > MAX_SIDE:
+            return None, "too big: " + _int_text(n) + " rows"
+        # A snapshot: nothing below can change the rows we look at.
+        rows_in = _tuple(value)
+    elif np is not None and t is np.ndarray:
+        rows_in, reason = _array_to_list(value, 2, "grid")
+        if rows_in is None:
+            return None, reason
+        rows_in = _tuple(rows_in)
+    else:
+        return None, "not a grid: " + _type_name(value)
+    if _len(rows_in) == 0:  # pragma: no cover - the length was checked above
+        return None, "empty grid"
+
+    # First pass: row types and sizes (at most MAX_SIDE rows, each O(1) to size up).
+    rows: list[tuple] = []
+    width = -1
+    for row in rows_in:
+        rt = _type(row)
+        if rt is _list or (rt is _tuple and not strict):
+            m = _len(row)
+            if m == 0:
+                return None, "empty row"
+            if m > MAX_SIDE:
+                return None, "too big: " + _int_text(m) + " columns"
+            cells = _tuple(row)
+        elif np is not None and rt is np.ndarray:
+            cells, reason = _array_to_list(row, 1, "grid row")
+            if cells is None:
+                return None, reason
+            cells = _tuple(cells)
+        else:
+            return None, "not a grid row: " + _type_name(row)
+        if _len(cells) == 0:  # pragma: no cover - the length was checked above
+            return None, "empty row"
+        if width == -1:
+            width = _len(cells)
+        elif _len(cells) != width:
+            return None, "ragged rows"
+        rows.append(cells)
+
+    # Second pass: the cells (at most MAX_SIDE * MAX_SIDE of them).
+    out: list[tuple[int, ...]] = []
+    for cells in rows:
+        converted: list[int] = []
+        for x in cells:
+            v, reason = _cell(x, np, strict)
+            if v is None:
+                return None, reason
+            converted.append(v)
+        if _len(converted) != width:  # pragma: no cover - defensive
+            return None, "ragged rows"
+        out.append(_tuple(converted))
+    return _tuple(out), None
+
+
+def _guarded(value: object, strict: bool) -> _Result:
+    """Run :func:`_convert`, turning any exception into a rejection reason."""
+    try:
+        return _convert(value, strict)
+    except _BaseException as exc:
+        if _isinstance(exc, _KeyboardInterrupt):
+            raise
+        return None, "could not read output: " + _type_name(exc)
+
+
+def canonicalize(value: object) -> tuple[Grid | None, str | None]:
+    """Turn what a program returned into a canonical grid.
+
+    Accepts exact ``list``/``tuple`` containers (or exact 2-D ``numpy.ndarray``
+    values, when numpy is already loaded) of rows that are exact ``list``/``tuple``
+    or 1-D ``numpy.ndarray`` values, holding ``int``, ``bool``, finite integral
+    ``float`` or numpy integer/bool/floating cells in ``0..9``. See the module
+    docstring for the full rules.
+
+    Args:
+        value: Anything at all; typically the return value of an untrusted program.
+
+    Returns:
+        ``(grid, None)`` with an immutable tuple of tuples of ``int`` on success, or
+        ``(None, reason)`` with a short human-readable reason. Never raises (other
+        than :class:`KeyboardInterrupt`).
+
+    """
+    return _guarded(value, False)
+
+
+def validate_plain(obj: object) -> tuple[Grid | None, str | None]:
+    """Strictly validate a grid decoded by ``json.loads`` from an untrusted peer.
+
+    Only an exact ``list`` of exact ``list`` of exact ``int`` values in ``0..9`` is
+    accepted (no tuples, no ``bool``, no ``float``, no subclasses), rectangular, with
+    ``1..MAX_SIDE`` rows and columns.
+
+    Args:
+        obj: The decoded JSON value.
+
+    Returns:
+        ``(grid, None)`` with an immutable tuple of tuples of ``int`` on success, or
+        ``(None, reason)`` with a short human-readable reason. Never raises (other
+        than :class:`KeyboardInterrupt`).
+
+    """
+    return _guarded(obj, True)

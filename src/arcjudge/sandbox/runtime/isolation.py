@@ -1,0 +1,121 @@
+"""Linux isolation primitives for the supervisor (standard library only, via ctypes).
+
+Everything here degrades: each function reports whether it worked instead of raising, so
+the supervisor can say which protections are active. Used only by ``runner.py``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_REMOUNT = 32
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+
+PR_SET_PDEATHSIG = 1
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_CHILD_SUBREAPER = 36
+
+_SYS_MOUNT_SETATTR = 442
+_AT_FDCWD = -100
+_AT_RECURSIVE = 0x8000
+_MOUNT_ATTR_RDONLY = 0x1
+
+try:
+    _libc: ctypes.CDLL | None = ctypes.CDLL(None, use_errno=True)
+except OSError:  # pragma: no cover - non-glibc platforms
+    _libc = None
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+def _ok(result: int) -> bool:
+    return result == 0
+
+
+def unshare(flags: int) -> bool:
+    """Move the calling process into new namespaces; return whether it worked."""
+    return _libc is not None and _ok(_libc.unshare(flags))
+
+
+def prctl(option: int, value: int) -> bool:
+    """Call prctl(option, value); return whether it worked."""
+    return _libc is not None and _ok(_libc.prctl(option, value, 0, 0, 0))
+
+
+def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> bool:
+    """Call mount(2); return whether it worked."""
+    if _libc is None:
+        return False
+    return _ok(
+        _libc.mount(
+            source.encode(),
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        )
+    )
+
+
+def make_tree_read_only(path: str = "/") -> bool:
+    """Make every mount under ``path`` read-only (mount_setattr, Linux >= 5.12)."""
+    if _libc is None:
+        return False
+    attr = _MountAttr(_MOUNT_ATTR_RDONLY, 0, 0, 0)
+    _libc.syscall.restype = ctypes.c_long
+    result = _libc.syscall(
+        _SYS_MOUNT_SETATTR,
+        _AT_FDCWD,
+        path.encode(),
+        _AT_RECURSIVE,
+        ctypes.byref(attr),
+        ctypes.sizeof(attr),
+    )
+    return _ok(result)
+
+
+def first_closed_ancestor(path: str) -> str | None:
+    """Return the first directory on ``path`` that others may not traverse, if any.
+
+    Args:
+        path: An absolute path.
+
+    Returns:
+        The ancestor lacking the world execute bit (for example ``/root``), or ``None``.
+    """
+    parts = os.path.abspath(path).split(os.sep)[1:]
+    current = ""
+    for part in parts:
+        current = current + os.sep + part
+        try:
+            mode = os.stat(current).st_mode
+        except OSError:
+            return None
+        if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+            return current
+    return None
+
+
+def is_within(path: str, root: str) -> bool:
+    """Return whether ``path`` equals ``root`` or lies below it."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

@@ -1,0 +1,167 @@
+"""Values that cross the sandbox boundary: programs, limits, statuses and results."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal
+
+Grid = tuple[tuple[int, ...], ...]
+InputFormat = Literal["list", "tuple"]
+
+
+class Status(str, Enum):
+    """Outcome of one call of a program on one input (a contract: values are stable)."""
+
+    OK = "ok"
+    INVALID_OUTPUT = "invalid_output"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    MEMORY = "memory"
+    OUTPUT_LIMIT = "output_limit"
+    CRASHED = "crashed"
+    INFRA = "infra"
+
+
+class ProgramStatus(str, Enum):
+    """Outcome of loading a program, decided once before any input runs."""
+
+    LOADED = "loaded"
+    LOAD_ERROR = "load_error"
+    POLICY_REJECTED = "policy_rejected"
+    INFRA = "infra"
+
+
+@dataclass(frozen=True)
+class Program:
+    """An untrusted program: source bytes and the entry point(s) to call.
+
+    Attributes:
+        source: The program text as bytes; compiled as bytes so ``#coding`` lines work.
+        entry_points: Function names tried in order; the first one defined is called.
+        module_dirs: Directories the program may import from (mounted read-only).
+        input_format: ``"list"`` passes each input as a list of lists (golf style),
+            ``"tuple"`` as a tuple of tuples (RE-ARC DSL style).
+        name: A label for messages and reports; not used for execution.
+    """
+
+    source: bytes
+    entry_points: tuple[str, ...] = ("transform",)
+    module_dirs: tuple[str, ...] = ()
+    input_format: InputFormat = "list"
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.source, bytes):
+            raise TypeError("Program.source must be bytes")
+        if isinstance(self.entry_points, str):
+            object.__setattr__(self, "entry_points", (self.entry_points,))
+        if not self.entry_points or not all(
+            isinstance(e, str) and e.isidentifier() for e in self.entry_points
+        ):
+            raise ValueError(f"entry points must be identifiers, got {self.entry_points!r}")
+        if self.input_format not in ("list", "tuple"):
+            raise ValueError(f"input_format must be 'list' or 'tuple', not {self.input_format!r}")
+        object.__setattr__(self, "module_dirs", tuple(str(d) for d in self.module_dirs))
+
+    @property
+    def sha256(self) -> str:
+        """Hex digest identifying everything that decides this program's behaviour."""
+        h = hashlib.sha256(self.source)
+        for part in (*self.entry_points, "|", *self.module_dirs, "|", self.input_format):
+            h.update(b"\0" + part.encode())
+        return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for running one program over a batch of inputs.
+
+    Attributes:
+        wall_seconds: Wall-clock limit for each call (and for loading the program).
+        memory_bytes: Memory the program may allocate on top of the sandbox's baseline.
+        processes: Maximum number of processes the program may have at once.
+        output_bytes: Cap on the program's printed output and on each result message.
+        total_seconds: Budget for the whole batch; inputs left when it runs out are
+            reported as ``timeout``.
+        disk_bytes: Size of the program's private writable scratch space.
+    """
+
+    wall_seconds: float = 10.0
+    memory_bytes: int = 1 << 30
+    processes: int = 64
+    output_bytes: int = 1 << 20
+    total_seconds: float = 300.0
+    disk_bytes: int = 64 << 20
+
+    def __post_init__(self) -> None:
+        for name in ("wall_seconds", "total_seconds"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"Limits.{name} must be positive")
+        for name in ("memory_bytes", "processes", "output_bytes", "disk_bytes"):
+            if not getattr(self, name) >= 1:
+                raise ValueError(f"Limits.{name} must be at least 1")
+
+    def key(self) -> str:
+        """Return a stable text form, used in cache keys."""
+        return (
+            f"w{self.wall_seconds}:m{self.memory_bytes}:p{self.processes}:"
+            f"o{self.output_bytes}:t{self.total_seconds}:d{self.disk_bytes}"
+        )
+
+
+VERIFIER_LIMITS = Limits(wall_seconds=10.0)
+DEFINITION_LIMITS = Limits(wall_seconds=5.0)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The result of one call of a program on one input.
+
+    Attributes:
+        index: Position of the input in the batch.
+        status: What happened (see ``Status``).
+        grid: The canonical output grid when ``status`` is ``ok``, else ``None``.
+        error: A short (truncated) description when ``status`` is not ``ok``.
+        seconds: Wall time of the call as measured outside the program.
+    """
+
+    index: int
+    status: Status
+    grid: Grid | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    """The result of running one program over a batch of inputs.
+
+    Attributes:
+        status: ``loaded`` when the program loaded and its inputs ran; otherwise why not.
+        results: One ``RunResult`` per input when loaded, else empty.
+        error: Why the program did not load (``load_error``, ``policy_rejected``, ``infra``).
+        entry_point: The entry point that was called.
+        output: The first bytes of what the program printed (decoded leniently).
+        seconds: Wall time for the whole batch.
+        findings: Policy findings recorded for the program (see ``policy``).
+    """
+
+    status: ProgramStatus
+    results: tuple[RunResult, ...] = ()
+    error: str | None = None
+    entry_point: str | None = None
+    output: str = ""
+    seconds: float = 0.0
+    findings: tuple[str, ...] = field(default_factory=tuple)
+
+    def statuses(self) -> list[Status]:
+        """Return the per-input statuses in input order."""
+        return [r.status for r in self.results]
+
+
+def to_plain(grid: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Return a fresh list-of-lists copy of a grid (for JSON and for program inputs)."""
+    return [list(row) for row in grid]

@@ -1,0 +1,1 @@
+"""arcjudge.verifiers (see README)."""

@@ -293,10 +293,11 @@ def test_ten_million_columns_rejected_fast() -> None:
 def test_huge_numpy_arrays_rejected_fast() -> None:
     tall = np.zeros((10**7, 1), dtype=np.int8)
     wide = np.zeros((1, 10**7), dtype=np.int8)
+    long_row = np.zeros(10**7, dtype=np.int8)
     start = time.perf_counter()
     assert rejected(tall) == "too big: 10000000 rows"
     assert rejected(wide) == "too big: 10000000 columns"
-    assert rejected([np.zeros(10**7, dtype=np.int8)]) == "too big: 10000000 columns"
+    assert rejected([long_row]) == "too big: 10000000 columns"
     assert time.perf_counter() - start < 0.1
 
 
@@ -699,10 +700,11 @@ def test_validate_plain_rejections(value: object, expected: str) -> None:
 
 def test_validate_plain_rejects_huge_input_fast() -> None:
     rows = [[0]] * 10**7
+    wide = [[0] * 10**7]
     start = time.perf_counter()
     assert validate_plain(rows) == (None, "too big: 10000000 rows")
-    assert validate_plain([[0] * 10**7]) == (None, "too big: 10000000 columns")
-    assert time.perf_counter() - start < 0.5
+    assert validate_plain(wide) == (None, "too big: 10000000 columns")
+    assert time.perf_counter() - start < 0.1
 
 
 # --------------------------------------------------------------------- grids.py helpers

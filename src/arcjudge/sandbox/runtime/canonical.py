@@ -217,7 +217,7 @@ def _convert(value: object, strict: bool) -> _Result:
     """Do the work of :func:`canonicalize` (``strict=False``) or :func:`validate_plain`."""
     np = None if strict else _numpy()
     t = _type(value)
-    if _isinstance(value, (list, tuple)) and (t is _list or not strict):
+    if t is _list or (t is _tuple and not strict):
         n = _len(value)
         if n == 0:
             return None, "empty grid"

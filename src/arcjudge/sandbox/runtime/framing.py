@@ -16,6 +16,8 @@ _dumps = json.dumps
 _loads = json.loads
 _write = os.write
 _read = os.read
+_len = len
+_bytes = bytes
 
 
 class FrameError(Exception):
@@ -36,7 +38,7 @@ def encode(obj: object) -> bytes:
         The header and payload, ready to write.
     """
     payload = _dumps(obj, separators=(",", ":"), allow_nan=False).encode()
-    return _HEADER.pack(len(payload)) + payload
+    return _HEADER.pack(_len(payload)) + payload
 
 
 def write_frame(fd: int, obj: object) -> None:

@@ -73,7 +73,7 @@ class Isolation:
     """What the supervisor managed to set up, decided once at start."""
 
     def __init__(self, enabled: bool) -> None:
-        self.root = enabled and os.geteuid() == 0
+        self.root = os.geteuid() == 0
         self.protections: dict[str, bool] = {
             "fresh_process_per_program": True,
             "rlimits": True,
@@ -86,7 +86,9 @@ class Isolation:
             "privilege_drop": False,
         }
         self.uid = 100000 + os.getpid()
-        if not self.root:
+        if self.root:
+            self.protections["privilege_drop"] = True
+        if not (self.root and enabled):
             return
         flags = iso.CLONE_NEWNS | iso.CLONE_NEWNET | iso.CLONE_NEWIPC | iso.CLONE_NEWUTS
         if iso.unshare(flags):
@@ -94,7 +96,6 @@ class Isolation:
             if iso.mount("none", "/", None, iso.MS_REC | iso.MS_PRIVATE, None):
                 self.protections["mount_namespace"] = True
                 self.protections["read_only_root"] = iso.make_tree_read_only("/")
-        self.protections["privilege_drop"] = True
         if self.protections["mount_namespace"]:
             self.protections["pid_namespace"] = self._probe_pid_namespace()
             self.protections["private_tmp"] = self.protections["pid_namespace"]

@@ -170,7 +170,9 @@ def decode_result(reply: dict, n_inputs: int, findings: tuple[str, ...]) -> Prog
             seconds=seconds, findings=findings,
         )  # fmt: skip
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        return ProgramResult(ProgramStatus.INFRA, error=f"malformed reply: {exc}", findings=findings)
+        return ProgramResult(
+            ProgramStatus.INFRA, error=f"malformed reply: {exc}", findings=findings
+        )
 
 
 class PooledSandbox(abc.ABC):
@@ -260,7 +262,9 @@ class PooledSandbox(abc.ABC):
         with ThreadPoolExecutor(self.size) as pool:
             pending: dict[Future[ProgramResult], int] = {}
             for index, job in enumerate(jobs):
-                future = pool.submit(self.run, job.program, job.inputs, job.limits, policy=job.policy)
+                future = pool.submit(
+                    self.run, job.program, job.inputs, job.limits, policy=job.policy
+                )
                 pending[future] = index
                 if len(pending) >= window:
                     done, _ = wait(pending, return_when=FIRST_COMPLETED)

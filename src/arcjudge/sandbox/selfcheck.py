@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import tempfile
+import textwrap
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -44,6 +45,7 @@ class Context:
         """Substitute ``{host_dir}``, ``{port}``, ``{marker}`` in a case's source."""
         text = source.replace("{host_dir}", self.host_dir)
         text = text.replace("{port}", str(self.port)).replace("{marker}", self.marker)
+        text = text.replace("{secret_var}", SECRET_VAR)
         return text.encode()
 
     def loopback_contacted(self) -> bool:
@@ -98,178 +100,409 @@ def _no_escape_file(ctx: Context) -> bool:
     return not names and not stray
 
 
+def _src(text: str) -> str:
+    """Dedent a case's program text."""
+    return textwrap.dedent(text).lstrip("\n")
+
+
 CASES: tuple[Case, ...] = (
     Case(
         "fork_bomb",
-        ("import os\ndef transform(g):\n    while True:\n        try:\n            os.fork()\n"
-         "        except OSError:\n            pass\n",),
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    while True:
+                        try:
+                            os.fork()
+                        except OSError:
+                            pass
+                """
+            ),
+        ),
         "timeout",
         _only("timeout", "error", "memory", "crashed"),
-    ),  # fmt: skip
+    ),
     Case(
         "memory_bomb",
-        ("def transform(g):\n    hoard = []\n    while True:\n"
-         "        hoard.append(bytearray(50 * 1024 * 1024))\n",),
+        (
+            _src(
+                """
+                def transform(g):
+                    hoard = []
+                    while True:
+                        hoard.append(bytearray(50 * 1024 * 1024))
+                """
+            ),
+        ),
         "memory",
         _only("memory", "crashed"),
-    ),  # fmt: skip
+    ),
     Case(
         "infinite_loop_python",
-        ("def transform(g):\n    while True:\n        pass\n",),
+        (
+            _src(
+                """
+                def transform(g):
+                    while True:
+                        pass
+                """
+            ),
+        ),
         "timeout",
         _only("timeout"),
     ),
     Case(
         "regex_backtracking_in_c",
-        ("import re\ndef transform(g):\n    re.match(r'(a+)+$', 'a' * 64 + 'b')\n    return g\n",),
+        (
+            _src(
+                """
+                import re
+                def transform(g):
+                    re.match(r'(a+)+$', 'a' * 64 + 'b')
+                    return g
+                """
+            ),
+        ),
         "timeout",
         _only("timeout"),
     ),
     Case(
         "bigint_power_in_c",
-        ("def transform(g):\n    x = 7 ** (7 ** 10)\n    return g\n",),
+        (
+            _src(
+                """
+                def transform(g):
+                    x = 7 ** (7 ** 10)
+                    return g
+                """
+            ),
+        ),
         "timeout",
         _only("timeout", "memory"),
     ),
     Case(
         "sigalrm_disarmed",
-        ("import signal\ndef transform(g):\n"
-         "    for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU):\n"
-         "        signal.signal(s, signal.SIG_IGN)\n"
-         "    signal.alarm(0)\n    while True:\n        pass\n",),
+        (
+            _src(
+                """
+                import signal
+                def transform(g):
+                    for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU):
+                        signal.signal(s, signal.SIG_IGN)
+                    signal.alarm(0)
+                    while True:
+                        pass
+                """
+            ),
+        ),
         "timeout",
         _only("timeout"),
-    ),  # fmt: skip
+    ),
     Case(
         "base_exception_swallowed",
-        ("def transform(g):\n    while True:\n        try:\n            while True:\n"
-         "                pass\n        except BaseException:\n            pass\n",),
+        (
+            _src(
+                """
+                def transform(g):
+                    while True:
+                        try:
+                            while True:
+                                pass
+                        except BaseException:
+                            pass
+                """
+            ),
+        ),
         "timeout",
         _only("timeout"),
-    ),  # fmt: skip
+    ),
     Case(
         "sleep_past_wall_limit",
-        ("import time\ndef transform(g):\n    time.sleep(60)\n    return g\n",),
+        (
+            _src(
+                """
+                import time
+                def transform(g):
+                    time.sleep(60)
+                    return g
+                """
+            ),
+        ),
         "timeout",
         _only("timeout"),
     ),
     Case(
         "write_outside_workdir",
-        ("import os\ndef transform(g):\n    wrote = 0\n"
-         "    for path in ('{host_dir}/escape-{marker}', '/escape-{marker}',\n"
-         "                 '/tmp/escape-{marker}'):\n"
-         "        try:\n            with open(path, 'w') as fh:\n                fh.write('x')\n"
-         "            wrote = 1\n        except OSError:\n            pass\n"
-         "    return [[wrote]]\n",),
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    wrote = 0
+                    for path in ('{host_dir}/escape-{marker}', '/escape-{marker}',
+                                 '/tmp/escape-{marker}'):
+                        try:
+                            with open(path, 'w') as fh:
+                                fh.write('x')
+                            wrote = 1
+                        except OSError:
+                            pass
+                    return [[wrote]]
+                """
+            ),
+        ),
         "ok [[0]], no file on the host",
         _only("ok"),
         _no_escape_file,
-    ),  # fmt: skip
+    ),
     Case(
         "read_harness_environment",
-        ("import os\ndef transform(g):\n    found = 0\n"
-         "    if any(k.startswith('" + SECRET_VAR + "') for k in os.environ):\n        found = 1\n"
-         "    for pid in os.listdir('/proc'):\n"
-         "        try:\n            with open('/proc/%s/environ' % pid, 'rb') as fh:\n"
-         "                if b'" + SECRET_VAR + "' in fh.read():\n                    found = 1\n"
-         "        except OSError:\n            pass\n    return [[found]]\n",),
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    found = 0
+                    if any(k.startswith('{secret_var}') for k in os.environ):
+                        found = 1
+                    for pid in os.listdir('/proc'):
+                        try:
+                            with open('/proc/%s/environ' % pid, 'rb') as fh:
+                                if b'{secret_var}' in fh.read():
+                                    found = 1
+                        except OSError:
+                            pass
+                    return [[found]]
+                """
+            ),
+        ),
         "ok [[0]]",
         _last_grid(((0,),)),
-    ),  # fmt: skip
+    ),
     Case(
         "network_route_outside",
-        ("import socket\ndef transform(g):\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-         "    try:\n        s.connect(('192.0.2.1', 9))\n        return [[1]]\n"
-         "    except OSError:\n        return [[0]]\n",),
+        (
+            _src(
+                """
+                import socket
+                def transform(g):
+                    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    try:
+                        s.connect(('192.0.2.1', 9))
+                        return [[1]]
+                    except OSError:
+                        return [[0]]
+                """
+            ),
+        ),
         "ok [[0]] (no route; a UDP connect sends no packet)",
         _last_grid(((0,),)),
-    ),  # fmt: skip
+    ),
     Case(
         "network_host_loopback",
-        ("import socket\ndef transform(g):\n    s = socket.socket()\n    s.settimeout(1)\n"
-         "    try:\n        s.connect(('127.0.0.1', {port}))\n        return [[1]]\n"
-         "    except OSError:\n        return [[0]]\n",),
+        (
+            _src(
+                """
+                import socket
+                def transform(g):
+                    s = socket.socket()
+                    s.settimeout(1)
+                    try:
+                        s.connect(('127.0.0.1', {port}))
+                        return [[1]]
+                    except OSError:
+                        return [[0]]
+                """
+            ),
+        ),
         "ok [[0]], listener untouched",
         _last_grid(((0,),)),
         lambda ctx: not ctx.loopback_contacted(),
-    ),  # fmt: skip
+    ),
     Case(
         "thread_and_daemon_outlive_call",
-        ("import os, threading, time\ndef transform(g):\n"
-         "    threading.Thread(target=time.sleep, args=(60,)).start()\n"
-         "    if os.fork() == 0:\n        os.setsid()\n        if os.fork() == 0:\n"
-         "            time.sleep(60)\n        os._exit(0)\n    return g\n",),
+        (
+            _src(
+                """
+                import os, threading, time
+                def transform(g):
+                    threading.Thread(target=time.sleep, args=(60,)).start()
+                    if os.fork() == 0:
+                        os.setsid()
+                        if os.fork() == 0:
+                            time.sleep(60)
+                        os._exit(0)
+                    return g
+                """
+            ),
+        ),
         "ok, no process left",
         _only("ok"),
-    ),  # fmt: skip
+    ),
     Case(
         "sys_exit",
-        ("import sys\ndef transform(g):\n    sys.exit(0)\n",),
+        (
+            _src(
+                """
+                import sys
+                def transform(g):
+                    sys.exit(0)
+                """
+            ),
+        ),
         "error",
         _only("error"),
     ),
     Case(
         "os_exit",
-        ("import os\ndef transform(g):\n    os._exit(0)\n",),
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    os._exit(0)
+                """
+            ),
+        ),
         "error",
         _only("error"),
     ),
     Case(
         "print_a_gigabyte",
-        ("import sys\ndef transform(g):\n    chunk = 'x' * (1 << 20)\n    for _ in range(1024):\n"
-         "        sys.stdout.write(chunk)\n    return g\n",),
+        (
+            _src(
+                """
+                import sys
+                def transform(g):
+                    chunk = 'x' * (1 << 20)
+                    for _ in range(1024):
+                        sys.stdout.write(chunk)
+                    return g
+                """
+            ),
+        ),
         "output_limit",
         _only("output_limit"),
-    ),  # fmt: skip
+    ),
     Case(
         "huge_grid",
-        ("def transform(g):\n    return [[1] * 1000 for _ in range(10000)]\n",),
+        (
+            _src(
+                """
+                def transform(g):
+                    return [[1] * 1000 for _ in range(10000)]
+                """
+            ),
+        ),
         "invalid_output",
         _only("invalid_output"),
     ),
     Case(
         "deep_recursion_segfault",
-        ("import sys\nsys.setrecursionlimit(10 ** 7)\nclass Deep:\n"
-         "    def __call__(self, n):\n        return self(n + 1)\n"
-         "def transform(g):\n    return Deep()(0)\n",),
+        (
+            _src(
+                """
+                import sys
+                sys.setrecursionlimit(10 ** 7)
+                class Deep:
+                    def __call__(self, n):
+                        return self(n + 1)
+                def transform(g):
+                    return Deep()(0)
+                """
+            ),
+        ),
         "crashed",
         _only("crashed", "error", "memory"),
-    ),  # fmt: skip
+    ),
     Case(
         "eq_always_true",
-        ("class Liar(list):\n    def __eq__(self, other):\n        return True\n"
-         "    def __len__(self):\n        return 2\n"
-         "def transform(g):\n    return Liar()\n",),
+        (
+            _src(
+                """
+                class Liar(list):
+                    def __eq__(self, other):
+                        return True
+                    def __len__(self):
+                        return 2
+                def transform(g):
+                    return Liar()
+                """
+            ),
+        ),
         "invalid_output",
         _only("invalid_output"),
-    ),  # fmt: skip
+    ),
     Case(
         "poison_next_program",
-        ("import builtins, json\nbuiltins.len = lambda x: 0\nbuiltins.isinstance = lambda *a: False\n"
-         "builtins.list = tuple\njson.dumps = lambda *a, **k: '[[9]]'\n"
-         "json.loads = lambda *a, **k: [[9]]\nimport sys\nsys.modules['canonical'] = None\n"
-         "def transform(g):\n    return [[9]]\n",
-         "def transform(g):\n    return [list(r) for r in g]\n"),
+        (
+            _src(
+                """
+                import builtins, json
+                builtins.len = lambda x: 0
+                builtins.isinstance = lambda *a: False
+                builtins.list = tuple
+                json.dumps = lambda *a, **k: '[[9]]'
+                json.loads = lambda *a, **k: [[9]]
+                import sys
+                sys.modules['canonical'] = None
+                def transform(g):
+                    return [[9]]
+                """
+            ),
+            _src(
+                """
+                def transform(g):
+                    return [list(r) for r in g]
+                """
+            ),
+        ),
         "second program ok and correct",
         _last_grid(SAMPLE),
-    ),  # fmt: skip
+    ),
     Case(
         "read_other_programs_temp_files",
-        ("import os\ndef transform(g):\n"
-         "    for d in ('.', '/tmp', '/dev/shm', '/var/tmp'):\n        try:\n"
-         "            with open(os.path.join(d, 'secret-{marker}'), 'w') as fh:\n"
-         "                fh.write('x')\n        except OSError:\n            pass\n    return g\n",
-         "import os\ndef transform(g):\n"
-         "    for d in ('.', '..', '/tmp', '/dev/shm', '/var/tmp'):\n"
-         "        for root, _, files in os.walk(d):\n"
-         "            if 'secret-{marker}' in files:\n                return [[1]]\n"
-         "    return [[0]]\n"),
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    for d in ('.', '/tmp', '/dev/shm', '/var/tmp'):
+                        try:
+                            with open(os.path.join(d, 'secret-{marker}'), 'w') as fh:
+                                fh.write('x')
+                        except OSError:
+                            pass
+                    return g
+                """
+            ),
+            _src(
+                """
+                import os
+                def transform(g):
+                    for d in ('.', '..', '/tmp', '/dev/shm', '/var/tmp'):
+                        for root, _, files in os.walk(d):
+                            if 'secret-{marker}' in files:
+                                return [[1]]
+                    return [[0]]
+                """
+            ),
+        ),
         "second program ok [[0]]",
         _last_grid(((0,),)),
-    ),  # fmt: skip
+    ),
     Case(
         "top_level_never_returns",
-        ("while True:\n    pass\n",),
+        (
+            _src(
+                """
+                while True:
+                    pass
+                """
+            ),
+        ),
         "load_error",
         _only("load_error"),
     ),

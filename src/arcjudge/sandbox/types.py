@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Literal
 
 Grid = tuple[tuple[int, ...], ...]
 InputFormat = Literal["list", "tuple"]
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """Outcome of one call of a program on one input (a contract: values are stable)."""
 
     OK = "ok"
@@ -25,7 +25,7 @@ class Status(str, Enum):
     INFRA = "infra"
 
 
-class ProgramStatus(str, Enum):
+class ProgramStatus(StrEnum):
     """Outcome of loading a program, decided once before any input runs."""
 
     LOADED = "loaded"

@@ -58,12 +58,12 @@ def unshare(flags: int) -> bool:
 
 
 def prctl(option: int, value: int) -> bool:
-    """Call prctl(option, value); return whether it worked."""
+    """Set a process attribute (prctl); return whether it worked."""
     return _libc is not None and _ok(_libc.prctl(option, value, 0, 0, 0))
 
 
 def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None) -> bool:
-    """Call mount(2); return whether it worked."""
+    """Mount a filesystem; return whether it worked."""
     if _libc is None:
         return False
     return _ok(

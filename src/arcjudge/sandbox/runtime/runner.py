@@ -131,7 +131,7 @@ def _describe(exc: BaseException) -> str:
     try:
         lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
         text = "".join(lines[-6:]) if len(lines) > 6 else "".join(lines)
-    except BaseException:  # noqa: BLE001 - a hostile __str__ must not escape
+    except BaseException:
         text = f"{type(exc).__name__} (could not format the exception)"
     return text[-ERROR_CHARS:]
 
@@ -160,7 +160,7 @@ def _child_main(job: dict, first: int, workdir: str, module_paths: list[str]) ->
         try:
             code = compile(source, "program.py", "exec", dont_inherit=True)
             exec(code, module.__dict__)
-        except BaseException as exc:  # noqa: BLE001 - report any load failure
+        except BaseException as exc:
             send(fd, {"k": "load", "ok": False, "error": _describe(exc)})
             os._exit(0)
         for name in job["entry_points"]:
@@ -169,7 +169,9 @@ def _child_main(job: dict, first: int, workdir: str, module_paths: list[str]) ->
                 break
         if entry_name is None:
             tried = ", ".join(job["entry_points"])
-            send(fd, {"k": "load", "ok": False, "error": f"no entry point defined (tried: {tried})"})
+            send(
+                fd, {"k": "load", "ok": False, "error": f"no entry point defined (tried: {tried})"}
+            )
             os._exit(0)
         fn = module.__dict__[entry_name]
         send(fd, {"k": "load", "ok": True, "entry": entry_name})
@@ -185,11 +187,11 @@ def _child_main(job: dict, first: int, workdir: str, module_paths: list[str]) ->
                     msg = {"k": "out", "i": index, "s": "ok", "g": [list(r) for r in grid]}
             except MemoryError as exc:
                 msg = {"k": "out", "i": index, "s": "memory", "e": _describe(exc)}
-            except BaseException as exc:  # noqa: BLE001 - SystemExit etc. are errors too
+            except BaseException as exc:
                 msg = {"k": "out", "i": index, "s": "error", "e": _describe(exc)}
             send(fd, msg)
         send(fd, {"k": "done"})
-    except BaseException:  # noqa: BLE001 - the channel itself failed; EOF tells the rest
+    except BaseException:
         pass
     os._exit(0)
 
@@ -259,7 +261,9 @@ def _mount_program_tree(iso_state: Isolation, job: dict, limits: dict) -> list[s
         except OSError:
             module_fds.append(None)
     size = int(limits["disk_bytes"])
-    if not iso.mount("tmpfs", SCRATCH, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV, f"size={size},mode=0755"):
+    if not iso.mount(
+        "tmpfs", SCRATCH, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV, f"size={size},mode=0755"
+    ):
         raise OSError("could not mount the scratch tmpfs")
     work = os.path.join(SCRATCH, "work")
     os.mkdir(work, 0o700)
@@ -331,7 +335,7 @@ def _spawn(iso_state: Isolation, job: dict, first: int) -> tuple[int, int, int, 
                 workdir = scratch
             _prepare_child(res_w, out_w, limits, iso_state.uid if iso_state.root else None)
             _child_main(job, first, workdir, modules)
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             pass
         os._exit(71)
     os.close(res_w)
@@ -468,7 +472,7 @@ class Supervisor:
             elif msg.get("op") == "run":
                 try:
                     reply = self.run(msg)
-                except Exception:  # noqa: BLE001 - report, never die silently
+                except Exception:
                     reply = {"op": "result", "status": "infra", "error": traceback.format_exc()}
                 reply["id"] = msg.get("id")
                 framing.write_frame(self.chan_out, reply)
@@ -532,7 +536,9 @@ class Supervisor:
             return "error", "the program closed its result channel"
         if os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
-            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            name = (
+                signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            )
             if sig == signal.SIGXCPU:
                 return "timeout", "CPU time limit exceeded (SIGXCPU)"
             if sig == signal.SIGKILL:
@@ -621,7 +627,9 @@ class Supervisor:
                 child.kill()
         return finish("loaded")
 
-    def _record(self, ev: _Event, index: int, wall: float, over_budget: bool, child: _Child) -> dict:
+    def _record(
+        self, ev: _Event, index: int, wall: float, over_budget: bool, child: _Child
+    ) -> dict:
         if ev.kind == "timeout":
             if over_budget:
                 return {"s": "timeout", "e": "total budget exhausted"}
@@ -637,7 +645,11 @@ class Supervisor:
             return {"s": status, "e": error}
         msg = ev.value
         if not (isinstance(msg, dict) and msg.get("k") == "out" and msg.get("i") == index):
-            return {"s": "invalid_output", "e": "corrupted result channel: unexpected frame", "bad": 1}
+            return {
+                "s": "invalid_output",
+                "e": "corrupted result channel: unexpected frame",
+                "bad": 1,
+            }
         status = msg.get("s")
         if status not in CHILD_STATUSES:
             return {"s": "invalid_output", "e": "corrupted result channel: bad status", "bad": 1}
@@ -656,7 +668,7 @@ def _preload(names: list[str]) -> list[str]:
         try:
             __import__(name)
             loaded.append(name)
-        except Exception:  # noqa: BLE001, S112 - optional modules may be missing
+        except Exception:
             continue
     return loaded
 

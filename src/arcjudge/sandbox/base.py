@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import abc
 import base64
+import functools
 import os
 import queue
 import threading
@@ -33,6 +34,12 @@ from arcjudge.sandbox.types import (
 )
 
 RESPONSE_SLACK_SECONDS = 30.0
+
+
+@functools.lru_cache(maxsize=1024)
+def _checked(source: bytes) -> tuple:
+    """Policy findings for a source, cached: one program is run on many input chunks."""
+    return check(source)
 
 
 class WorkerLost(Exception):
@@ -234,7 +241,9 @@ class PooledSandbox(abc.ABC):
         policy: PolicyMode = PolicyMode.WARN,
     ) -> ProgramResult:
         """Run ``program`` on every input (see ``Sandbox.run``)."""
-        rejected, findings = decide(policy, check(program.source))
+        rejected, findings = False, ()
+        if PolicyMode(policy) is not PolicyMode.OFF:
+            rejected, findings = decide(policy, _checked(program.source))
         if rejected:
             return ProgramResult(
                 ProgramStatus.POLICY_REJECTED, error="; ".join(findings)[:4000], findings=findings

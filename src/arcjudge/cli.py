@@ -1,0 +1,178 @@
+"""The ``arcjudge`` command line.
+
+Every user mistake (missing file, bad JSON, unknown backend, a program without the named
+entry point) ends in one line ``arcjudge: error: ...`` and a non-zero exit, never in a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from arcjudge import __version__
+from arcjudge.sandbox.backends import (
+    BACKENDS,
+    BackendUnavailable,
+    describe_protections,
+    make_sandbox,
+    missing_strong_protections,
+)
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
+from arcjudge.tasks import SPLITS, TaskFormatError, load_task
+
+NOT_BUILT = {
+    "validate": "validate is not built yet (issue: verifier validation harness)",
+    "score": "score is not built yet (issue: safe Definition scoring)",
+    "mutate": "mutate is not built yet (issue: libcst mutation engine)",
+    "dimensions": "dimensions is not built yet (issue: feeding all five dimensions)",
+}
+DEFAULT_ENTRY_POINTS = ("transform", "solve", "verify", "p", "main")
+
+
+class UsageError(Exception):
+    """A user mistake; reported as one line."""
+
+
+def _add_backend(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", default="auto", choices=BACKENDS, help="sandbox backend")
+    parser.add_argument("--workers", type=int, default=None, help="sandbox pool size")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="arcjudge", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"arcjudge {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run one program on one task's inputs, in the sandbox")
+    run.add_argument("program", type=Path, help="a Python file")
+    run.add_argument("--task", type=Path, required=True, help="an ARC task JSON file")
+    run.add_argument(
+        "--entrypoint",
+        action="append",
+        help="function to call (repeatable; default tried in order: "
+        + ", ".join(DEFAULT_ENTRY_POINTS)
+        + ")",
+    )
+    run.add_argument("--input-format", choices=("list", "tuple"), default="list")
+    run.add_argument("--module-dir", action="append", default=[], type=Path)
+    run.add_argument("--wall", type=float, default=DEFINITION_LIMITS.wall_seconds)
+    run.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
+    _add_backend(run)
+
+    check = sub.add_parser("selfcheck", help="try every attack on a backend; table of results")
+    check.add_argument("--backend", default="process", choices=BACKENDS)
+    check.add_argument("--case", action="append", help="run only these cases (repeatable)")
+
+    for name, text in NOT_BUILT.items():
+        stub = sub.add_parser(name, help=text)
+        stub.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    try:
+        source = args.program.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{args.program}: cannot read ({exc.strerror})") from None
+    task = load_task(args.task)
+    for d in args.module_dir:
+        if not d.is_dir():
+            raise UsageError(f"{d}: no such directory")
+    try:
+        program = Program(
+            source,
+            tuple(args.entrypoint or DEFAULT_ENTRY_POINTS),
+            tuple(str(d) for d in args.module_dir),
+            args.input_format,
+            name=str(args.program),
+        )
+        limits = Limits(wall_seconds=args.wall)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    labelled = [(s, i, p) for s in SPLITS for i, p in enumerate(task.split(s))]
+    with make_sandbox(args.backend, args.workers) as sandbox:
+        _warn_protections(sandbox.name, sandbox.protections())
+        result = sandbox.run(
+            program, [p.input for _, _, p in labelled], limits, policy=PolicyMode(args.policy)
+        )
+    for finding in result.findings:
+        print(f"policy: {finding}")
+    if result.status is not ProgramStatus.LOADED:
+        raise UsageError(f"{args.program}: {result.status.value}: {_last_line(result.error)}")
+    print(f"entry point: {result.entry_point}")
+    tally: dict[str, list[int]] = {}
+    for (split, index, pair), r in zip(labelled, result.results, strict=True):
+        right = r.status is Status.OK and pair.output is not None and r.grid == pair.output
+        verdict = "correct" if right else ("-" if pair.output is None else "wrong")
+        detail = "" if r.status is Status.OK else "  " + _last_line(r.error)
+        ms = r.seconds * 1000
+        print(f"{split}[{index}]  {r.status.value:<14} {verdict:<8} {ms:8.1f} ms{detail}")
+        counts = tally.setdefault(split, [0, 0])
+        counts[0] += right
+        counts[1] += 1
+    print("  ".join(f"{s} {c}/{t}" for s, (c, t) in tally.items()))
+    return 0
+
+
+def _last_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def _warn_protections(name: str, protections: dict[str, bool]) -> None:
+    missing = missing_strong_protections(protections)
+    if missing:
+        print(f"arcjudge: warning: {name} sandbox without {', '.join(missing)}", file=sys.stderr)
+
+
+def _cmd_selfcheck(args: argparse.Namespace) -> int:
+    from arcjudge.sandbox.selfcheck import format_table, run_suite
+
+    make_sandbox(args.backend)  # fail early and clearly if the backend is unusable
+    names = set(args.case) if args.case else None
+    outcomes = []
+    sandbox_box = {}
+
+    def factory() -> object:
+        sandbox_box["sb"] = make_sandbox(args.backend, workers=1)
+        return sandbox_box["sb"]
+
+    for outcome in run_suite(factory, names):
+        if "sb" in sandbox_box and not outcomes:
+            print(describe_protections(args.backend, sandbox_box["sb"].protections()))
+        outcomes.append(outcome)
+        mark = "contained" if outcome.contained else "NOT CONTAINED"
+        print(f"  {outcome.name}: {mark} ({outcome.seconds:.1f} s)", flush=True)
+    print(format_table(outcomes))
+    failed = [o.name for o in outcomes if not o.contained]
+    if failed:
+        print(f"arcjudge: selfcheck failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    print(f"selfcheck: all {len(outcomes)} cases contained")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            return _cmd_run(args)
+        if args.command == "selfcheck":
+            return _cmd_selfcheck(args)
+        print(NOT_BUILT[args.command])
+        return 0
+    except (UsageError, TaskFormatError, BackendUnavailable) as exc:
+        print(f"arcjudge: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("arcjudge: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

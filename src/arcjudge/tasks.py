@@ -1,0 +1,136 @@
+"""ARC task files: demonstrations, test pairs and ARC-GEN pairs.
+
+Formats read:
+- ARC task JSON: ``{"train": [{"input": G, "output": G}, ...], "test": [...]}``.
+- Kaggle task JSON: the same plus ``"arc-gen": [...]`` pairs.
+- ARC-GEN stable set: one JSON list of ``{"input", "output"}`` pairs per task id.
+
+Grids in data files are checked strictly (lists of lists of ints 0..9, 1..30 per side).
+Problems raise ``TaskFormatError`` with a one-line message naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from arcjudge.grids import Grid, validate_plain
+
+SPLITS = ("train", "test", "arc-gen")
+
+
+class TaskFormatError(ValueError):
+    """A task or pair file is missing, unreadable or not in an ARC format."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One input grid and its expected output (``None`` when the file has none)."""
+
+    input: Grid
+    output: Grid | None
+
+
+@dataclass(frozen=True)
+class Task:
+    """An ARC task: its id (the file stem) and its pairs per split."""
+
+    task_id: str
+    train: tuple[Pair, ...]
+    test: tuple[Pair, ...]
+    arc_gen: tuple[Pair, ...] = ()
+
+    def split(self, name: str) -> tuple[Pair, ...]:
+        """Return the pairs of a split named as in ``SPLITS``."""
+        return {"train": self.train, "test": self.test, "arc-gen": self.arc_gen}[name]
+
+
+def _read_json(path: Path) -> object:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise TaskFormatError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise TaskFormatError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        return json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise TaskFormatError(f"{path}: not valid JSON ({exc})") from None
+
+
+def _pairs(path: Path, where: str, raw: object, need_output: bool) -> tuple[Pair, ...]:
+    if not isinstance(raw, list):
+        raise TaskFormatError(f"{path}: {where} is not a list of pairs")
+    pairs = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or "input" not in item:
+            raise TaskFormatError(f"{path}: {where}[{i}] is not an {{input, output}} pair")
+        grid_in, reason = validate_plain(item["input"])
+        if grid_in is None:
+            raise TaskFormatError(f"{path}: {where}[{i}].input is not a grid ({reason})")
+        grid_out = None
+        if "output" in item:
+            grid_out, reason = validate_plain(item["output"])
+            if grid_out is None:
+                raise TaskFormatError(f"{path}: {where}[{i}].output is not a grid ({reason})")
+        elif need_output:
+            raise TaskFormatError(f"{path}: {where}[{i}] has no output")
+        pairs.append(Pair(grid_in, grid_out))
+    return tuple(pairs)
+
+
+def load_task(path: str | Path) -> Task:
+    """Read an ARC or Kaggle-style task file.
+
+    Args:
+        path: A ``<task_id>.json`` file.
+
+    Returns:
+        The task; ``arc_gen`` is filled from an ``arc-gen`` key when present.
+
+    Raises:
+        TaskFormatError: If the file is missing, not JSON, or not an ARC task.
+    """
+    path = Path(path)
+    data = _read_json(path)
+    if not isinstance(data, dict) or "train" not in data or "test" not in data:
+        raise TaskFormatError(f"{path}: not an ARC task (needs 'train' and 'test' keys)")
+    return Task(
+        task_id=path.stem,
+        train=_pairs(path, "train", data["train"], need_output=True),
+        test=_pairs(path, "test", data["test"], need_output=False),
+        arc_gen=_pairs(path, "arc-gen", data.get("arc-gen", []), need_output=True),
+    )
+
+
+def load_arcgen_pairs(path: str | Path) -> tuple[Pair, ...]:
+    """Read one task's ARC-GEN stable-set file (a JSON list of pairs).
+
+    Raises:
+        TaskFormatError: If the file is missing, not JSON, or not a list of pairs.
+    """
+    path = Path(path)
+    return _pairs(path, "pairs", _read_json(path), need_output=True)
+
+
+def task_files(directory: str | Path) -> list[Path]:
+    """Return the ``*.json`` files of a task directory, sorted by task id.
+
+    Raises:
+        TaskFormatError: If the directory does not exist or holds no JSON file.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise TaskFormatError(f"{directory}: no such directory")
+    files = sorted(directory.glob("*.json"))
+    if not files:
+        raise TaskFormatError(f"{directory}: no *.json task files")
+    return files
+
+
+def iter_tasks(directory: str | Path) -> Iterator[Task]:
+    """Yield the tasks of a directory one at a time, in task-id order."""
+    for path in task_files(directory):
+        yield load_task(path)

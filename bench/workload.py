@@ -29,14 +29,11 @@ Grid = tuple[tuple[int, ...], ...]
 # lists of ints 0..9 (5..30 per side) and every result is a valid ARC grid.
 # --------------------------------------------------------------------------------------
 
-_CHEAP = {
+# Trivial: tens of microseconds per call. They measure the per-input cost of a sandbox.
+_TRIVIAL = {
     "flip_h": """
         def p(g):
             return [row[::-1] for row in g]
-    """,
-    "flip_v": """
-        def p(g):
-            return [list(row) for row in g[::-1]]
     """,
     "transpose": """
         def p(g):
@@ -55,17 +52,6 @@ _CHEAP = {
     "downscale": """
         def p(g):
             return [row[::2] for row in g[::2]]
-    """,
-    "swap_common": """
-        from collections import Counter
-
-        def p(g):
-            counts = Counter(c for row in g for c in row).most_common(2)
-            if len(counts) < 2:
-                return g
-            a, b = counts[0][0], counts[1][0]
-            swap = {a: b, b: a}
-            return [[swap.get(c, c) for c in row] for row in g]
     """,
     "gravity": """
         def p(g):
@@ -89,48 +75,18 @@ _CHEAP = {
             xs = [x for _, x in cells]
             return [row[min(xs) : max(xs) + 1] for row in g[min(ys) : max(ys) + 1]]
     """,
-    "hollow": """
-        def p(g):
-            h, w = len(g), len(g[0])
-            out = [row[:] for row in g]
-            for y in range(1, h - 1):
-                for x in range(1, w - 1):
-                    c = g[y][x]
-                    if c and g[y - 1][x] == c and g[y + 1][x] == c and g[y][x - 1] == c and g[y][x + 1] == c:
-                        out[y][x] = 0
-            return out
-    """,
-    "extend_left": """
-        def p(g):
-            out = [row[:] for row in g]
-            for row in out:
-                c = row[0]
-                if c == 0:
-                    continue
-                for x in range(1, len(row)):
-                    if row[x] != 0:
-                        break
-                    row[x] = c
-            return out
-    """,
-    "histogram": """
-        from collections import Counter
+}
 
-        def p(g):
-            counts = Counter(c for row in g for c in row if c != 0).most_common()
-            if not counts:
-                return [[0]]
-            height = min(30, max(n for _, n in counts))
-            out = [[0] * len(counts) for _ in range(height)]
-            for x, (color, n) in enumerate(counts):
-                for y in range(min(n, height)):
-                    out[height - 1 - y][x] = color
-            return out
-    """,
+# Cheap: roughly a millisecond per call on an average grid.
+_CHEAP = {
+    # Objects per colour, 4- and 8-connected, single- and multi-coloured: one row each.
     "count_objects": """
         from collections import deque
 
-        def p(g):
+        N4 = ((-1, 0), (1, 0), (0, -1), (0, 1))
+        N8 = N4 + ((-1, -1), (-1, 1), (1, -1), (1, 1))
+
+        def count(g, steps, same_color):
             h, w = len(g), len(g[0])
             seen = [[False] * w for _ in range(h)]
             counts = [0] * 10
@@ -144,95 +100,94 @@ _CHEAP = {
                     queue = deque([(sy, sx)])
                     while queue:
                         y, x = queue.popleft()
-                        for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
-                            if 0 <= ny < h and 0 <= nx < w and not seen[ny][nx] and g[ny][nx] == c:
-                                seen[ny][nx] = True
-                                queue.append((ny, nx))
-            return [[min(n, 9) for n in counts]]
+                        for dy, dx in steps:
+                            ny, nx = y + dy, x + dx
+                            if 0 <= ny < h and 0 <= nx < w and not seen[ny][nx]:
+                                v = g[ny][nx]
+                                if v == c or (v and not same_color):
+                                    seen[ny][nx] = True
+                                    queue.append((ny, nx))
+            return [min(n, 9) for n in counts]
+
+        def p(g):
+            return [count(g, s, u) for s in (N4, N8) for u in (True, False)]
     """,
+    # Background cells that a single colour encloses (no way to the border) become 4.
     "fill_enclosed": """
         def p(g):
             h, w = len(g), len(g[0])
-            outside = [[False] * w for _ in range(h)]
-            stack = [(y, x) for y in range(h) for x in (0, w - 1)]
-            stack += [(y, x) for x in range(w) for y in (0, h - 1)]
-            while stack:
-                y, x = stack.pop()
-                if 0 <= y < h and 0 <= x < w and not outside[y][x] and g[y][x] == 0:
-                    outside[y][x] = True
-                    stack += [(y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)]
-            return [
-                [4 if g[y][x] == 0 and not outside[y][x] else g[y][x] for x in range(w)]
-                for y in range(h)
-            ]
+            out = [row[:] for row in g]
+            border = [(y, x) for y in range(h) for x in (0, w - 1)]
+            border += [(y, x) for x in range(w) for y in (0, h - 1)]
+            for wall in sorted({c for row in g for c in row if c}):
+                outside = [[False] * w for _ in range(h)]
+                stack = list(border)
+                while stack:
+                    y, x = stack.pop()
+                    if 0 <= y < h and 0 <= x < w and not outside[y][x] and g[y][x] != wall:
+                        outside[y][x] = True
+                        stack += [(y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)]
+                for y in range(h):
+                    for x in range(w):
+                        if g[y][x] == 0 and not outside[y][x]:
+                            out[y][x] = 4
+            return out
     """,
+    # The largest 8-connected object becomes 8; every object's bounding box is outlined.
     "largest_object": """
         def p(g):
             h, w = len(g), len(g[0])
             label = [[-1] * w for _ in range(h)]
-            sizes = []
+            objs = []
             for sy in range(h):
                 for sx in range(w):
                     if g[sy][sx] == 0 or label[sy][sx] >= 0:
                         continue
-                    k = len(sizes)
+                    k = len(objs)
                     label[sy][sx] = k
-                    stack, size = [(sy, sx)], 0
+                    stack, cells = [(sy, sx)], []
                     while stack:
                         y, x = stack.pop()
-                        size += 1
+                        cells.append((y, x))
                         for dy in (-1, 0, 1):
                             for dx in (-1, 0, 1):
                                 ny, nx = y + dy, x + dx
                                 if 0 <= ny < h and 0 <= nx < w and g[ny][nx] and label[ny][nx] < 0:
                                     label[ny][nx] = k
                                     stack.append((ny, nx))
-                    sizes.append(size)
-            if not sizes:
+                    objs.append(cells)
+            if not objs:
                 return g
-            best = max(range(len(sizes)), key=sizes.__getitem__)
-            return [[8 if label[y][x] == best else g[y][x] for x in range(w)] for y in range(h)]
+            out = [row[:] for row in g]
+            for cells in objs:
+                y0, y1 = min(y for y, _ in cells), max(y for y, _ in cells)
+                x0, x1 = min(x for _, x in cells), max(x for _, x in cells)
+                for y in range(y0, y1 + 1):
+                    for x in range(x0, x1 + 1):
+                        if out[y][x] == 0 and (y in (y0, y1) or x in (x0, x1)):
+                            out[y][x] = 5
+            best = max(range(len(objs)), key=lambda k: len(objs[k]))
+            for y, x in objs[best]:
+                out[y][x] = 8
+            return out
     """,
+    # Mode of each 5x5 neighbourhood.
     "majority_filter": """
         def p(g):
             h, w = len(g), len(g[0])
             out = []
             for y in range(h):
+                rows = g[max(0, y - 2) : y + 3]
                 row = []
                 for x in range(w):
                     votes = [0] * 10
-                    for ny in range(max(0, y - 1), min(h, y + 2)):
-                        for c in g[ny][max(0, x - 1) : x + 2]:
+                    lo = max(0, x - 2)
+                    for r in rows:
+                        for c in r[lo : x + 3]:
                             votes[c] += 1
                     row.append(votes.index(max(votes)))
                 out.append(row)
             return out
-    """,
-}
-
-_EXPENSIVE = {
-    # Many steps of Conway's life on the non-background mask.
-    "life": """
-        STEPS = 25
-
-        def p(g):
-            h, w = len(g), len(g[0])
-            alive = [[1 if c else 0 for c in row] for row in g]
-            for _ in range(STEPS):
-                nxt = [[0] * w for _ in range(h)]
-                for y in range(h):
-                    for x in range(w):
-                        n = 0
-                        for ny in (y - 1, y, y + 1):
-                            if 0 <= ny < h:
-                                r = alive[ny]
-                                for nx in (x - 1, x, x + 1):
-                                    if 0 <= nx < w:
-                                        n += r[nx]
-                        n -= alive[y][x]
-                        nxt[y][x] = 1 if n == 3 or (n == 2 and alive[y][x]) else 0
-                alive = nxt
-            return [[3 if a else 0 for a in row] for row in alive]
     """,
     # Brute-force Voronoi colouring: every background cell takes the colour of the
     # nearest coloured cell (Manhattan distance, ties to the first found).
@@ -254,30 +209,6 @@ _EXPENSIVE = {
                             best, color = d, c
                     out[y][x] = color
             return out
-    """,
-    # One BFS over background cells from every top-row cell: how much longer than a
-    # straight drop is the shortest way down (8 = 8 or more, 9 = no way down).
-    "top_bottom_paths": """
-        from collections import deque
-
-        def p(g):
-            h, w = len(g), len(g[0])
-            row = []
-            for sx in range(w):
-                detour = 9
-                dist = {(0, sx): 0}
-                queue = deque([(0, sx)] if g[0][sx] == 0 else [])
-                while queue:
-                    y, x = queue.popleft()
-                    if y == h - 1:
-                        detour = min(8, dist[(y, x)] - (h - 1))
-                        break
-                    for ny, nx in ((y + 1, x), (y, x - 1), (y, x + 1), (y - 1, x)):
-                        if 0 <= ny < h and 0 <= nx < w and g[ny][nx] == 0 and (ny, nx) not in dist:
-                            dist[(ny, nx)] = dist[(y, x)] + 1
-                            queue.append((ny, nx))
-                row.append(detour)
-            return [row]
     """,
     # Objects whose shape (under the 8 symmetries) occurs only once are recoloured 5.
     "unique_shapes": """
@@ -318,15 +249,75 @@ _EXPENSIVE = {
             shapes = [normal(cells) for cells in objs]
             out = [row[:] for row in g]
             for cells, shape in zip(objs, shapes):
-                same = sum(1 for other in shapes if other == shape)
-                if same == 1:
+                if shapes.count(shape) == 1:
                     for y, x in cells:
                         out[y][x] = 5
             return out
     """,
-    # Morphological closing of every colour's mask, repeated until nothing changes.
-    "closing": """
-        ROUNDS = 4
+    # Centres of 3x3 windows that occur exactly once become 7.
+    "rare_windows": """
+        from collections import Counter
+
+        def p(g):
+            h, w = len(g), len(g[0])
+            windows = {}
+            for y in range(h - 2):
+                for x in range(w - 2):
+                    windows[(y, x)] = tuple(g[y + dy][x + dx] for dy in range(3) for dx in range(3))
+            counts = Counter(windows.values())
+            out = [row[:] for row in g]
+            for (y, x), win in windows.items():
+                if counts[win] == 1:
+                    out[y + 1][x + 1] = 7
+            return out
+    """,
+    # Pick the mirror image (of 3) that agrees most with the grid; fill background from it.
+    "symmetrize": """
+        def p(g):
+            h, w = len(g), len(g[0])
+            mirrors = [
+                [row[::-1] for row in g],
+                [row[:] for row in g[::-1]],
+                [row[::-1] for row in g[::-1]],
+            ]
+            def agreement(m):
+                return sum(
+                    1 for y in range(h) for x in range(w) if g[y][x] and g[y][x] == m[y][x]
+                )
+            best = max(mirrors, key=agreement)
+            return [[g[y][x] or best[y][x] for x in range(w)] for y in range(h)]
+    """,
+}
+
+# Expensive: roughly 20 ms per call on an average grid (repeated searches and
+# deliberate inner loops), like the slowest verifiers in a bundle.
+_EXPENSIVE = {
+    # Many steps of Conway's life on the non-background mask.
+    "life": """
+        STEPS = 120
+
+        def p(g):
+            h, w = len(g), len(g[0])
+            alive = [[1 if c else 0 for c in row] for row in g]
+            for _ in range(STEPS):
+                nxt = [[0] * w for _ in range(h)]
+                for y in range(h):
+                    for x in range(w):
+                        n = 0
+                        for ny in (y - 1, y, y + 1):
+                            if 0 <= ny < h:
+                                r = alive[ny]
+                                for nx in (x - 1, x, x + 1):
+                                    if 0 <= nx < w:
+                                        n += r[nx]
+                        n -= alive[y][x]
+                        nxt[y][x] = 1 if n == 3 or (n == 2 and alive[y][x]) else 0
+                alive = nxt
+            return [[3 if a else 0 for a in row] for row in alive]
+    """,
+    # Alternating openings and closings of every colour's mask.
+    "morphology": """
+        ROUNDS = 3
 
         def dilate(mask, h, w):
             return [
@@ -351,18 +342,112 @@ _EXPENSIVE = {
         def p(g):
             h, w = len(g), len(g[0])
             out = [row[:] for row in g]
-            colors = sorted({c for row in g for c in row if c})[:3]
-            for c in colors:
+            for c in sorted({c for row in g for c in row if c}):
                 mask = [[v == c for v in row] for row in g]
                 for _ in range(ROUNDS):
-                    closed = erode(dilate(mask, h, w), h, w)
-                    if closed == mask:
-                        break
-                    mask = closed
+                    mask = dilate(erode(mask, h, w), h, w)
+                    mask = erode(dilate(mask, h, w), h, w)
                 for y in range(h):
                     for x in range(w):
                         if mask[y][x] and out[y][x] == 0:
                             out[y][x] = c
+            return out
+    """,
+    # A BFS through the background from every background border cell; each border cell
+    # is recoloured by how far into the grid it can reach (its eccentricity, capped).
+    "border_reach": """
+        from collections import deque
+
+        def p(g):
+            h, w = len(g), len(g[0])
+            out = [row[:] for row in g]
+            starts = {(y, x) for y in range(h) for x in (0, w - 1)}
+            starts |= {(y, x) for x in range(w) for y in (0, h - 1)}
+            for sy, sx in sorted(starts):
+                if g[sy][sx]:
+                    continue
+                dist = {(sy, sx): 0}
+                queue = deque([(sy, sx)])
+                far = 0
+                while queue:
+                    y, x = queue.popleft()
+                    d = dist[(y, x)]
+                    far = d
+                    for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+                        if 0 <= ny < h and 0 <= nx < w and g[ny][nx] == 0 and (ny, nx) not in dist:
+                            dist[(ny, nx)] = d + 1
+                            queue.append((ny, nx))
+                out[sy][sx] = min(9, 1 + far // 4)
+            return out
+    """,
+    # Find the 2-D period that the grid follows best (brute force over all periods) and
+    # repaint every cell with the majority colour of its residue class.
+    "best_period": """
+        def p(g):
+            h, w = len(g), len(g[0])
+            best = (h * w + 1, h, w)
+            for ph in range(1, h + 1):
+                for pw in range(1, w + 1):
+                    if ph * pw * 2 > h * w and (ph, pw) != (h, w):
+                        continue
+                    bad = 0
+                    for y in range(ph, h):
+                        a, b = g[y], g[y - ph]
+                        for x in range(w):
+                            if a[x] != b[x]:
+                                bad += 1
+                    for y in range(h):
+                        a = g[y]
+                        for x in range(pw, w):
+                            if a[x] != a[x - pw]:
+                                bad += 1
+                    score = bad + ph * pw
+                    if score < best[0]:
+                        best = (score, ph, pw)
+            _, ph, pw = best
+            votes = {}
+            for y in range(h):
+                for x in range(w):
+                    key = (y % ph, x % pw)
+                    votes.setdefault(key, [0] * 10)[g[y][x]] += 1
+            cls = {k: v.index(max(v)) for k, v in votes.items()}
+            return [[cls[(y % ph, x % pw)] for x in range(w)] for y in range(h)]
+    """,
+    # Minimum distance between every pair of objects (brute force over their cells);
+    # each object is recoloured by the distance to its nearest neighbour object.
+    "object_gaps": """
+        def p(g):
+            h, w = len(g), len(g[0])
+            label = [[-1] * w for _ in range(h)]
+            objs = []
+            for sy in range(h):
+                for sx in range(w):
+                    c = g[sy][sx]
+                    if c == 0 or label[sy][sx] >= 0:
+                        continue
+                    k = len(objs)
+                    label[sy][sx] = k
+                    stack, cells = [(sy, sx)], []
+                    while stack:
+                        y, x = stack.pop()
+                        cells.append((y, x))
+                        for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+                            if 0 <= ny < h and 0 <= nx < w and label[ny][nx] < 0 and g[ny][nx] == c:
+                                label[ny][nx] = k
+                                stack.append((ny, nx))
+                    objs.append(cells)
+            gap = [99] * len(objs)
+            for i in range(len(objs)):
+                for j in range(i + 1, len(objs)):
+                    d = min(
+                        abs(ay - by) + abs(ax - bx) for ay, ax in objs[i] for by, bx in objs[j]
+                    )
+                    gap[i] = min(gap[i], d)
+                    gap[j] = min(gap[j], d)
+            out = [row[:] for row in g]
+            for cells, d in zip(objs, gap):
+                for y, x in cells:
+                    out[y][x] = min(d, 9) if d < 99 else 0
             return out
     """,
 }
@@ -370,11 +455,11 @@ _EXPENSIVE = {
 
 @dataclass(frozen=True)
 class BenchProgram:
-    """One workload program: a name, its source and whether it is a heavy one."""
+    """One workload program: a name, its source and its cost tier."""
 
     name: str
     source: str
-    expensive: bool
+    tier: str  # "trivial", "cheap" or "expensive"
 
 
 @dataclass(frozen=True)
@@ -405,10 +490,13 @@ class Workload:
 
 
 def programs() -> list[BenchProgram]:
-    """Return the workload programs (cheap ones first)."""
-    out = [BenchProgram(n, textwrap.dedent(s).strip() + "\n", False) for n, s in _CHEAP.items()]
-    out += [BenchProgram(n, textwrap.dedent(s).strip() + "\n", True) for n, s in _EXPENSIVE.items()]
-    return out
+    """Return the workload programs, cheapest tier first."""
+    tiers = (("trivial", _TRIVIAL), ("cheap", _CHEAP), ("expensive", _EXPENSIVE))
+    return [
+        BenchProgram(name, textwrap.dedent(source).strip() + "\n", tier)
+        for tier, table in tiers
+        for name, source in table.items()
+    ]
 
 
 def random_grid(rng: random.Random) -> Grid:

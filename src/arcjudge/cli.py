@@ -68,8 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--case", action="append", help="run only these cases (repeatable)")
 
     for name, text in NOT_BUILT.items():
-        stub = sub.add_parser(name, help=text)
-        stub.add_argument("rest", nargs=argparse.REMAINDER)
+        sub.add_parser(name, help=text)
     return parser
 
 
@@ -158,7 +157,10 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command not in NOT_BUILT:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "run":
             return _cmd_run(args)

@@ -119,3 +119,12 @@ def first_closed_ancestor(path: str) -> str | None:
 def is_within(path: str, root: str) -> bool:
     """Return whether ``path`` equals ``root`` or lies below it."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def world_readable_dir(path: str) -> bool:
+    """Return whether any user may list and enter the directory at ``path``."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return mode & (stat.S_IROTH | stat.S_IXOTH) == (stat.S_IROTH | stat.S_IXOTH)

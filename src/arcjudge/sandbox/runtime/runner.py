@@ -136,6 +136,14 @@ def _describe(exc: BaseException) -> str:
     return text[-ERROR_CHARS:]
 
 
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # a closed or replaced stream is the program's own loss
+            pass
+
+
 def _fresh_input(grid: list, fmt: str) -> object:
     if fmt == "tuple":
         return tuple(tuple(row) for row in grid)
@@ -174,6 +182,7 @@ def _child_main(job: dict, first: int, workdir: str, module_paths: list[str]) ->
             )
             os._exit(0)
         fn = module.__dict__[entry_name]
+        _flush_output()
         send(fd, {"k": "load", "ok": True, "entry": entry_name})
         fmt = job["input_format"]
         inputs = job["inputs"]
@@ -187,8 +196,9 @@ def _child_main(job: dict, first: int, workdir: str, module_paths: list[str]) ->
                     msg = {"k": "out", "i": index, "s": "ok", "g": [list(r) for r in grid]}
             except MemoryError as exc:
                 msg = {"k": "out", "i": index, "s": "memory", "e": _describe(exc)}
-            except BaseException as exc:
+            except BaseException as exc:  # SystemExit and friends are errors too
                 msg = {"k": "out", "i": index, "s": "error", "e": _describe(exc)}
+            _flush_output()
             send(fd, msg)
         send(fd, {"k": "done"})
     except BaseException:
@@ -246,6 +256,17 @@ def _prepare_child(res_w: int, out_w: int, limits: dict, drop_to: int | None) ->
     os.environ.clear()
 
 
+def _copy_readable(source: str, target: str) -> None:
+    """Copy a directory the program's uid could not read, readable but root-owned."""
+    import shutil
+
+    shutil.copytree(source, target, symlinks=True)
+    for root, _dirs, files in os.walk(target):
+        os.chmod(root, 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
+
+
 def _mount_program_tree(iso_state: Isolation, job: dict, limits: dict) -> list[str]:
     """In a fresh mount namespace: private tmpfs scratch and visible module directories.
 
@@ -284,6 +305,11 @@ def _mount_program_tree(iso_state: Isolation, job: dict, limits: dict) -> list[s
         if handle is None:
             continue
         target = os.path.join(SCRATCH, "modules", str(k))
+        if not iso.world_readable_dir(f"/proc/self/fd/{handle}"):
+            _copy_readable(f"/proc/self/fd/{handle}", target)
+            visible.append(target)
+            os.close(handle)
+            continue
         os.makedirs(target, 0o755)
         if iso.mount(f"/proc/self/fd/{handle}", target, None, iso.MS_BIND | iso.MS_REC, None):
             iso.mount("none", target, None, iso.MS_REMOUNT | iso.MS_BIND | iso.MS_RDONLY, None)
@@ -529,6 +555,19 @@ class Supervisor:
                     child.pending.extend(frames[1:])
                     return _Event("msg", frames[0])
 
+    @staticmethod
+    def _drain_output(child: _Child, output: dict) -> None:
+        """Collect what the program printed but the supervisor has not read yet."""
+        while child.out_fd >= 0 and len(output["kept"]) < OUTPUT_KEEP:
+            try:
+                data = os.read(child.out_fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            output["total"] += len(data)
+            output["kept"] += data[: OUTPUT_KEEP - len(output["kept"])]
+
     def _fate(self, child: _Child) -> tuple[str, str]:
         """After EOF: how did the child end? Returns (status, error)."""
         status = child.wait_exit(1.0)
@@ -624,6 +663,7 @@ class Supervisor:
                 if ev.kind == "harness_gone":
                     return finish("infra", "harness went away")
             finally:
+                self._drain_output(child, output)
                 child.kill()
         return finish("loaded")
 

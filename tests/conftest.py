@@ -1,0 +1,36 @@
+"""Shared fixtures: a warm process sandbox and a check that nothing is left behind."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from arcjudge.sandbox.process import ProcessSandbox
+from arcjudge.sandbox.selfcheck import leftover_processes
+
+DATA = Path(
+    os.environ.get("ARCJUDGE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
+
+
+@pytest.fixture(scope="session")
+def sandbox():
+    sb = ProcessSandbox(workers=2)
+    yield sb
+    sb.close()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not (DATA / "arc-agi-1").is_dir():
+        pytest.skip(f"shared data not found at {DATA} (set ARCJUDGE_DATA)")
+    return DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_leftover_processes():
+    yield
+    strays = leftover_processes(set())
+    assert not strays, f"sandbox processes left after the tests: {[p.pid for p in strays]}"

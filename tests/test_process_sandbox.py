@@ -1,0 +1,192 @@
+"""Behaviour of the process backend: results, statuses, limits, recovery."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import zlib
+
+import pytest
+
+from arcjudge.sandbox import Job, Limits, PolicyMode, Program, ProgramStatus, Status
+from arcjudge.sandbox.process import ProcessSandbox
+
+G1 = ((1, 2), (3, 4))
+G2 = ((0, 5, 0),)
+FAST = Limits(wall_seconds=2.0, total_seconds=30.0)
+
+
+def prog(text: str, *entry: str, **kw) -> Program:
+    return Program(text.encode(), entry or ("transform",), **kw)
+
+
+def test_ok_results_are_canonical_grids(sandbox):
+    r = sandbox.run(
+        prog("def transform(g):\n    return [[c + 1 for c in r] for r in g]\n"), [G1, G2]
+    )
+    assert r.status is ProgramStatus.LOADED
+    assert [x.grid for x in r.results] == [((2, 3), (4, 5)), ((1, 6, 1),)]
+    assert all(x.status is Status.OK and x.seconds >= 0 for x in r.results)
+
+
+def test_numpy_float_output_is_canonicalized(sandbox):
+    src = "import numpy as np\ndef transform(g):\n    return np.array(g, dtype=float) * 2\n"
+    r = sandbox.run(prog(src), [G1])
+    assert r.results[0].grid == ((2, 4), (6, 8))
+
+
+def test_entry_points_are_tried_in_order(sandbox):
+    src = "def solve(g):\n    return [[1]]\np = lambda g: [[2]]\n"
+    r = sandbox.run(prog(src, "transform", "p", "solve"), [G1])
+    assert r.entry_point == "p" and r.results[0].grid == ((2,),)
+
+
+def test_missing_entry_point_is_a_load_error(sandbox):
+    r = sandbox.run(prog("def other(g):\n    return g\n", "transform", "solve"), [G1])
+    assert r.status is ProgramStatus.LOAD_ERROR
+    assert "transform, solve" in r.error and r.results == ()
+
+
+def test_syntax_error_is_a_load_error(sandbox):
+    r = sandbox.run(prog("def transform(g)\n    return g\n"), [G1])
+    assert r.status is ProgramStatus.LOAD_ERROR and "SyntaxError" in r.error
+
+
+def test_tuple_input_format(sandbox):
+    src = "def transform(g):\n    assert type(g) is tuple and type(g[0]) is tuple\n    return g\n"
+    r = sandbox.run(prog(src, input_format="tuple"), [G1])
+    assert r.results[0].status is Status.OK
+
+
+def test_each_call_gets_a_fresh_copy(sandbox):
+    src = "def transform(g):\n    g[0][0] = 9\n    g.append([7] * len(g[0]))\n    return g\n"
+    inputs = [G1, G1]
+    r = sandbox.run(prog(src), inputs)
+    assert [x.grid for x in r.results] == [((9, 2), (3, 4), (7, 7))] * 2
+    assert inputs == [G1, G1]
+
+
+def test_golf_zlib_packed_latin1_source_with_warnings(sandbox):
+    inner = b"p=lambda g:[[2for c in r]for r in g]"
+    packed = zlib.compress(inner)
+    source = (
+        b"#coding:L1\nimport zlib\nexec(zlib.decompress(bytes("
+        + repr(packed.decode("latin-1")).encode("latin-1")
+        + b",'L1')))\n"
+    )
+    r = sandbox.run(Program(source, ("p",)), [G1])
+    assert r.status is ProgramStatus.LOADED, r.error
+    assert r.results[0].grid == ((2, 2), (2, 2))
+
+
+def test_timeout_on_one_input_does_not_spoil_the_next(sandbox):
+    src = "def transform(g):\n    while g[0][0] == 1:\n        pass\n    return g\n"
+    start = time.monotonic()
+    r = sandbox.run(prog(src), [G1, G2, G1], Limits(wall_seconds=0.5, total_seconds=30))
+    assert [x.status for x in r.results] == [Status.TIMEOUT, Status.OK, Status.TIMEOUT]
+    assert r.results[1].grid == G2
+    assert time.monotonic() - start < 5
+
+
+def test_program_state_persists_between_inputs_but_not_programs(sandbox):
+    src = "n = []\ndef transform(g):\n    n.append(1)\n    return [[len(n)]]\n"
+    first = sandbox.run(prog(src), [G1, G1, G1])
+    second = sandbox.run(prog(src), [G1])
+    assert [x.grid for x in first.results] == [((1,),), ((2,),), ((3,),)]
+    assert second.results[0].grid == ((1,),)
+
+
+def test_total_budget_marks_the_rest_as_timeout(sandbox):
+    src = "import time\ndef transform(g):\n    time.sleep(0.4)\n    return g\n"
+    r = sandbox.run(prog(src), [G1] * 10, Limits(wall_seconds=2, total_seconds=1.0))
+    statuses = [x.status for x in r.results]
+    assert statuses[:2] == [Status.OK, Status.OK]
+    assert statuses[-1] is Status.TIMEOUT and "budget" in r.results[-1].error
+    assert r.seconds < 3
+
+
+def test_exception_text_is_reported(sandbox):
+    r = sandbox.run(prog("def transform(g):\n    raise KeyError('nope')\n"), [G1])
+    assert r.results[0].status is Status.ERROR and "KeyError" in r.results[0].error
+
+
+def test_printed_output_is_captured(sandbox):
+    r = sandbox.run(
+        prog("print('hello from the program')\ndef transform(g):\n    return g\n"), [G1]
+    )
+    assert "hello from the program" in r.output
+
+
+def test_module_dirs_are_importable_read_only(sandbox, tmp_path):
+    (tmp_path / "mydsl.py").write_text("def flip(g):\n    return tuple(g[::-1])\n")
+    src = (
+        "from mydsl import *\nimport mydsl, os\n"
+        "def verify(I):\n"
+        "    try:\n        open(os.path.join(os.path.dirname(mydsl.__file__), 'x'), 'w')\n"
+        "        w = 1\n    except OSError:\n        w = 0\n"
+        "    return flip(I) + ((w, w),)\n"
+    )
+    r = sandbox.run(Program(src.encode(), ("verify",), (str(tmp_path),), "tuple"), [G1])
+    assert r.status is ProgramStatus.LOADED, r.error
+    assert r.results[0].grid == ((3, 4), (1, 2), (0, 0))
+    assert not (tmp_path / "x").exists()
+
+
+def test_policy_enforce_rejects_and_warn_records(sandbox):
+    src = "import os\ndef transform(g):\n    return g\n"
+    rejected = sandbox.run(prog(src), [G1], policy=PolicyMode.ENFORCE)
+    assert rejected.status is ProgramStatus.POLICY_REJECTED and "import.os" in rejected.error
+    warned = sandbox.run(prog(src), [G1], policy=PolicyMode.WARN)
+    assert warned.status is ProgramStatus.LOADED
+    assert any("import.os" in f for f in warned.findings)
+    off = sandbox.run(prog(src), [G1], policy=PolicyMode.OFF)
+    assert off.findings == ()
+
+
+def test_map_runs_every_job(sandbox):
+    jobs = [
+        Job(prog(f"def transform(g):\n    return [[{k}]]\n"), [G1, G2], FAST) for k in range(10)
+    ]
+    got = dict(sandbox.map(jobs))
+    assert sorted(got) == list(range(10))
+    assert all(got[k].results[1].grid == ((k,),) for k in range(10))
+
+
+def test_killed_supervisor_is_replaced_and_the_program_retried():
+    with ProcessSandbox(workers=1) as sb:
+        sb.start()
+        victim = sb._all[0]
+        os.kill(victim.proc.pid, signal.SIGKILL)
+        r = sb.run(prog("def transform(g):\n    return g\n"), [G1])
+        assert r.status is ProgramStatus.LOADED and r.results[0].grid == G1
+        assert sb._all[0] is not victim
+
+
+def test_program_that_kills_its_supervisor_is_infra_not_a_model_failure():
+    # Without isolation a program runs as the harness user and can kill its supervisor.
+    src = "import os, signal\ndef transform(g):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
+    if os.geteuid() == 0:
+        pytest.skip("as root the program runs under another uid and cannot do this")
+    with ProcessSandbox(workers=1, isolation=False) as sb:
+        r = sb.run(prog(src), [G1])
+    assert r.status is ProgramStatus.INFRA
+
+
+def test_close_leaves_no_processes():
+    import psutil
+
+    sb = ProcessSandbox(workers=2)
+    sb.start()
+    pids = [w.proc.pid for w in sb._all]
+    sb.close()
+    assert not [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"]
+
+
+def test_limits_are_validated():
+    with pytest.raises(ValueError):
+        Limits(wall_seconds=0)
+    with pytest.raises(ValueError):
+        Program(b"x", ("not an identifier",))
+    with pytest.raises(TypeError):
+        Program("text", ("p",))

@@ -1,0 +1,61 @@
+"""The self-check attack suite on the process backend: every case must be contained."""
+
+from __future__ import annotations
+
+import pytest
+
+from arcjudge import cli
+from arcjudge.sandbox import selfcheck
+from arcjudge.sandbox.process import ProcessSandbox
+from arcjudge.sandbox.selfcheck import CASES, Case, run_suite
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    return {o.name: o for o in run_suite(lambda: ProcessSandbox(workers=1))}
+
+
+@pytest.mark.parametrize("name", [c.name for c in CASES] + ["after_suite"])
+def test_case_is_contained(outcomes, name):
+    outcome = outcomes[name]
+    assert outcome.contained, f"{name}: expected {outcome.expected}, got {outcome.got}"
+
+
+def test_isolation_protections_are_active_as_root():
+    import os
+
+    with ProcessSandbox(workers=1) as sb:
+        prot = sb.protections()
+    if os.geteuid() != 0:
+        pytest.skip("namespaces and privilege drop need root")
+    for name in ("network_namespace", "read_only_root", "pid_namespace", "privilege_drop"):
+        assert prot[name], name
+
+
+def test_without_isolation_the_suite_reports_uncontained_cases():
+    outcomes = {
+        o.name: o
+        for o in run_suite(
+            lambda: ProcessSandbox(workers=1, isolation=False),
+            {"write_outside_workdir", "network_route_outside", "infinite_loop_python"},
+        )
+    }
+    assert outcomes["infinite_loop_python"].contained
+    assert not outcomes["write_outside_workdir"].contained
+    assert not outcomes["network_route_outside"].contained
+
+
+def test_cli_selfcheck_prints_table_and_exit_code(capsys):
+    assert cli.main(["selfcheck", "--backend", "process", "--case", "sys_exit"]) == 0
+    out = capsys.readouterr().out
+    assert "sys_exit" in out and "contained" in out and "yes" in out
+
+
+def test_cli_selfcheck_fails_when_a_case_is_not_contained(monkeypatch, capsys):
+    wrong = Case("expects_ok_but_errors", ("def transform(g):\n    raise ValueError\n",), "ok",
+                 selfcheck._only("ok"))  # fmt: skip
+    monkeypatch.setattr(selfcheck, "CASES", (wrong,))
+    assert cli.main(["selfcheck", "--backend", "process"]) == 1
+    captured = capsys.readouterr()
+    assert "NO" in captured.out
+    assert "expects_ok_but_errors" in captured.err

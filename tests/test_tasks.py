@@ -1,0 +1,68 @@
+"""Reading ARC task files, Kaggle-style files and ARC-GEN pair lists."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arcjudge.tasks import TaskFormatError, load_arcgen_pairs, load_task, task_files
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_text(json.dumps(data) if not isinstance(data, str) else data)
+    return path
+
+
+def test_arc_task_and_kaggle_arcgen_key(tmp_path):
+    pair = {"input": [[1]], "output": [[2]]}
+    task = load_task(
+        write(tmp_path, "t1.json", {"train": [pair], "test": [pair], "arc-gen": [pair] * 3})
+    )
+    assert task.task_id == "t1" and task.train[0].output == ((2,),) and len(task.arc_gen) == 3
+
+
+def test_test_pairs_may_lack_outputs(tmp_path):
+    task = load_task(write(tmp_path, "t.json", {"train": [], "test": [{"input": [[1]]}]}))
+    assert task.test[0].output is None
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ([1, 2], "not an ARC task"),
+        ({"train": {}, "test": []}, "train is not a list"),
+        ({"train": [{"output": [[1]]}], "test": []}, "not an {input, output} pair"),
+        ({"train": [{"input": [[1]]}], "test": []}, "has no output"),
+        (
+            {"train": [{"input": [[10]], "output": [[1]]}], "test": []},
+            "train[0].input is not a grid",
+        ),
+        ({"train": [{"input": [[1], [1, 2]], "output": [[1]]}], "test": []}, "ragged"),
+    ],
+)
+def test_bad_files_raise_one_line_errors(tmp_path, data, message):
+    with pytest.raises(TaskFormatError, match=None) as exc:
+        load_task(write(tmp_path, "bad.json", data))
+    assert message in str(exc.value) and "bad.json" in str(exc.value)
+
+
+def test_arcgen_pairs_and_directories(tmp_path):
+    path = write(tmp_path, "x.json", [{"input": [[1]], "output": [[1]]}] * 4)
+    assert len(load_arcgen_pairs(path)) == 4
+    with pytest.raises(TaskFormatError, match="no such directory"):
+        task_files(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(TaskFormatError, match=r"no \*\.json"):
+        task_files(tmp_path / "empty")
+
+
+def test_real_training_tasks_load(shared_data):
+    files = task_files(shared_data / "arc-agi-1" / "training")
+    assert len(files) == 400
+    task = load_task(files[0])
+    assert task.task_id == "007bbfb7" and len(task.train) == 5
+    pairs = load_arcgen_pairs(shared_data / "arc-gen-100k" / "007bbfb7.json")
+    assert len(pairs) > 100

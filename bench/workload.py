@@ -1,10 +1,18 @@
 """A deterministic, verifier-like workload for sandbox benchmarks.
 
 Twenty small ARC-style programs (``def p(g): ...`` on a list of lists of ints), written
-for this benchmark, and seeded random input grids. Most programs are cheap (well under a
-millisecond to about a millisecond per call); a few are expensive (roughly 10-30 ms per
-call on an average grid: repeated BFS, brute-force nearest neighbours, many cellular
-automaton steps), so the mix looks like a bundle of real verifiers.
+for this benchmark, in three cost tiers (per call, on an average 5..30-sided grid, on one
+core of the development machine):
+
+* ``trivial`` (6): flips, transpose, recolour, gravity, crop; 0.01-0.05 ms. They show
+  the per-input cost of a sandbox.
+* ``cheap`` (9): object counting with BFS, flood fills, a 5x5 majority filter,
+  brute-force nearest colour, shape matching; 0.05-1 ms.
+* ``expensive`` (5): many steps of life, repeated morphology, a BFS from every border
+  cell, a brute-force period search, naive repeated flood fills; 15-25 ms.
+
+With inputs split evenly over the programs the mean is about 5 ms per call, so 10,000
+inputs take about 50 s in-process on one core. Inputs are seeded ``random.Random`` grids.
 
 Import it from other benchmarks in ``bench/`` (``python bench/x.py`` puts ``bench/`` on
 ``sys.path``)::
@@ -48,10 +56,6 @@ _TRIVIAL = {
 
         def p(g):
             return [[TABLE[c] for c in row] for row in g]
-    """,
-    "downscale": """
-        def p(g):
-            return [row[::2] for row in g[::2]]
     """,
     "gravity": """
         def p(g):
@@ -287,132 +291,6 @@ _CHEAP = {
             best = max(mirrors, key=agreement)
             return [[g[y][x] or best[y][x] for x in range(w)] for y in range(h)]
     """,
-}
-
-# Expensive: roughly 20 ms per call on an average grid (repeated searches and
-# deliberate inner loops), like the slowest verifiers in a bundle.
-_EXPENSIVE = {
-    # Many steps of Conway's life on the non-background mask.
-    "life": """
-        STEPS = 120
-
-        def p(g):
-            h, w = len(g), len(g[0])
-            alive = [[1 if c else 0 for c in row] for row in g]
-            for _ in range(STEPS):
-                nxt = [[0] * w for _ in range(h)]
-                for y in range(h):
-                    for x in range(w):
-                        n = 0
-                        for ny in (y - 1, y, y + 1):
-                            if 0 <= ny < h:
-                                r = alive[ny]
-                                for nx in (x - 1, x, x + 1):
-                                    if 0 <= nx < w:
-                                        n += r[nx]
-                        n -= alive[y][x]
-                        nxt[y][x] = 1 if n == 3 or (n == 2 and alive[y][x]) else 0
-                alive = nxt
-            return [[3 if a else 0 for a in row] for row in alive]
-    """,
-    # Alternating openings and closings of every colour's mask.
-    "morphology": """
-        ROUNDS = 3
-
-        def dilate(mask, h, w):
-            return [
-                [
-                    any(mask[ny][nx] for ny in range(max(0, y - 1), min(h, y + 2))
-                        for nx in range(max(0, x - 1), min(w, x + 2)))
-                    for x in range(w)
-                ]
-                for y in range(h)
-            ]
-
-        def erode(mask, h, w):
-            return [
-                [
-                    all(mask[ny][nx] for ny in range(max(0, y - 1), min(h, y + 2))
-                        for nx in range(max(0, x - 1), min(w, x + 2)))
-                    for x in range(w)
-                ]
-                for y in range(h)
-            ]
-
-        def p(g):
-            h, w = len(g), len(g[0])
-            out = [row[:] for row in g]
-            for c in sorted({c for row in g for c in row if c}):
-                mask = [[v == c for v in row] for row in g]
-                for _ in range(ROUNDS):
-                    mask = dilate(erode(mask, h, w), h, w)
-                    mask = erode(dilate(mask, h, w), h, w)
-                for y in range(h):
-                    for x in range(w):
-                        if mask[y][x] and out[y][x] == 0:
-                            out[y][x] = c
-            return out
-    """,
-    # A BFS through the background from every background border cell; each border cell
-    # is recoloured by how far into the grid it can reach (its eccentricity, capped).
-    "border_reach": """
-        from collections import deque
-
-        def p(g):
-            h, w = len(g), len(g[0])
-            out = [row[:] for row in g]
-            starts = {(y, x) for y in range(h) for x in (0, w - 1)}
-            starts |= {(y, x) for x in range(w) for y in (0, h - 1)}
-            for sy, sx in sorted(starts):
-                if g[sy][sx]:
-                    continue
-                dist = {(sy, sx): 0}
-                queue = deque([(sy, sx)])
-                far = 0
-                while queue:
-                    y, x = queue.popleft()
-                    d = dist[(y, x)]
-                    far = d
-                    for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
-                        if 0 <= ny < h and 0 <= nx < w and g[ny][nx] == 0 and (ny, nx) not in dist:
-                            dist[(ny, nx)] = d + 1
-                            queue.append((ny, nx))
-                out[sy][sx] = min(9, 1 + far // 4)
-            return out
-    """,
-    # Find the 2-D period that the grid follows best (brute force over all periods) and
-    # repaint every cell with the majority colour of its residue class.
-    "best_period": """
-        def p(g):
-            h, w = len(g), len(g[0])
-            best = (h * w + 1, h, w)
-            for ph in range(1, h + 1):
-                for pw in range(1, w + 1):
-                    if ph * pw * 2 > h * w and (ph, pw) != (h, w):
-                        continue
-                    bad = 0
-                    for y in range(ph, h):
-                        a, b = g[y], g[y - ph]
-                        for x in range(w):
-                            if a[x] != b[x]:
-                                bad += 1
-                    for y in range(h):
-                        a = g[y]
-                        for x in range(pw, w):
-                            if a[x] != a[x - pw]:
-                                bad += 1
-                    score = bad + ph * pw
-                    if score < best[0]:
-                        best = (score, ph, pw)
-            _, ph, pw = best
-            votes = {}
-            for y in range(h):
-                for x in range(w):
-                    key = (y % ph, x % pw)
-                    votes.setdefault(key, [0] * 10)[g[y][x]] += 1
-            cls = {k: v.index(max(v)) for k, v in votes.items()}
-            return [[cls[(y % ph, x % pw)] for x in range(w)] for y in range(h)]
-    """,
     # Minimum distance between every pair of objects (brute force over their cells);
     # each object is recoloured by the distance to its nearest neighbour object.
     "object_gaps": """
@@ -448,6 +326,151 @@ _EXPENSIVE = {
             for cells, d in zip(objs, gap):
                 for y, x in cells:
                     out[y][x] = min(d, 9) if d < 99 else 0
+            return out
+    """,
+}
+
+# Expensive: roughly 20 ms per call on an average grid (repeated searches and
+# deliberate inner loops), like the slowest verifiers in a bundle.
+_EXPENSIVE = {
+    # Many steps of Conway's life on the non-background mask.
+    "life": """
+        STEPS = 120
+
+        def p(g):
+            h, w = len(g), len(g[0])
+            alive = [[1 if c else 0 for c in row] for row in g]
+            for _ in range(STEPS):
+                nxt = [[0] * w for _ in range(h)]
+                for y in range(h):
+                    for x in range(w):
+                        n = 0
+                        for ny in (y - 1, y, y + 1):
+                            if 0 <= ny < h:
+                                r = alive[ny]
+                                for nx in (x - 1, x, x + 1):
+                                    if 0 <= nx < w:
+                                        n += r[nx]
+                        n -= alive[y][x]
+                        nxt[y][x] = 1 if n == 3 or (n == 2 and alive[y][x]) else 0
+                alive = nxt
+            return [[3 if a else 0 for a in row] for row in alive]
+    """,
+    # Alternating openings and closings of every colour's mask.
+    "morphology": """
+        ROUNDS = 2
+
+        def dilate(mask, h, w):
+            return [
+                [
+                    any(mask[ny][nx] for ny in range(max(0, y - 1), min(h, y + 2))
+                        for nx in range(max(0, x - 1), min(w, x + 2)))
+                    for x in range(w)
+                ]
+                for y in range(h)
+            ]
+
+        def erode(mask, h, w):
+            return [
+                [
+                    all(mask[ny][nx] for ny in range(max(0, y - 1), min(h, y + 2))
+                        for nx in range(max(0, x - 1), min(w, x + 2)))
+                    for x in range(w)
+                ]
+                for y in range(h)
+            ]
+
+        def p(g):
+            h, w = len(g), len(g[0])
+            out = [row[:] for row in g]
+            for c in sorted({c for row in g for c in row if c}):
+                mask = [[v == c for v in row] for row in g]
+                for _ in range(ROUNDS):
+                    mask = dilate(erode(mask, h, w), h, w)
+                    mask = erode(dilate(mask, h, w), h, w)
+                for y in range(h):
+                    for x in range(w):
+                        if mask[y][x] and out[y][x] == 0:
+                            out[y][x] = c
+            return out
+    """,
+    # An 8-connected BFS through the background from every background border cell; each border cell
+    # is recoloured by how far into the grid it can reach (its eccentricity, capped).
+    "border_reach": """
+        from collections import deque
+
+        def p(g):
+            h, w = len(g), len(g[0])
+            out = [row[:] for row in g]
+            starts = {(y, x) for y in range(h) for x in (0, w - 1)}
+            starts |= {(y, x) for x in range(w) for y in (0, h - 1)}
+            for sy, sx in sorted(starts):
+                if g[sy][sx]:
+                    continue
+                dist = {(sy, sx): 0}
+                queue = deque([(sy, sx)])
+                far = 0
+                while queue:
+                    y, x = queue.popleft()
+                    d = dist[(y, x)]
+                    far = d
+                    for dy in (-1, 0, 1):
+                        for dx in (-1, 0, 1):
+                            ny, nx = y + dy, x + dx
+                            inside = 0 <= ny < h and 0 <= nx < w
+                            if inside and g[ny][nx] == 0 and (ny, nx) not in dist:
+                                dist[(ny, nx)] = d + 1
+                                queue.append((ny, nx))
+                out[sy][sx] = min(9, 1 + far // 4)
+            return out
+    """,
+    # Find the 2-D period that explains the grid best (every period up to half the area,
+    # each scored by rebuilding the grid from its residue classes) and repaint the grid.
+    "best_period": """
+        def p(g):
+            h, w = len(g), len(g[0])
+            best = None
+            for ph in range(1, h + 1):
+                for pw in range(1, w + 1):
+                    if ph * pw * 2 > h * w and (ph, pw) != (h, w):
+                        continue
+                    votes = {}
+                    for y in range(h):
+                        row = g[y]
+                        ry = y % ph
+                        for x in range(w):
+                            key = (ry, x % pw)
+                            v = votes.get(key)
+                            if v is None:
+                                v = votes[key] = [0] * 10
+                            v[row[x]] += 1
+                    wrong = h * w - sum(max(v) for v in votes.values())
+                    score = wrong + ph * pw
+                    if best is None or score < best[0]:
+                        best = (score, ph, pw, {k: v.index(max(v)) for k, v in votes.items()})
+            _, ph, pw, cls = best
+            return [[cls[(y % ph, x % pw)] for x in range(w)] for y in range(h)]
+    """,
+    # Naive region sizes: a fresh flood fill from every background cell on the even
+    # lattice; the cell is recoloured by the (log) size of its region.
+    "region_sizes": """
+        def p(g):
+            h, w = len(g), len(g[0])
+            out = [row[:] for row in g]
+            for sy in range(0, h, 2):
+                for sx in range(0, w, 2):
+                    if g[sy][sx]:
+                        continue
+                    seen = {(sy, sx)}
+                    stack = [(sy, sx)]
+                    while stack:
+                        y, x = stack.pop()
+                        for ny, nx in ((y - 1, x), (y + 1, x), (y, x - 1), (y, x + 1)):
+                            inside = 0 <= ny < h and 0 <= nx < w
+                            if inside and g[ny][nx] == 0 and (ny, nx) not in seen:
+                                seen.add((ny, nx))
+                                stack.append((ny, nx))
+                    out[sy][sx] = min(9, len(seen).bit_length())
             return out
     """,
 }

@@ -40,6 +40,7 @@ class Context:
     port: int
     listener: socket.socket
     marker: str = field(default_factory=lambda: uuid.uuid4().hex)
+    started: float = field(default_factory=time.time)
 
     def fill(self, source: str) -> bytes:
         """Substitute ``{host_dir}``, ``{port}``, ``{marker}`` in a case's source."""
@@ -531,12 +532,23 @@ def _describe(results: list[ProgramResult]) -> str:
     return ", ".join(parts)
 
 
-def leftover_processes(exclude: set[int]) -> list[psutil.Process]:
-    """Return runner processes (supervisors' children or escapees) not in ``exclude``."""
+def leftover_processes(exclude: set[int], since: float = 0.0) -> list[psutil.Process]:
+    """Return sandbox processes of this harness that should no longer exist.
+
+    A process counts when its command line is the runner's, it started at or after
+    ``since`` and it is either a descendant of this process or an orphan (parent pid 1),
+    and it is not in ``exclude`` (the live supervisors).
+    """
+    mine = {p.pid for p in psutil.Process().children(recursive=True)}
     found = []
-    for proc in psutil.process_iter(["pid", "cmdline"]):
-        cmdline = proc.info.get("cmdline") or []
-        if proc.info["pid"] not in exclude and any(RUNNER_MARK in part for part in cmdline):
+    for proc in psutil.process_iter(["pid", "ppid", "cmdline", "create_time"]):
+        info = proc.info
+        cmdline = info.get("cmdline") or []
+        if info["pid"] in exclude or not any(RUNNER_MARK in part for part in cmdline):
+            continue
+        if (info.get("create_time") or 0.0) + 0.05 < since:
+            continue
+        if info["pid"] in mine or info["ppid"] == 1:
             found.append(proc)
     return found
 
@@ -568,7 +580,7 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> Outcome:
     ]
     contained = case.accept(results) and case.host_ok(ctx)
     time.sleep(0.05)
-    strays = leftover_processes(_supervisor_pids())
+    strays = leftover_processes(_supervisor_pids(), ctx.started)
     if strays:
         contained = False
     got = _describe(results) + (f"; {len(strays)} stray processes" if strays else "")
@@ -594,6 +606,7 @@ def run_suite(
     listener.listen(8)
     ctx = Context(host_dir, listener.getsockname()[1], listener)
     before_tmp = set(os.listdir(tempfile.gettempdir()))
+    baseline = _supervisor_pids()
     os.environ[SECRET_VAR] = uuid.uuid4().hex
     sandbox = make_sandbox()
     try:
@@ -612,7 +625,7 @@ def run_suite(
         os.environ.pop(SECRET_VAR, None)
         shutil.rmtree(host_dir, ignore_errors=True)
     time.sleep(0.1)
-    strays = leftover_processes(set())
+    strays = leftover_processes(baseline, ctx.started)
     new_tmp = sorted(
         n for n in set(os.listdir(tempfile.gettempdir())) - before_tmp if n.startswith("arcjudge-")
     )

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox.base import STRONG_PROTECTIONS, PooledSandbox
 
 BACKENDS = ("auto", "process", "docker")
-STRONG = ("network_namespace", "read_only_root", "pid_namespace", "privilege_drop")
 
 
 class BackendUnavailable(RuntimeError):
@@ -46,4 +45,4 @@ def describe_protections(name: str, protections: dict[str, bool]) -> str:
 
 def missing_strong_protections(protections: dict[str, bool]) -> list[str]:
     """Return the important protections that are not active."""
-    return [k for k in STRONG if not protections.get(k, False)]
+    return [k for k in STRONG_PROTECTIONS if not protections.get(k, False)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import abc
 import base64
 import functools
+import logging
 import os
 import queue
 import threading
@@ -34,6 +35,8 @@ from arcjudge.sandbox.types import (
 )
 
 RESPONSE_SLACK_SECONDS = 30.0
+STRONG_PROTECTIONS = ("network_namespace", "read_only_root", "pid_namespace", "privilege_drop")
+log = logging.getLogger("arcjudge.sandbox")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -214,6 +217,9 @@ class PooledSandbox(abc.ABC):
                 self._idle.put(worker)
             self._protections = dict(workers[0].protections)
             self._started = True
+        missing = [k for k in STRONG_PROTECTIONS if not self._protections.get(k, False)]
+        if missing:
+            log.warning("%s sandbox is running without: %s", self.name, ", ".join(missing))
 
     def protections(self) -> dict[str, bool]:
         """Return which isolation measures the workers report as active."""

@@ -23,6 +23,26 @@ def sandbox():
 
 
 @pytest.fixture(scope="session")
+def docker_image() -> str:
+    """The runtime image; skips (or fails, with ARCJUDGE_REQUIRE_DOCKER=1) without docker."""
+    from arcjudge.sandbox.docker import (
+        DockerUnavailable,
+        check_image,
+        docker_client,
+        expected_image,
+    )
+
+    try:
+        image = expected_image()
+        check_image(docker_client(), image)
+    except DockerUnavailable as exc:
+        if os.environ.get("ARCJUDGE_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"docker is required here (ARCJUDGE_REQUIRE_DOCKER=1): {exc}")
+        pytest.skip(f"docker unavailable: {exc}")
+    return image
+
+
+@pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not (DATA / "arc-agi-1").is_dir():
         pytest.skip(f"shared data not found at {DATA} (set ARCJUDGE_DATA)")

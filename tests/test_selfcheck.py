@@ -7,18 +7,29 @@ import pytest
 from arcjudge import cli
 from arcjudge.sandbox import selfcheck
 from arcjudge.sandbox.process import ProcessSandbox
-from arcjudge.sandbox.selfcheck import CASES, Case, run_suite
+from arcjudge.sandbox.selfcheck import CASES, Case, cases_for, run_suite
 
 
-@pytest.fixture(scope="module")
-def outcomes():
-    return {o.name: o for o in run_suite(lambda: ProcessSandbox(workers=1))}
+@pytest.fixture(scope="module", params=["process", "docker"])
+def outcomes(request):
+    if request.param == "docker":
+        from arcjudge.sandbox.docker import DockerSandbox
+
+        image = request.getfixturevalue("docker_image")
+        factory = lambda: DockerSandbox(workers=1, image=image)  # noqa: E731
+    else:
+        factory = lambda: ProcessSandbox(workers=1)  # noqa: E731
+    return request.param, {o.name: o for o in run_suite(factory)}
 
 
 @pytest.mark.parametrize("name", [c.name for c in CASES] + ["after_suite"])
 def test_case_is_contained(outcomes, name):
-    outcome = outcomes[name]
-    assert outcome.contained, f"{name}: expected {outcome.expected}, got {outcome.got}"
+    backend, results = outcomes
+    case = next((c for c in CASES if c.name == name), None)
+    if case is not None and case not in cases_for(backend):
+        pytest.skip(f"{name} applies only to {case.backends}")
+    outcome = results[name]
+    assert outcome.contained, f"{backend} {name}: expected {outcome.expected}, got {outcome.got}"
 
 
 def test_isolation_protections_are_active_as_root():

@@ -8,6 +8,8 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import signal
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +22,7 @@ from arcjudge.sandbox.backends import (
     make_sandbox,
     missing_strong_protections,
 )
+from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import SPLITS, TaskFormatError, load_task
@@ -64,8 +67,21 @@ def _parser() -> argparse.ArgumentParser:
     _add_backend(run)
 
     check = sub.add_parser("selfcheck", help="try every attack on a backend; table of results")
-    check.add_argument("--backend", default="process", choices=BACKENDS)
+    check.add_argument("--backend", default="auto", choices=BACKENDS)
     check.add_argument("--case", action="append", help="run only these cases (repeatable)")
+
+    image = sub.add_parser("image", help="build the docker runtime image")
+    image_sub = image.add_subparsers(dest="image_command", required=True)
+    build = image_sub.add_parser("build", help="build it (debootstrap + docker import)")
+    build.add_argument("--force", action="store_true", help="rebuild even if it exists")
+    build.add_argument(
+        "--dockerfile", action="store_true", help="use docker build (needs a registry)"
+    )
+
+    box = sub.add_parser("sandbox", help="manage sandbox leftovers")
+    box_sub = box.add_subparsers(dest="sandbox_command", required=True)
+    prune = box_sub.add_parser("prune", help="remove containers left by crashed runs")
+    prune.add_argument("--all", action="store_true", help="remove every arcjudge container")
 
     for name, text in NOT_BUILT.items():
         sub.add_parser(name, help=text)
@@ -93,8 +109,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     labelled = [(s, i, p) for s in SPLITS for i, p in enumerate(task.split(s))]
-    with make_sandbox(args.backend, args.workers) as sandbox:
-        _warn_protections(sandbox.name, sandbox.protections())
+    module_dirs = tuple(str(d) for d in args.module_dir)
+    with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=_warn) as sandbox:
+        _warn_protections(sandbox)
         result = sandbox.run(
             program, [p.input for _, _, p in labelled], limits, policy=PolicyMode(args.policy)
         )
@@ -122,27 +139,31 @@ def _last_line(text: str | None) -> str:
     return lines[-1] if lines else ""
 
 
-def _warn_protections(name: str, protections: dict[str, bool]) -> None:
-    missing = missing_strong_protections(protections)
+def _warn(message: str) -> None:
+    print(f"arcjudge: warning: {message}", file=sys.stderr)
+
+
+def _warn_protections(sandbox: PooledSandbox) -> None:
+    missing = missing_strong_protections(sandbox)
     if missing:
-        print(f"arcjudge: warning: {name} sandbox without {', '.join(missing)}", file=sys.stderr)
+        _warn(f"{sandbox.name} sandbox without {', '.join(missing)}")
 
 
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
     from arcjudge.sandbox.selfcheck import format_table, run_suite
 
-    make_sandbox(args.backend)  # fail early and clearly if the backend is unusable
+    made: list[PooledSandbox] = []
+
+    def factory() -> PooledSandbox:
+        made.append(make_sandbox(args.backend, workers=1, warn=_warn))
+        return made[-1]
+
+    factory().close()  # fail early and clearly if the backend is unusable
     names = set(args.case) if args.case else None
     outcomes = []
-    sandbox_box = {}
-
-    def factory() -> object:
-        sandbox_box["sb"] = make_sandbox(args.backend, workers=1)
-        return sandbox_box["sb"]
-
     for outcome in run_suite(factory, names):
-        if "sb" in sandbox_box and not outcomes:
-            print(describe_protections(args.backend, sandbox_box["sb"].protections()))
+        if not outcomes:
+            print(describe_protections(made[-1].name, made[-1].protections()))
         outcomes.append(outcome)
         mark = "contained" if outcome.contained else "NOT CONTAINED"
         print(f"  {outcome.name}: {mark} ({outcome.seconds:.1f} s)", flush=True)
@@ -155,8 +176,46 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_image(args: argparse.Namespace) -> int:
+    from arcjudge.sandbox.docker import IMAGES_DIR
+
+    script = IMAGES_DIR / "build-rootfs.sh"
+    if not script.is_file():
+        raise UsageError("images/build-rootfs.sh not found: run from a checkout of arcjudge")
+    if args.dockerfile:
+        tag = subprocess.run(
+            ["bash", str(script), "--print-tag"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        if not tag:
+            raise UsageError("could not compute the image tag (images/build-rootfs.sh --print-tag)")
+        argv = ["docker", "build", "-t", tag, "--build-arg", f"TAG={tag.partition(':')[2]}"]
+        argv.append(str(IMAGES_DIR))
+    else:
+        argv = ["bash", str(script)] + (["--force"] if args.force else [])
+    code = subprocess.run(argv, check=False).returncode
+    if code != 0:
+        raise UsageError(f"image build failed (exit code {code}); see the messages above")
+    return 0
+
+
+def _cmd_sandbox(args: argparse.Namespace) -> int:
+    from arcjudge.sandbox.docker import DockerUnavailable, docker_client, prune
+
+    try:
+        removed = prune(docker_client(), everything=args.all)
+    except DockerUnavailable as exc:
+        raise UsageError(str(exc)) from None
+    print(f"removed {len(removed)} container(s){': ' + ', '.join(removed) if removed else ''}")
+    return 0
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
+    signal.signal(signal.SIGTERM, _terminate)
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra and args.command not in NOT_BUILT:
@@ -166,6 +225,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "selfcheck":
             return _cmd_selfcheck(args)
+        if args.command == "image":
+            return _cmd_image(args)
+        if args.command == "sandbox":
+            return _cmd_sandbox(args)
         print(NOT_BUILT[args.command])
         return 0
     except (UsageError, TaskFormatError, BackendUnavailable) as exc:

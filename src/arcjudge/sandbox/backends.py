@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from arcjudge.sandbox.base import STRONG_PROTECTIONS, PooledSandbox
+from collections.abc import Callable
+
+from arcjudge.sandbox.base import PooledSandbox
 
 BACKENDS = ("auto", "process", "docker")
 
@@ -11,12 +13,21 @@ class BackendUnavailable(RuntimeError):
     """The requested backend cannot run here; the message says why and what to do."""
 
 
-def make_sandbox(backend: str = "auto", workers: int | None = None) -> PooledSandbox:
+def make_sandbox(
+    backend: str = "auto",
+    workers: int | None = None,
+    *,
+    module_dirs: tuple[str, ...] = (),
+    warn: Callable[[str], None] | None = None,
+) -> PooledSandbox:
     """Build (but do not start) a sandbox.
 
     Args:
-        backend: ``auto`` picks docker when usable, else ``process``; or a backend name.
+        backend: ``auto`` picks docker when the daemon answers and the image exists, else
+            ``process`` (calling ``warn`` with what isolation is missing); or a backend name.
         workers: Pool size (default: one per core).
+        module_dirs: Directories programs may import from (mounted into containers).
+        warn: Receives the one-line warning when ``auto`` falls back to ``process``.
 
     Returns:
         The sandbox; use it as a context manager.
@@ -26,8 +37,19 @@ def make_sandbox(backend: str = "auto", workers: int | None = None) -> PooledSan
     """
     if backend not in BACKENDS:
         raise BackendUnavailable(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
-    if backend == "docker":
-        raise BackendUnavailable("the docker backend is not built yet; use --backend process")
+    if backend in ("docker", "auto"):
+        from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable
+
+        try:
+            return DockerSandbox(workers, module_dirs=module_dirs)
+        except DockerUnavailable as exc:
+            if backend == "docker":
+                raise BackendUnavailable(f"docker backend unusable: {exc}") from None
+            if warn is not None:
+                warn(
+                    f"docker unavailable ({exc}); using the process backend, which does not "
+                    "confine programs to a container"
+                )
     from arcjudge.sandbox.process import ProcessSandbox
 
     return ProcessSandbox(workers)
@@ -43,6 +65,7 @@ def describe_protections(name: str, protections: dict[str, bool]) -> str:
     return line
 
 
-def missing_strong_protections(protections: dict[str, bool]) -> list[str]:
-    """Return the important protections that are not active."""
-    return [k for k in STRONG_PROTECTIONS if not protections.get(k, False)]
+def missing_strong_protections(sandbox: PooledSandbox) -> list[str]:
+    """Return the important protections of a sandbox that are not active."""
+    protections = sandbox.protections()
+    return [k for k in sandbox.strong_protections if not protections.get(k, False)]

@@ -189,6 +189,7 @@ class PooledSandbox(abc.ABC):
     """A pool of warm workers behind the ``Sandbox`` interface."""
 
     name = "pooled"
+    strong_protections: tuple[str, ...] = STRONG_PROTECTIONS
 
     def __init__(self, workers: int | None = None) -> None:
         self.size = max(1, int(workers or os.cpu_count() or 1))
@@ -202,6 +203,10 @@ class PooledSandbox(abc.ABC):
     @abc.abstractmethod
     def _spawn_worker(self) -> Worker:
         """Start one worker and wait until it has said hello."""
+
+    def _prepare(self, program: Program) -> Program:
+        """Adapt a program to where the workers run (e.g. map module directories)."""
+        return program
 
     def start(self) -> None:
         """Start all workers (called automatically on first use)."""
@@ -217,7 +222,7 @@ class PooledSandbox(abc.ABC):
                 self._idle.put(worker)
             self._protections = dict(workers[0].protections)
             self._started = True
-        missing = [k for k in STRONG_PROTECTIONS if not self._protections.get(k, False)]
+        missing = [k for k in self.strong_protections if not self._protections.get(k, False)]
         if missing:
             log.warning("%s sandbox is running without: %s", self.name, ", ".join(missing))
 
@@ -255,7 +260,7 @@ class PooledSandbox(abc.ABC):
                 ProgramStatus.POLICY_REJECTED, error="; ".join(findings)[:4000], findings=findings
             )
         self.start()
-        message = encode_job(program, inputs, limits)
+        message = encode_job(self._prepare(program), inputs, limits)
         timeout = limits.total_seconds + limits.wall_seconds + RESPONSE_SLACK_SECONDS
         problem = "no worker answered"
         for _attempt in range(2):

@@ -45,10 +45,80 @@ def supervisor_environment() -> dict[str, str]:
     return env
 
 
-class PipeWorker:
-    """A supervisor reached over a subprocess's stdin/stdout."""
+class FrameWorker:
+    """A supervisor reached over a byte stream; subclasses provide the transport.
+
+    Subclasses set ``protections`` via ``_handshake()`` and implement ``_fileno()``,
+    ``_read_chunk()``, ``_send()`` and ``close()``.
+    """
+
+    protections: dict[str, bool]
+
+    def __init__(self) -> None:
+        self._reader = framing.FrameReader(MAX_REPLY_BYTES)
+        self._frames: list[object] = []
+
+    def _fileno(self) -> int:
+        raise NotImplementedError
+
+    def _read_chunk(self) -> bytes | None:
+        """Return received bytes, ``b""`` at end of stream, ``None`` if nothing yet."""
+        raise NotImplementedError
+
+    def _send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _gone(self) -> str:
+        return "supervisor exited"
+
+    def _handshake(self) -> None:
+        hello = self._receive(HELLO_TIMEOUT)
+        if not isinstance(hello, dict) or hello.get("op") != "hello":
+            raise WorkerLost(f"supervisor did not say hello: {hello!r}"[:300])
+        self.pid = int(hello.get("pid", 0))
+        self.protections = {str(k): bool(v) for k, v in dict(hello["protections"]).items()}
+
+    def _receive(self, timeout: float) -> object:
+        deadline = time.monotonic() + timeout
+        while not self._frames:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise WorkerLost(f"supervisor gave no answer within {timeout:.0f} s")
+            ready, _, _ = select.select([self._fileno()], [], [], remaining)
+            if not ready:
+                continue
+            data = self._read_chunk()
+            if data is None:
+                continue
+            if not data:
+                raise WorkerLost(self._gone())
+            try:
+                self._frames.extend(self._reader.feed(data))
+            except framing.FrameError as exc:
+                raise WorkerLost(f"supervisor sent a bad frame: {exc}") from None
+        return self._frames.pop(0)
+
+    def request(self, message: dict, timeout: float) -> dict:
+        """Send one request and wait for its reply."""
+        try:
+            self._send(framing.encode(message))
+        except OSError as exc:
+            raise WorkerLost(f"supervisor is gone: {exc}") from None
+        reply = self._receive(timeout)
+        if not isinstance(reply, dict) or reply.get("op") != "result":
+            raise WorkerLost("supervisor sent an unexpected frame")
+        return reply
+
+    def close(self) -> None:
+        """Stop the supervisor and release everything it holds."""
+        raise NotImplementedError
+
+
+class PipeWorker(FrameWorker):
+    """A supervisor reached over a local subprocess's stdin/stdout."""
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        super().__init__()
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -63,47 +133,28 @@ class PipeWorker:
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
         os.set_blocking(self._out, False)
-        self._reader = framing.FrameReader(MAX_REPLY_BYTES)
-        self._frames: list[object] = []
-        hello = self._receive(HELLO_TIMEOUT)
-        if not isinstance(hello, dict) or hello.get("op") != "hello":
-            self.close()
-            raise WorkerLost(f"supervisor did not say hello: {hello!r}"[:300])
-        self.pid = int(hello.get("pid", 0))
-        self.protections = {str(k): bool(v) for k, v in dict(hello["protections"]).items()}
-
-    def _receive(self, timeout: float) -> object:
-        deadline = time.monotonic() + timeout
-        while not self._frames:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise WorkerLost(f"supervisor gave no answer within {timeout:.0f} s")
-            ready, _, _ = select.select([self._out], [], [], remaining)
-            if not ready:
-                continue
-            try:
-                data = os.read(self._out, 1 << 20)
-            except BlockingIOError:
-                continue
-            if not data:
-                code = self.proc.poll()
-                raise WorkerLost(f"supervisor exited (code {code})")
-            try:
-                self._frames.extend(self._reader.feed(data))
-            except framing.FrameError as exc:
-                raise WorkerLost(f"supervisor sent a bad frame: {exc}") from None
-        return self._frames.pop(0)
-
-    def request(self, message: dict, timeout: float) -> dict:
-        """Send one request and wait for its reply."""
         try:
-            framing.write_frame(self._in, message)
-        except OSError as exc:
-            raise WorkerLost(f"supervisor is gone: {exc}") from None
-        reply = self._receive(timeout)
-        if not isinstance(reply, dict) or reply.get("op") != "result":
-            raise WorkerLost("supervisor sent an unexpected frame")
-        return reply
+            self._handshake()
+        except WorkerLost:
+            self.close()
+            raise
+
+    def _fileno(self) -> int:
+        return self._out
+
+    def _read_chunk(self) -> bytes | None:
+        try:
+            return os.read(self._out, 1 << 20)
+        except BlockingIOError:
+            return None
+
+    def _send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._in, view) :]
+
+    def _gone(self) -> str:
+        return f"supervisor exited (code {self.proc.poll()})"
 
     def close(self) -> None:
         """Ask the supervisor to exit, then make sure it and its session are gone."""

@@ -70,6 +70,7 @@ class Case:
     accept: Callable[[list[ProgramResult]], bool]
     host_ok: Callable[[Context], bool] = lambda ctx: True
     limits: Limits = SELFCHECK_LIMITS
+    backends: tuple[str, ...] | None = None  # None: every backend
 
 
 def _statuses(result: ProgramResult) -> set[str]:
@@ -254,7 +255,7 @@ CASES: tuple[Case, ...] = (
                 """
             ),
         ),
-        "ok [[0]], no file on the host",
+        "ok, no file on the host",
         _only("ok"),
         _no_escape_file,
     ),
@@ -507,6 +508,54 @@ CASES: tuple[Case, ...] = (
         "load_error",
         _only("load_error"),
     ),
+    Case(
+        "docker_socket_unreachable",
+        (
+            _src(
+                """
+                import socket
+                def transform(g):
+                    for path in ('/var/run/docker.sock', '/run/docker.sock'):
+                        s = socket.socket(socket.AF_UNIX)
+                        try:
+                            s.connect(path)
+                            return [[1]]
+                        except OSError:
+                            pass
+                    return [[0]]
+                """
+            ),
+        ),
+        "ok [[0]]",
+        _last_grid(((0,),)),
+        backends=("docker",),
+    ),
+    Case(
+        "kill_every_process",
+        (
+            _src(
+                """
+                import os, signal
+                def transform(g):
+                    for target in (-1, 1):
+                        try:
+                            os.kill(target, signal.SIGKILL)
+                        except OSError:
+                            pass
+                    return g
+                """
+            ),
+            _src(
+                """
+                def transform(g):
+                    return [list(r) for r in g]
+                """
+            ),
+        ),
+        "the run carries on: next program ok",
+        _last_grid(SAMPLE),
+        backends=("docker",),
+    ),
 )
 
 
@@ -580,11 +629,19 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> Outcome:
     ]
     contained = case.accept(results) and case.host_ok(ctx)
     time.sleep(0.05)
-    strays = leftover_processes(_supervisor_pids(), ctx.started)
+    strays = len(leftover_processes(_supervisor_pids(), ctx.started))
+    in_workers = getattr(sandbox, "stray_processes", None)
+    if in_workers is not None:
+        strays += in_workers()
     if strays:
         contained = False
-    got = _describe(results) + (f"; {len(strays)} stray processes" if strays else "")
+    got = _describe(results) + (f"; {strays} stray processes" if strays else "")
     return Outcome(case.name, case.expected, got, contained, time.monotonic() - start)
+
+
+def cases_for(backend: str) -> tuple[Case, ...]:
+    """Return the cases that apply to a backend."""
+    return tuple(c for c in CASES if c.backends is None or backend in c.backends)
 
 
 def run_suite(
@@ -610,7 +667,7 @@ def run_suite(
     os.environ[SECRET_VAR] = uuid.uuid4().hex
     sandbox = make_sandbox()
     try:
-        for case in CASES:
+        for case in cases_for(sandbox.name):
             if names is None or case.name in names:
                 yield run_case(sandbox, case, ctx)
         start = time.monotonic()
@@ -630,6 +687,9 @@ def run_suite(
         n for n in set(os.listdir(tempfile.gettempdir())) - before_tmp if n.startswith("arcjudge-")
     )
     problems = []
+    leftover_containers = getattr(sandbox, "leftover_containers", None)
+    if leftover_containers is not None and leftover_containers():
+        problems.append(f"containers left: {', '.join(leftover_containers())}")
     if not benign_ok:
         problems.append(f"benign program: {_describe([benign])}")
     if strays:
@@ -638,7 +698,7 @@ def run_suite(
         problems.append(f"temp dirs left: {', '.join(new_tmp)}")
     yield Outcome(
         "after_suite",
-        "benign ok, no processes or temp dirs left",
+        "benign ok, no processes, temp dirs or containers left",
         "; ".join(problems) or "benign ok, nothing left",
         not problems,
         time.monotonic() - start,

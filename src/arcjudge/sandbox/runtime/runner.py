@@ -88,6 +88,8 @@ class Isolation:
         self.uid = 100000 + os.getpid()
         if self.root:
             self.protections["privilege_drop"] = True
+        else:  # programs share our uid: make sure they cannot ptrace or read our memory
+            self.protections["supervisor_not_dumpable"] = iso.prctl(iso.PR_SET_DUMPABLE, 0)
         if not (self.root and enabled):
             return
         flags = iso.CLONE_NEWNS | iso.CLONE_NEWNET | iso.CLONE_NEWIPC | iso.CLONE_NEWUTS
@@ -252,6 +254,8 @@ def _prepare_child(res_w: int, out_w: int, limits: dict, drop_to: int | None) ->
         os.setgid(drop_to)
         os.setuid(drop_to)
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
+    else:
+        iso.prctl(iso.PR_SET_DUMPABLE, 1)  # the supervisor is not; the program may be
     iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
     os.environ.clear()
 
@@ -468,10 +472,15 @@ class _Event:
 class Supervisor:
     """Serves ``run`` requests from the harness, one program at a time."""
 
-    def __init__(self, chan_in: int, chan_out: int, isolation: bool) -> None:
+    def __init__(
+        self, chan_in: int, chan_out: int, isolation: bool, scrub: tuple[str, ...] = ()
+    ) -> None:
         self.chan_in = chan_in
         self.chan_out = chan_out
         self.iso = Isolation(isolation)
+        self.scrub = scrub
+        if scrub:
+            self.iso.protections["scrub_between_programs"] = True
         self.harness_gone = False
 
     def serve(self) -> None:
@@ -498,8 +507,10 @@ class Supervisor:
             elif msg.get("op") == "run":
                 try:
                     reply = self.run(msg)
-                except Exception:
+                except Exception:  # report, never die silently
                     reply = {"op": "result", "status": "infra", "error": traceback.format_exc()}
+                finally:
+                    _scrub(self.scrub)
                 reply["id"] = msg.get("id")
                 framing.write_frame(self.chan_out, reply)
             else:
@@ -702,6 +713,40 @@ class Supervisor:
         return {"s": status, "e": error[:ERROR_CHARS] if isinstance(error, str) else None}
 
 
+def _scrub(directories: tuple[str, ...]) -> None:
+    """Delete everything inside the writable directories, so the next program sees none of it."""
+    import shutil
+
+    def force(func: object, path: str, _exc: object) -> None:
+        try:
+            os.chmod(os.path.dirname(path), 0o700)
+            os.chmod(path, 0o700)
+        except OSError:
+            pass
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.unlink(path)
+        except OSError:
+            pass
+
+    for directory in directories:
+        try:
+            entries = os.listdir(directory)
+        except OSError:
+            continue
+        for name in entries:
+            path = os.path.join(directory, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, onerror=force)
+            else:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+
+
 def _preload(names: list[str]) -> list[str]:
     loaded = []
     for name in names:
@@ -714,9 +759,10 @@ def _preload(names: list[str]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point: ``runner.py [--preload a,b,c] [--no-isolation]``."""
+    """Entry point: ``runner.py [--preload a,b,c] [--no-isolation] [--scrub /tmp:/dev/shm]``."""
     preload = list(DEFAULT_PRELOAD)
     isolation = True
+    scrub: tuple[str, ...] = ()
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -724,12 +770,14 @@ def main(argv: list[str]) -> int:
             preload = [p for p in args.pop(0).split(",") if p]
         elif arg == "--no-isolation":
             isolation = False
+        elif arg == "--scrub":
+            scrub = tuple(p for p in args.pop(0).split(":") if p)
     chan_out = os.dup(1)
     os.dup2(2, 1)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     _preload(preload)
     json.dumps({})  # warm the encoder before forking
-    supervisor = Supervisor(0, chan_out, isolation)
+    supervisor = Supervisor(0, chan_out, isolation, scrub)
     try:
         supervisor.serve()
     except OSError as exc:

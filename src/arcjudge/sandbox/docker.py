@@ -33,7 +33,7 @@ LABEL = "arcjudge"
 SANDBOX_USER = "65532:65532"
 CONTAINER_RUNTIME = "/opt/arcjudge/runtime"
 CONTAINER_MODULES = "/opt/arcjudge/modules"
-SCRUB = "/tmp:/dev/shm"
+SCRUB = "/tmp:/dev/shm:/dev/mqueue"
 _HEADER = struct.Struct(">BxxxL")
 
 

@@ -496,6 +496,37 @@ CASES: tuple[Case, ...] = (
         _last_grid(((0,),)),
     ),
     Case(
+        "shared_memory_to_next_program",
+        (
+            _src(
+                """
+                import ctypes, os
+                libc = ctypes.CDLL(None, use_errno=True)
+                def transform(g):
+                    seg = libc.shmget(0x4A1D6E, 4096, 0o1666)  # IPC_CREAT | 0666
+                    try:
+                        fd = os.open('/dev/mqueue/arcjudge-{marker}', os.O_CREAT | os.O_WRONLY)
+                        os.close(fd)
+                    except OSError:
+                        pass
+                    return [[1 if seg >= 0 else 0]]
+                """
+            ),
+            _src(
+                """
+                import ctypes, os
+                libc = ctypes.CDLL(None, use_errno=True)
+                def transform(g):
+                    seen = libc.shmget(0x4A1D6E, 0, 0) >= 0
+                    seen = seen or os.path.exists('/dev/mqueue/arcjudge-{marker}')
+                    return [[1 if seen else 0]]
+                """
+            ),
+        ),
+        "second program ok [[0]]",
+        _last_grid(((0,),)),
+    ),
+    Case(
         "top_level_never_returns",
         (
             _src(

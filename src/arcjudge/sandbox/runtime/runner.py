@@ -346,7 +346,7 @@ def _spawn(iso_state: Isolation, job: dict, first: int) -> tuple[int, int, int, 
             os.setsid()
             if iso_state.namespaced:
                 iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
-                if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS):
+                if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
                     os._exit(70)
                 modules = _mount_program_tree(iso_state, job, limits)
                 inner = os.fork()
@@ -511,6 +511,8 @@ class Supervisor:
                     reply = {"op": "result", "status": "infra", "error": traceback.format_exc()}
                 finally:
                     _scrub(self.scrub)
+                    if not self.iso.namespaced:
+                        iso.remove_sysv_ipc(self.iso.uid if self.iso.root else os.getuid())
                 reply["id"] = msg.get("id")
                 framing.write_frame(self.chan_out, reply)
             else:

@@ -24,6 +24,7 @@ from arcjudge.sandbox.policy import PolicyMode, check, decide
 from arcjudge.sandbox.runtime import canonical
 from arcjudge.sandbox.types import (
     VERIFIER_LIMITS,
+    GeneratorCall,
     Grid,
     Limits,
     Program,
@@ -108,13 +109,20 @@ class Sandbox(Protocol):
         ...
 
 
-def encode_job(program: Program, inputs: Sequence[Grid], limits: Limits) -> dict:
+def encode_job(
+    program: Program,
+    inputs: Sequence[Grid] | Sequence[GeneratorCall],
+    limits: Limits,
+    mode: str = "transform",
+) -> dict:
     """Build the request frame for a supervisor (no expected outputs in it, ever).
 
     Args:
         program: The program to run.
         inputs: Input grids only.
         limits: Limits to enforce.
+        mode: ``transform`` (call the entry point on each grid) or ``generate`` (inputs are
+            ``GeneratorCall`` seeds and keyword arguments).
 
     Returns:
         A JSON-ready request.
@@ -125,7 +133,13 @@ def encode_job(program: Program, inputs: Sequence[Grid], limits: Limits) -> dict
         "entry_points": list(program.entry_points),
         "module_dirs": [os.path.abspath(d) for d in program.module_dirs],
         "input_format": program.input_format,
-        "inputs": [to_plain(g) for g in inputs],
+        "mode": mode,
+        "inputs": [
+            {"seed": c.seed, "kwargs": dict(c.kwargs)}
+            if isinstance(c, GeneratorCall)
+            else to_plain(c)
+            for c in inputs
+        ],
         "limits": {
             "wall_seconds": limits.wall_seconds,
             "memory_bytes": limits.memory_bytes,
@@ -167,13 +181,18 @@ def decode_result(reply: dict, n_inputs: int, findings: tuple[str, ...]) -> Prog
         results = []
         for index, item in enumerate(raw):
             item_status = Status(item["s"])
-            grid = None
+            grid = output = None
             if item_status is Status.OK:
                 grid, reason = canonical.validate_plain(item.get("g"))
                 if grid is None:
                     raise ValueError(f"malformed grid: {reason}")
+                if "o" in item:
+                    output, reason = canonical.validate_plain(item.get("o"))
+                    if output is None:
+                        raise ValueError(f"malformed grid: {reason}")
+            seconds = float(item.get("t", 0.0))
             results.append(
-                RunResult(index, item_status, grid, _text(item.get("e")), float(item.get("t", 0.0)))
+                RunResult(index, item_status, grid, _text(item.get("e")), seconds, output)
             )
         return ProgramResult(
             status, tuple(results), entry_point=_text(reply.get("entry"), 100), output=output,
@@ -252,6 +271,31 @@ class PooledSandbox(abc.ABC):
         policy: PolicyMode = PolicyMode.WARN,
     ) -> ProgramResult:
         """Run ``program`` on every input (see ``Sandbox.run``)."""
+        return self._execute(program, inputs, limits, policy, "transform")
+
+    def generate(
+        self,
+        program: Program,
+        calls: Sequence[GeneratorCall],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> ProgramResult:
+        """Draw generator samples: per call, seed ``random`` and call the entry point.
+
+        Each ``RunResult`` holds the sample's input in ``grid`` and its output in
+        ``output``; a generator that returns anything but two grids is ``invalid_output``.
+        """
+        return self._execute(program, calls, limits, policy, "generate")
+
+    def _execute(
+        self,
+        program: Program,
+        inputs: Sequence[Grid] | Sequence[GeneratorCall],
+        limits: Limits,
+        policy: PolicyMode,
+        mode: str,
+    ) -> ProgramResult:
         rejected, findings = False, ()
         if PolicyMode(policy) is not PolicyMode.OFF:
             rejected, findings = decide(policy, _checked(program.source))
@@ -260,7 +304,7 @@ class PooledSandbox(abc.ABC):
                 ProgramStatus.POLICY_REJECTED, error="; ".join(findings)[:4000], findings=findings
             )
         self.start()
-        message = encode_job(self._prepare(program), inputs, limits)
+        message = encode_job(self._prepare(program), inputs, limits, mode)
         timeout = limits.total_seconds + limits.wall_seconds + RESPONSE_SLACK_SECONDS
         problem = "no worker answered"
         for _attempt in range(2):

@@ -112,6 +112,14 @@ class Limits:
         )
 
 
+@dataclass(frozen=True)
+class GeneratorCall:
+    """One generator sample: ``random.seed(seed)`` then ``entry(**kwargs)``."""
+
+    seed: int
+    kwargs: tuple[tuple[str, object], ...] = ()
+
+
 VERIFIER_LIMITS = Limits(wall_seconds=10.0)
 DEFINITION_LIMITS = Limits(wall_seconds=5.0)
 
@@ -126,6 +134,7 @@ class RunResult:
         grid: The canonical output grid when ``status`` is ``ok``, else ``None``.
         error: A short (truncated) description when ``status`` is not ``ok``.
         seconds: Wall time of the call as measured outside the program.
+        output: For generator calls, the generated pair's output (``grid`` is its input).
     """
 
     index: int
@@ -133,6 +142,7 @@ class RunResult:
     grid: Grid | None = None
     error: str | None = None
     seconds: float = 0.0
+    output: Grid | None = None
 
 
 @dataclass(frozen=True)

@@ -152,6 +152,28 @@ def _fresh_input(grid: list, fmt: str) -> object:
     return [list(row) for row in grid]
 
 
+def _generate_one(fn: object, call: dict, index: int) -> dict:
+    """Seed ``random`` and call a generator; its pair must be two grids."""
+    import random
+
+    random.seed(call["seed"])
+    value = fn(**call.get("kwargs", {}))
+    if type(value) is not dict or "input" not in value or "output" not in value:
+        return {"k": "out", "i": index, "s": "invalid_output", "e": "not an {input, output} dict"}
+    grid_in, reason_in = canonical.canonicalize(value["input"])
+    grid_out, reason_out = canonical.canonicalize(value["output"])
+    if grid_in is None or grid_out is None:
+        reason = f"input: {reason_in}" if grid_in is None else f"output: {reason_out}"
+        return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
+    return {
+        "k": "out",
+        "i": index,
+        "s": "ok",
+        "g": [list(r) for r in grid_in],
+        "o": [list(r) for r in grid_out],
+    }
+
+
 def _child_main(job: dict, first: int, workdir: str, module_paths: list[str]) -> None:
     """Load the program and run inputs ``first..`` (never returns)."""
     send = framing.write_frame
@@ -188,14 +210,18 @@ def _child_main(job: dict, first: int, workdir: str, module_paths: list[str]) ->
         send(fd, {"k": "load", "ok": True, "entry": entry_name})
         fmt = job["input_format"]
         inputs = job["inputs"]
+        generate = job.get("mode") == "generate"
         for index in range(first, len(inputs)):
             try:
-                value = fn(_fresh_input(inputs[index], fmt))
-                grid, reason = canonical.canonicalize(value)
-                if grid is None:
-                    msg = {"k": "out", "i": index, "s": "invalid_output", "e": reason}
+                if generate:
+                    msg = _generate_one(fn, inputs[index], index)
                 else:
-                    msg = {"k": "out", "i": index, "s": "ok", "g": [list(r) for r in grid]}
+                    value = fn(_fresh_input(inputs[index], fmt))
+                    grid, reason = canonical.canonicalize(value)
+                    if grid is None:
+                        msg = {"k": "out", "i": index, "s": "invalid_output", "e": reason}
+                    else:
+                        msg = {"k": "out", "i": index, "s": "ok", "g": [list(r) for r in grid]}
             except MemoryError as exc:
                 msg = {"k": "out", "i": index, "s": "memory", "e": _describe(exc)}
             except BaseException as exc:  # SystemExit and friends are errors too
@@ -710,7 +736,13 @@ class Supervisor:
             grid, reason = canonical.validate_plain(msg.get("g"))
             if grid is None:
                 return {"s": "invalid_output", "e": f"corrupted result channel: {reason}", "bad": 1}
-            return {"s": "ok", "g": [list(r) for r in grid]}
+            record = {"s": "ok", "g": [list(r) for r in grid]}
+            if "o" in msg:
+                other, reason = canonical.validate_plain(msg.get("o"))
+                if other is None:
+                    return {"s": "invalid_output", "e": f"corrupted channel: {reason}", "bad": 1}
+                record["o"] = [list(r) for r in other]
+            return record
         error = msg.get("e")
         return {"s": status, "e": error[:ERROR_CHARS] if isinstance(error, str) else None}
 

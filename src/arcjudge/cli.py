@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arcjudge import __version__
+from arcjudge.errors import UsageError
 from arcjudge.sandbox.backends import (
     BACKENDS,
     BackendUnavailable,
@@ -26,18 +27,14 @@ from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import SPLITS, TaskFormatError, load_task
+from arcjudge.verifiers.sources import SourceError
 
 NOT_BUILT = {
-    "validate": "validate is not built yet (issue: verifier validation harness)",
     "score": "score is not built yet (issue: safe Definition scoring)",
     "mutate": "mutate is not built yet (issue: libcst mutation engine)",
     "dimensions": "dimensions is not built yet (issue: feeding all five dimensions)",
 }
 DEFAULT_ENTRY_POINTS = ("transform", "solve", "verify", "p", "main")
-
-
-class UsageError(Exception):
-    """A user mistake; reported as one line."""
 
 
 def _add_backend(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +66,25 @@ def _parser() -> argparse.ArgumentParser:
     check = sub.add_parser("selfcheck", help="try every attack on a backend; table of results")
     check.add_argument("--backend", default="auto", choices=BACKENDS)
     check.add_argument("--case", action="append", help="run only these cases (repeatable)")
+
+    val = sub.add_parser("validate", help="decide which verifier sources are valid per task")
+    val.add_argument("--tasks", type=Path, help="directory of ARC task JSON files")
+    val.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    val.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
+    val.add_argument("--samples", type=int, default=0, help="generator samples per task")
+    val.add_argument(
+        "--source", action="append", default=[], help="NAME=KIND:PATH (re-arc, golf, module)"
+    )
+    val.add_argument("--entrypoint", action="append", help="entry points for module sources")
+    val.add_argument("--seed", type=int, default=0, help="sample i uses random.seed(SEED + i)")
+    val.add_argument("--out", type=Path, help="output directory")
+    val.add_argument("--sample", action="store_true", help="use the bundled sample")
+    val.add_argument("--chunk", type=int, default=128, help="inputs per work item")
+    val.add_argument("--wall", type=float, default=10.0, help="seconds per call")
+    val.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
+    val.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    val.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_backend(val)
 
     image = sub.add_parser("image", help="build the docker runtime image")
     image_sub = image.add_subparsers(dest="image_command", required=True)
@@ -225,13 +241,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "selfcheck":
             return _cmd_selfcheck(args)
+        if args.command == "validate":
+            from arcjudge.harness.validate_cli import cmd_validate
+
+            return cmd_validate(args)
         if args.command == "image":
             return _cmd_image(args)
         if args.command == "sandbox":
             return _cmd_sandbox(args)
         print(NOT_BUILT[args.command])
         return 0
-    except (UsageError, TaskFormatError, BackendUnavailable) as exc:
+    except (UsageError, TaskFormatError, BackendUnavailable, SourceError) as exc:
         print(f"arcjudge: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

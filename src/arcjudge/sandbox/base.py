@@ -96,7 +96,20 @@ class Sandbox(Protocol):
         """Run ``program`` on every input and return one result per input."""
         ...
 
-    def map(self, jobs: Iterable[Job]) -> Iterator[tuple[int, ProgramResult]]:
+    def generate(
+        self,
+        program: Program,
+        calls: Sequence[GeneratorCall],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> ProgramResult:
+        """Draw generator samples (seeded calls); outputs in ``RunResult.output``."""
+        ...
+
+    def map(
+        self, jobs: Iterable[Job], *, mode: str = "transform"
+    ) -> Iterator[tuple[int, ProgramResult]]:
         """Run many jobs concurrently; yield ``(job index, result)`` as they finish."""
         ...
 
@@ -319,15 +332,21 @@ class PooledSandbox(abc.ABC):
             return decode_result(reply, len(inputs), findings)
         return ProgramResult(ProgramStatus.INFRA, error=f"sandbox failed twice: {problem}")
 
-    def map(self, jobs: Iterable[Job]) -> Iterator[tuple[int, ProgramResult]]:
-        """Run jobs over the pool; yield ``(job index, result)`` in completion order."""
+    def map(
+        self, jobs: Iterable[Job], *, mode: str = "transform"
+    ) -> Iterator[tuple[int, ProgramResult]]:
+        """Run jobs over the pool; yield ``(job index, result)`` in completion order.
+
+        Jobs are pulled from ``jobs`` only as workers free up, so a lazy iterable keeps
+        memory bounded. With ``mode="generate"`` each job's inputs are ``GeneratorCall``s.
+        """
         self.start()
         window = self.size * 2
         with ThreadPoolExecutor(self.size) as pool:
             pending: dict[Future[ProgramResult], int] = {}
             for index, job in enumerate(jobs):
                 future = pool.submit(
-                    self.run, job.program, job.inputs, job.limits, policy=job.policy
+                    self._execute, job.program, job.inputs, job.limits, job.policy, mode
                 )
                 pending[future] = index
                 if len(pending) >= window:

@@ -1,0 +1,1 @@
+"""Data files shipped with arcjudge (task id lists, the bundled sample)."""

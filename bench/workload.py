@@ -552,7 +552,7 @@ def build_workload(n_inputs: int = 10_000, chunk: int = 100, seed: int = 0) -> W
         seed: Seed of the ``random.Random`` that draws the grids.
 
     Returns:
-        The workload; jobs are in program order, each program's chunks in input order.
+        The workload; its jobs in a seeded random order.
     """
     progs = programs()
     rng = random.Random(seed)
@@ -564,4 +564,7 @@ def build_workload(n_inputs: int = 10_000, chunk: int = 100, seed: int = 0) -> W
     for i, grids in enumerate(inputs):
         for start in range(0, len(grids), chunk):
             wl.jobs.append(BenchJob(i, start, tuple(grids[start : start + chunk])))
+    # A seeded shuffle: a harness meets programs in no particular order of cost (in tier
+    # order all the slow jobs would come last and leave workers idle at the end).
+    rng.shuffle(wl.jobs)
     return wl

@@ -190,3 +190,21 @@ def test_limits_are_validated():
         Program(b"x", ("not an identifier",))
     with pytest.raises(TypeError):
         Program("text", ("p",))
+
+
+def test_no_zombies_accumulate_and_forking_keeps_working():
+    import psutil
+
+    forker = (
+        "import os\ndef transform(g):\n    pids = [os.fork() for _ in range(5)]\n"
+        "    if 0 in pids:\n        os._exit(0)\n    for p in pids:\n        os.waitpid(p, 0)\n"
+        "    return g\n"
+    )
+    with ProcessSandbox(workers=1) as sb:
+        for _ in range(120):
+            sb.run(prog("def transform(g):\n    return g\n"), [G1])
+        supervisor = psutil.Process(sb._all[0].proc.pid)
+        zombies = [c for c in supervisor.children() if c.status() == psutil.STATUS_ZOMBIE]
+        assert len(zombies) <= 1
+        r = sb.run(prog(forker), [G1])
+        assert r.results[0].status is Status.OK, r.results[0].error

@@ -423,7 +423,9 @@ class _Child:
                 _, self.status = os.waitpid(self.pid, 0)
             except ChildProcessError:
                 self.status = 0
-        if not self.iso.namespaced:  # a PID namespace dies with its first process
+        if self.iso.namespaced:
+            _reap_orphans(2.0)  # the namespace's first process, handed to us as subreaper
+        else:
             _reap_strays(self.iso)
         for fd in (self.res_fd, self.out_fd):
             try:
@@ -449,6 +451,36 @@ class _Child:
                 return None
             time.sleep(0.005)
         return self.status
+
+
+def _reap_orphans(seconds: float) -> None:
+    """Reap every child we have (all are dying); kill them after ``seconds``."""
+    end = _now() + seconds
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid:
+            continue
+        if _now() >= end:
+            for entry in os.listdir("/proc"):
+                if entry.isdigit() and _parent_of(entry) == os.getpid():
+                    try:
+                        os.kill(int(entry), signal.SIGKILL)
+                    except OSError:
+                        pass
+            end = _now() + seconds
+        time.sleep(0.001)
+
+
+def _parent_of(pid: str) -> int:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+        return int(data[data.rindex(b")") + 2 :].split()[1])
+    except (OSError, ValueError):
+        return -1
 
 
 def _reap_strays(iso_state: Isolation) -> None:

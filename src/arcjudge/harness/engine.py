@@ -1,0 +1,286 @@
+"""The work engine shared by validate and score: candidates x instances, chunked, cached.
+
+For each task the caller supplies its *instances* (input grids with expected outputs,
+labelled by split) and its *candidates* (programs to check: verifier sources, model
+programs). The engine cuts each candidate's inputs into chunks, serves chunks from the
+result store when it can, runs the rest over the sandbox pool (a slow candidate occupies
+one worker, never the whole run), commits each finished chunk to the store, and hands each
+task's outcomes back once all its chunks are in. Tasks are pulled one at a time, so only
+the tasks with work in flight are held in memory.
+
+With ``stop_at_first_failure`` a candidate's chunks run one after another and the rest is
+skipped as soon as a chunk holds a wrong answer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any
+
+from arcjudge.grids import Grid
+from arcjudge.harness.store import ResultStore, StoredResult
+from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import Limits, Program, ProgramResult, ProgramStatus, Status
+
+SPLIT_ORDER = ("train", "test", "arc-gen", "generator")
+
+
+@dataclass
+class Instance:
+    """One input with its expected output."""
+
+    split: str
+    index: int
+    grid: Grid
+    expected: Grid
+    seed: int | None = None
+
+
+@dataclass
+class Candidate:
+    """A program to check on a task's instances (``program`` ``None``: nothing to run)."""
+
+    program: Program | None
+    key: str = ""
+    meta: Any = None
+
+
+@dataclass
+class Outcome:
+    """What happened to one candidate on one task."""
+
+    failure: tuple[ProgramStatus, str | None] | None = None
+    results: list[StoredResult | None] = field(default_factory=list)
+    findings: tuple[str, ...] = ()
+    skipped: bool = False  # later chunks not run (stop at first failure)
+
+    def tally(self, instances: list[Instance]) -> dict[str, Any]:
+        """Per split ``[correct, total]``, counts by status, and the first failure."""
+        splits: dict[str, list[int]] = {}
+        statuses: dict[str, Counter[str]] = {}
+        first: dict[str, dict] = {}
+        for inst, res in zip(instances, self.results, strict=True):
+            counts = splits.setdefault(inst.split, [0, 0])
+            counts[1] += 1
+            status = res.status.value if res is not None else "skipped"
+            statuses.setdefault(inst.split, Counter())[status] += 1
+            right = res is not None and res.status is Status.OK and res.grid == inst.expected
+            counts[0] += right
+            if not right and res is not None and inst.split not in first:
+                record = {
+                    "index": inst.index,
+                    "status": status,
+                    "input": _lists(inst.grid),
+                    "expected": _lists(inst.expected),
+                    "produced": _lists(res.grid),
+                    "error": _trim(res.error),
+                }
+                if inst.seed is not None:
+                    record["seed"] = inst.seed
+                first[inst.split] = record
+        return {
+            "splits": {k: splits[k] for k in SPLIT_ORDER if k in splits},
+            "statuses": {
+                k: dict(sorted(statuses[k].items())) for k in SPLIT_ORDER if k in statuses
+            },
+            "first_failure": {k: first[k] for k in SPLIT_ORDER if k in first},
+        }
+
+    def all_correct(self, instances: list[Instance]) -> bool:
+        """Whether every instance got the expected output."""
+        return self.failure is None and all(
+            r is not None and r.status is Status.OK and r.grid == i.expected
+            for i, r in zip(instances, self.results, strict=True)
+        )
+
+    def has_infra(self) -> bool:
+        """Whether the sandbox (not the program) failed somewhere."""
+        if self.failure is not None:
+            return self.failure[0] is ProgramStatus.INFRA
+        return any(r is not None and r.status is Status.INFRA for r in self.results)
+
+
+def _lists(grid: Grid | None) -> list[list[int]] | None:
+    return None if grid is None else [list(r) for r in grid]
+
+
+def _trim(text: str | None, limit: int = 2000) -> str | None:
+    return None if text is None else text[-limit:]
+
+
+@dataclass
+class _Chunk:
+    task: _Task
+    candidate: int
+    positions: list[int]
+    keys: list[str]
+
+
+@dataclass
+class _Task:
+    task_id: str
+    instances: list[Instance]
+    candidates: list[Candidate]
+    outcomes: list[Outcome]
+    queues: list[deque[_Chunk]]
+    pending: int = 0  # chunks handed to the scheduler and not yet absorbed
+    active: set[int] = field(default_factory=set)  # candidates with a chunk pending
+
+
+TaskDone = Callable[[str, list[Instance], list[Candidate], list[Outcome]], None]
+
+
+class Engine:
+    """Runs candidates over instances; see the module docstring.
+
+    Args:
+        sandbox: The pool to run on.
+        store: The result cache.
+        limits: Limits for every call.
+        policy: Policy mode for every candidate.
+        chunk: Inputs per work item.
+        stop_at_first_failure: Skip a candidate's remaining chunks after a wrong answer.
+    """
+
+    def __init__(
+        self,
+        sandbox: PooledSandbox,
+        store: ResultStore,
+        limits: Limits,
+        policy: PolicyMode = PolicyMode.WARN,
+        chunk: int = 128,
+        stop_at_first_failure: bool = False,
+    ) -> None:
+        self.sandbox = sandbox
+        self.store = store
+        self.limits = limits
+        self.policy = policy
+        self.chunk = chunk
+        self.stop = stop_at_first_failure
+
+    def _prepare(
+        self, task_id: str, instances: list[Instance], candidates: list[Candidate]
+    ) -> _Task:
+        task = _Task(task_id, instances, candidates, [], [])
+        for index, cand in enumerate(candidates):
+            outcome = Outcome(results=[None] * len(instances))
+            queue: deque[_Chunk] = deque()
+            task.outcomes.append(outcome)
+            task.queues.append(queue)
+            if cand.program is None:
+                continue
+            failed = self.store.get_program(cand.key)
+            if failed is not None:
+                outcome.failure = failed
+                continue
+            for start in range(0, len(instances), self.chunk):
+                positions = list(range(start, min(start + self.chunk, len(instances))))
+                keys = [self.store.input_key(cand.key, instances[p].grid) for p in positions]
+                cached = self.store.get_many(keys)
+                for p, k in zip(positions, keys, strict=True):
+                    outcome.results[p] = cached.get(k)
+                missing = [(p, k) for p, k in zip(positions, keys, strict=True) if k not in cached]
+                if missing:
+                    queue.append(
+                        _Chunk(task, index, [p for p, _ in missing], [k for _, k in missing])
+                    )
+            if self.stop and self._wrong_so_far(task, index):
+                queue.clear()
+                outcome.skipped = True
+        return task
+
+    def _wrong_so_far(self, task: _Task, index: int) -> bool:
+        outcome = task.outcomes[index]
+        return any(
+            r is not None and not (r.status is Status.OK and r.grid == inst.expected)
+            for inst, r in zip(task.instances, outcome.results, strict=True)
+        )
+
+    def _absorb(self, chunk: _Chunk, result: ProgramResult) -> None:
+        task = chunk.task
+        outcome = task.outcomes[chunk.candidate]
+        cand = task.candidates[chunk.candidate]
+        if result.findings:
+            outcome.findings = result.findings
+        if result.status is not ProgramStatus.LOADED:
+            outcome.failure = (result.status, result.error)
+            task.queues[chunk.candidate].clear()
+            if result.status is not ProgramStatus.INFRA:
+                self.store.put_program(cand.key, result.status, result.error)
+            return
+        stored = [StoredResult(r.status, r.grid, None, r.error) for r in result.results]
+        for p, s in zip(chunk.positions, stored, strict=True):
+            outcome.results[p] = s
+        self.store.put_many(
+            (k, s) for k, s in zip(chunk.keys, stored, strict=True) if s.status is not Status.INFRA
+        )
+        if self.stop and self._wrong_so_far(task, chunk.candidate):
+            if task.queues[chunk.candidate]:
+                outcome.skipped = True
+            task.queues[chunk.candidate].clear()
+
+    def run(
+        self,
+        tasks: Iterator[tuple[str, list[Instance], list[Candidate]]],
+        on_task_done: TaskDone,
+    ) -> None:
+        """Run every task's candidates; call ``on_task_done`` as each task completes.
+
+        Args:
+            tasks: ``(task_id, instances, candidates)`` triples, pulled lazily.
+            on_task_done: Receives the task's instances, candidates and outcomes.
+        """
+        window = self.sandbox.size * 2
+        ready: deque[_Chunk] = deque()
+        source = iter(tasks)
+        exhausted = False
+        with ThreadPoolExecutor(self.sandbox.size) as pool:
+            running: dict[Future[ProgramResult], _Chunk] = {}
+            while True:
+                while len(ready) + len(running) < window and not exhausted:
+                    try:
+                        task_id, instances, candidates = next(source)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                    task = self._prepare(task_id, instances, candidates)
+                    self._release(task, ready)
+                    self._maybe_done(task, on_task_done)
+                while ready and len(running) < window:
+                    chunk = ready.popleft()
+                    cand = chunk.task.candidates[chunk.candidate]
+                    inputs = [chunk.task.instances[p].grid for p in chunk.positions]
+                    future = pool.submit(
+                        self.sandbox.run, cand.program, inputs, self.limits, policy=self.policy
+                    )
+                    running[future] = chunk
+                if not running:
+                    return  # nothing ready, nothing running, no task left
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in done:
+                    chunk = running.pop(future)
+                    task = chunk.task
+                    task.pending -= 1
+                    task.active.discard(chunk.candidate)
+                    self._absorb(chunk, future.result())
+                    self._release(task, ready)
+                    self._maybe_done(task, on_task_done)
+
+    def _release(self, task: _Task, ready: deque[_Chunk]) -> None:
+        """Hand the task's runnable chunks to ``ready`` (one per candidate when stopping)."""
+        for index, queue in enumerate(task.queues):
+            while queue and not (self.stop and index in task.active):
+                ready.append(queue.popleft())
+                task.pending += 1
+                task.active.add(index)
+
+    @staticmethod
+    def _maybe_done(task: _Task, on_task_done: TaskDone) -> None:
+        if task.pending or any(task.queues):
+            return
+        task.pending = -1  # report once
+        on_task_done(task.task_id, task.instances, task.candidates, task.outcomes)

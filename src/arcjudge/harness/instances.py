@@ -1,0 +1,129 @@
+"""A task's instances: demonstrations, ARC-GEN pairs and fresh generator samples.
+
+Samples are drawn inside the sandbox: sample i of a task is the generator's return value
+right after ``random.seed(seed + i)``, so samples are reproducible and independent of the
+worker count and of which other tasks run. A generator that fails is reported per task.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from arcjudge.harness.engine import Instance
+from arcjudge.harness.store import ResultStore, StoredResult, module_fingerprint, program_key
+from arcjudge.sandbox.base import Job, PooledSandbox
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import GeneratorCall, Limits, ProgramStatus, Status
+from arcjudge.tasks import Pair, Task, load_arcgen_pairs
+from arcjudge.verifiers.sources import GeneratorSource
+
+GENERATOR_LIMITS = Limits(wall_seconds=10.0, total_seconds=600.0)
+
+
+def arcgen_pairs(task: Task, arcgen_dir: Path | None) -> tuple[Pair, ...]:
+    """The task's ARC-GEN stable pairs: from ``arcgen_dir/<id>.json``, else its own key."""
+    if arcgen_dir is not None:
+        path = arcgen_dir / f"{task.task_id}.json"
+        if path.is_file():
+            return load_arcgen_pairs(path)
+    return task.arc_gen
+
+
+def task_instances(
+    task: Task, arcgen_dir: Path | None, samples: Iterable[Instance] = ()
+) -> list[Instance]:
+    """All instances of a task with a known output, in split order."""
+    instances = [
+        Instance(split, i, p.input, p.output)
+        for split, pairs in (("train", task.train), ("test", task.test))
+        for i, p in enumerate(pairs)
+        if p.output is not None
+    ]
+    instances += [
+        Instance("arc-gen", i, p.input, p.output)
+        for i, p in enumerate(arcgen_pairs(task, arcgen_dir))
+        if p.output is not None
+    ]
+    return instances + list(samples)
+
+
+def _last(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def draw_samples(
+    sandbox: PooledSandbox,
+    store: ResultStore,
+    generator: GeneratorSource,
+    task_ids: list[str],
+    samples: int,
+    seed: int,
+    policy: PolicyMode = PolicyMode.WARN,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[dict[str, list[Instance]], dict[str, dict]]:
+    """Draw ``samples`` generator samples per task (cached in the store).
+
+    Returns:
+        The valid samples per task (as ``generator`` instances) and a per-task report:
+        how many were requested and drawn, counts by status, the first error, or why the
+        generator is missing or failed to load.
+    """
+    fingerprint = module_fingerprint(generator.module_dirs)
+    calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
+    drawn: dict[str, list[Instance]] = {}
+    report: dict[str, dict] = {}
+
+    def finish(task_id: str, results: list[StoredResult]) -> None:
+        good = []
+        statuses: Counter[str] = Counter()
+        first_error = None
+        for i, r in enumerate(results):
+            statuses[r.status.value] += 1
+            if r.status is Status.OK and r.grid is not None and r.output is not None:
+                good.append(Instance("generator", i, r.grid, r.output, calls[i].seed))
+            elif first_error is None:
+                first_error = f"seed {calls[i].seed}: {r.status.value}: {_last(r.error)}"
+        drawn[task_id] = good
+        report[task_id] = {
+            "requested": len(calls),
+            "ok": len(good),
+            "statuses": dict(sorted(statuses.items())),
+            "first_error": first_error,
+        }
+
+    to_run = []
+    for task_id in task_ids:
+        tp = generator.program_for(task_id)
+        if tp.program is None:
+            report[task_id] = {"missing": True}
+            continue
+        key = program_key(tp.program, fingerprint, "generate", GENERATOR_LIMITS)
+        failed = store.get_program(key)
+        if failed is not None:
+            report[task_id] = {"failed": failed[0].value, "error": _last(failed[1])}
+            continue
+        keys = [store.input_key(key, c) for c in calls]
+        cached = store.get_many(keys)
+        if len(cached) == len(keys):
+            finish(task_id, [cached[k] for k in keys])
+        else:
+            to_run.append((task_id, tp.program, key, keys))
+    jobs = [Job(program, calls, GENERATOR_LIMITS, policy) for _, program, _, _ in to_run]
+    for index, result in sandbox.map(jobs, mode="generate"):
+        task_id, _program, key, keys = to_run[index]
+        if result.status is not ProgramStatus.LOADED:
+            report[task_id] = {"failed": result.status.value, "error": _last(result.error)}
+            if result.status is not ProgramStatus.INFRA:
+                store.put_program(key, result.status, result.error)
+            continue
+        stored = [StoredResult(r.status, r.grid, r.output, r.error) for r in result.results]
+        store.put_many(
+            (k, s) for k, s in zip(keys, stored, strict=True) if s.status is not Status.INFRA
+        )
+        finish(task_id, stored)
+        if progress:
+            progress(task_id)
+    return drawn, report

@@ -326,3 +326,63 @@ def test_killed_run_resumes_too(world, tmp_path):
     assert resumed.returncode == 0, resumed.stderr
     records = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
     assert records[0]["verdict"] == "valid" and records[0]["splits"]["train"] == [2, 2]
+
+
+def test_bundled_sample_matches_its_expected_verdicts(tmp_path, capsys):
+    from arcjudge.harness.validate_cli import sample_dir
+
+    expected = json.loads((sample_dir() / "EXPECTED.json").read_text())
+    out = tmp_path / "sample-out"
+    argv = ["validate", "--sample", "--out", str(out), "--backend", "process", "--wall", "2",
+            "--no-progress"]  # fmt: skip
+    assert cli.main(argv) == 0
+    assert "tasks with >= 1 valid verifier: 10/10" in capsys.readouterr().out
+    got = {
+        (r["task_id"], r["source"]): r
+        for r in map(json.loads, (out / "verdicts.jsonl").read_text().splitlines())
+    }
+    reason = {"ok": "wrong", "error": "error", "timeout": "timeout"}
+    for task_id, kinds in expected["tasks"].items():
+        for kind in expected["kinds"]:
+            want, record = kinds[kind], got[(task_id, kind)]
+            assert record["verdict"] == want["verdict"], (task_id, kind, record)
+            if want["verdict"] == "invalid":
+                split = next(s for s in expected["split_order"] if s in record["first_failure"])
+                failure = record["first_failure"][split]
+                assert (split, reason[failure["status"]], failure["index"]) == (
+                    want["split"],
+                    want["reason"],
+                    want["index"],
+                ), (task_id, kind)
+    assert (out / "report.html").stat().st_size > 10_000
+
+
+def test_sample_on_the_full_arcgen_stable_set(tmp_path, shared_data):
+    from arcjudge.harness.validate_cli import sample_dir
+
+    root = sample_dir()
+    config = ValidateConfig(
+        tasks_dir=root / "tasks",
+        sources=(
+            VerifierSource("re-arc", "re-arc", root / "re-arc"),
+            VerifierSource("golf", "golf", root / "golf"),
+            VerifierSource("module", "module", root / "module"),
+        ),
+        arcgen_dir=shared_data / "arc-gen-100k",
+        limits=Limits(wall_seconds=2.0, total_seconds=60.0),
+    )
+    from arcjudge.sandbox.process import ProcessSandbox
+
+    store = ResultStore(tmp_path / "c.sqlite")
+    with ProcessSandbox(2) as sb:
+        validator = Validator(config, sb, store)
+        validator.run()
+    store.close()
+    v = verdict_map(validator)
+    assert v[("0d3d703e", "re-arc")]["splits"]["arc-gen"] == [262, 262]
+    assert v[("0d3d703e", "re-arc")]["verdict"] == "valid"
+    # wrong only on ARC-GEN pairs that are wider than tall: fails there, not on the demos
+    a416 = v[("a416b8f3", "module")]
+    assert a416["verdict"] == "invalid"
+    assert a416["splits"]["train"][0] == a416["splits"]["train"][1]
+    assert a416["first_failure"]["arc-gen"]["status"] == "ok"

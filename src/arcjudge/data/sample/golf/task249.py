@@ -1,0 +1,4 @@
+def p(g):
+    for r in g:
+        r *= 2
+    return g

@@ -17,6 +17,7 @@ from arcjudge.harness.store import ResultStore
 from arcjudge.harness.validate import ValidateConfig, Validator
 from arcjudge.sandbox.types import Limits
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource, training_ids
+from helpers import cached_rows
 
 # Two real training ids (so the golf numbering applies) carrying our own synthetic tasks.
 FLIP, RECOLOR = training_ids()[0], training_ids()[1]  # task001, task002
@@ -273,14 +274,14 @@ def test_interrupt_and_resume_gives_identical_verdicts(world, tmp_path):
     proc = subprocess.Popen(argv(interrupted), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cache = interrupted / "cache.sqlite"
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not _rows(cache):
+    while time.monotonic() < deadline and not cached_rows(cache):
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert not (interrupted / "verdicts.jsonl").exists()
-    done_before = _rows(cache)
+    done_before = cached_rows(cache)
     assert 0 < done_before
     resumed = subprocess.run(argv(interrupted), capture_output=True, text=True, check=False)
     assert resumed.returncode == 0, resumed.stderr
@@ -290,18 +291,6 @@ def test_interrupt_and_resume_gives_identical_verdicts(world, tmp_path):
     assert (interrupted / "manifest.json").read_bytes() == (
         tmp_path / "calm" / "manifest.json"
     ).read_bytes()
-
-
-def _rows(path: Path) -> int:
-    import sqlite3
-
-    if not path.exists():
-        return 0
-    try:
-        with sqlite3.connect(path, timeout=1) as db:
-            return db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-    except sqlite3.Error:
-        return 0
 
 
 def test_killed_run_resumes_too(world, tmp_path):
@@ -318,7 +307,7 @@ def test_killed_run_resumes_too(world, tmp_path):
     ]  # fmt: skip
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and _rows(out / "cache.sqlite") < 2:
+    while time.monotonic() < deadline and cached_rows(out / "cache.sqlite") < 2:
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()

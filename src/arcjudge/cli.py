@@ -30,7 +30,6 @@ from arcjudge.tasks import SPLITS, TaskFormatError, load_task
 from arcjudge.verifiers.sources import SourceError
 
 NOT_BUILT = {
-    "score": "score is not built yet (issue: safe Definition scoring)",
     "mutate": "mutate is not built yet (issue: libcst mutation engine)",
     "dimensions": "dimensions is not built yet (issue: feeding all five dimensions)",
 }
@@ -85,6 +84,12 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     val.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_backend(val)
+
+    score = sub.add_parser("score", help="score model-written Definition programs safely")
+    from arcjudge.harness.score_cli import add_arguments
+
+    add_arguments(score)
+    _add_backend(score)
 
     image = sub.add_parser("image", help="build the docker runtime image")
     image_sub = image.add_subparsers(dest="image_command", required=True)
@@ -245,6 +250,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from arcjudge.harness.validate_cli import cmd_validate
 
             return cmd_validate(args)
+        if args.command == "score":
+            from arcjudge.harness.score_cli import cmd_score
+
+            return cmd_score(args)
         if args.command == "image":
             return _cmd_image(args)
         if args.command == "sandbox":

@@ -57,6 +57,7 @@ class Outcome:
     results: list[StoredResult | None] = field(default_factory=list)
     findings: tuple[str, ...] = ()
     skipped: bool = False  # later chunks not run (stop at first failure)
+    seconds: float = 0.0  # sandbox time spent in this run (cached chunks cost nothing)
 
     def tally(self, instances: list[Instance]) -> dict[str, Any]:
         """Per split ``[correct, total]``, counts by status, and the first failure."""
@@ -206,6 +207,7 @@ class Engine:
         cand = task.candidates[chunk.candidate]
         if result.findings:
             outcome.findings = result.findings
+        outcome.seconds += result.seconds
         if result.status is not ProgramStatus.LOADED:
             outcome.failure = (result.status, result.error)
             task.queues[chunk.candidate].clear()

@@ -194,18 +194,18 @@ def decode_result(reply: dict, n_inputs: int, findings: tuple[str, ...]) -> Prog
         results = []
         for index, item in enumerate(raw):
             item_status = Status(item["s"])
-            grid = output = None
+            grid = gen_output = None
             if item_status is Status.OK:
                 grid, reason = canonical.validate_plain(item.get("g"))
                 if grid is None:
                     raise ValueError(f"malformed grid: {reason}")
                 if "o" in item:
-                    output, reason = canonical.validate_plain(item.get("o"))
-                    if output is None:
+                    gen_output, reason = canonical.validate_plain(item.get("o"))
+                    if gen_output is None:
                         raise ValueError(f"malformed grid: {reason}")
             seconds = float(item.get("t", 0.0))
             results.append(
-                RunResult(index, item_status, grid, _text(item.get("e")), seconds, output)
+                RunResult(index, item_status, grid, _text(item.get("e")), seconds, gen_output)
             )
         return ProgramResult(
             status, tuple(results), entry_point=_text(reply.get("entry"), 100), output=output,

@@ -129,13 +129,27 @@ class Isolation:
 # --------------------------------------------------------------------------------------
 
 
+_RUNNER_FILE = os.path.abspath(__file__)
+
+
 def _describe(exc: BaseException) -> str:
+    """The exception as text, without the runner's own frames (they differ per backend)."""
     try:
-        lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        text = "".join(lines[-6:]) if len(lines) > 6 else "".join(lines)
+        report = traceback.TracebackException.from_exception(exc, limit=-8)
+        report.stack = traceback.StackSummary.from_list(
+            [f for f in report.stack if os.path.abspath(f.filename) != _RUNNER_FILE]
+        )
+        text = "".join(report.format())
     except BaseException:
         text = f"{type(exc).__name__} (could not format the exception)"
     return text[-ERROR_CHARS:]
+
+
+def _out_of_memory(exc: MemoryError, index: int) -> dict:
+    """Free what the failed call held (its frames), then describe it."""
+    traceback.clear_frames(exc.__traceback__)
+    exc.__traceback__ = None
+    return {"k": "out", "i": index, "s": "memory", "e": f"MemoryError: {exc}"[:ERROR_CHARS]}
 
 
 def _flush_output() -> None:
@@ -223,7 +237,7 @@ def _child_main(job: dict, first: int, workdir: str, module_paths: list[str]) ->
                     else:
                         msg = {"k": "out", "i": index, "s": "ok", "g": [list(r) for r in grid]}
             except MemoryError as exc:
-                msg = {"k": "out", "i": index, "s": "memory", "e": _describe(exc)}
+                msg = _out_of_memory(exc, index)
             except BaseException as exc:  # SystemExit and friends are errors too
                 msg = {"k": "out", "i": index, "s": "error", "e": _describe(exc)}
             _flush_output()
@@ -596,6 +610,21 @@ class Supervisor:
             if self.chan_in in ready:
                 self.harness_gone = True
                 return _Event("harness_gone")
+            if child.res_fd in ready:  # results first: a fast program prints right after
+                try:
+                    data = os.read(child.res_fd, 65536)
+                except BlockingIOError:
+                    data = None
+                if data == b"":
+                    return _Event("eof")
+                if data:
+                    try:
+                        frames = child.reader.feed(data)
+                    except framing.FrameError as exc:
+                        return _Event("bad_frame", str(exc))
+                    if frames:
+                        child.pending.extend(frames[1:])
+                        return _Event("msg", frames[0])
             if child.out_fd in ready:
                 try:
                     data = os.read(child.out_fd, 65536)
@@ -611,20 +640,6 @@ class Supervisor:
                         output["kept"] += data[:keep]
                     if output["total"] > output["limit"]:
                         return _Event("output_limit")
-            if child.res_fd in ready:
-                try:
-                    data = os.read(child.res_fd, 65536)
-                except BlockingIOError:
-                    continue
-                if not data:
-                    return _Event("eof")
-                try:
-                    frames = child.reader.feed(data)
-                except framing.FrameError as exc:
-                    return _Event("bad_frame", str(exc))
-                if frames:
-                    child.pending.extend(frames[1:])
-                    return _Event("msg", frames[0])
 
     @staticmethod
     def _drain_output(child: _Child, output: dict) -> None:
@@ -720,6 +735,7 @@ class Supervisor:
                 loaded = True
                 entry = str(load.get("entry"))[:100]
                 t_prev = _now()
+                output["total"] = 0  # the output cap applies to each call
                 while next_i < n:
                     ev = self._pump(child, min(t_prev + wall, budget_end), output)
                     now = _now()
@@ -728,6 +744,7 @@ class Supervisor:
                     results[next_i] = record
                     next_i += 1
                     t_prev = now
+                    output["total"] = 0
                     if ev.kind != "msg" or record.get("bad"):
                         record.pop("bad", None)
                         break

@@ -1,0 +1,359 @@
+"""``arcjudge score``: safe scoring of model-written Definition programs.
+
+A Definition program passes when it returns the expected output on every demonstration,
+the test pair, every ARC-GEN stable pair and every fresh generator sample of its task. It
+runs in the sandbox with Definition limits and never sees an expected output. Failed
+programs are classed as in the reference study: ``static`` (does not load), ``runtime``
+(loads; every failure is an exception, timeout, memory kill or crash) or ``rule`` (returns
+at least one wrong grid). ``infra`` marks a sandbox failure, which is never the model's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from arcjudge.errors import UsageError
+from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
+from arcjudge.harness.extract import extract_program
+from arcjudge.harness.instances import draw_samples, task_instances
+from arcjudge.harness.stats import wilson_interval
+from arcjudge.harness.store import ResultStore, program_key
+from arcjudge.sandbox.base import Job, PooledSandbox
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
+from arcjudge.tasks import load_task, task_files
+from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
+
+DEFAULT_ENTRY_POINTS = ("transform", "solve", "p", "main")
+RUNTIME_STATUSES = {"error", "timeout", "memory", "crashed", "output_limit"}
+FAILURE_CLASSES = ("static", "runtime", "rule")
+
+
+@dataclass(frozen=True)
+class ScoreConfig:
+    """Everything ``score`` needs besides the sandbox and the store."""
+
+    programs_file: Path
+    tasks_dir: Path
+    arcgen_dir: Path | None = None
+    generator: GeneratorSource | None = None
+    samples: int = 0
+    seed: int = 0
+    verifiers_dir: Path | None = None
+    entry_points: tuple[str, ...] = DEFAULT_ENTRY_POINTS
+    limits: Limits = DEFINITION_LIMITS
+    policy: PolicyMode = PolicyMode.WARN
+    chunk: int = 128
+    stop_at_first_failure: bool = False
+
+
+@dataclass
+class ProgramRecord:
+    """One line of the programs file, with its extracted code."""
+
+    line: int
+    fields: dict
+    code: str
+    extraction: dict | None
+
+
+def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramRecord]:
+    """Read and check the programs JSONL file.
+
+    Raises:
+        UsageError: On unreadable files, bad JSON, missing fields or duplicate ids.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read ({exc})") from None
+    records = []
+    seen: set[str] = set()
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            fields = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"{path}:{number}: not valid JSON ({exc})") from None
+        if not isinstance(fields, dict):
+            raise UsageError(f"{path}:{number}: a record must be a JSON object")
+        for name in ("id", "task_id"):
+            if not isinstance(fields.get(name), str | int) or fields.get(name) in ("", None):
+                raise UsageError(f"{path}:{number}: missing field {name!r}")
+        if str(fields["id"]) in seen:
+            raise UsageError(f"{path}:{number}: duplicate id {fields['id']!r}")
+        seen.add(str(fields["id"]))
+        if isinstance(fields.get("code"), str):
+            records.append(ProgramRecord(number, fields, fields["code"], None))
+        elif isinstance(fields.get("response"), str):
+            ex = extract_program(fields["response"], entry_points)
+            extraction = {"block": ex.block, "blocks": ex.blocks, "reason": ex.reason}
+            records.append(ProgramRecord(number, fields, ex.code, extraction))
+        else:
+            raise UsageError(f"{path}:{number}: needs a 'code' or a 'response' string")
+    if not records:
+        raise UsageError(f"{path}: no programs")
+    return records
+
+
+def failure_class(outcome: Outcome, instances: list[Instance]) -> str | None:
+    """``None`` for a pass, else ``static``, ``runtime``, ``rule`` or ``infra``."""
+    if outcome.failure is not None:
+        return "infra" if outcome.failure[0] is ProgramStatus.INFRA else "static"
+    wrong = False
+    bad = False
+    for inst, res in zip(instances, outcome.results, strict=True):
+        if res is None:
+            continue
+        if res.status is Status.OK:
+            wrong = wrong or res.grid != inst.expected
+        elif res.status is Status.INVALID_OUTPUT:
+            wrong = True
+        elif res.status is Status.INFRA:
+            return "infra"
+        else:
+            bad = True
+    if wrong:
+        return "rule"
+    if bad:
+        return "runtime"
+    if outcome.skipped or any(r is None for r in outcome.results):
+        return "infra"
+    return None
+
+
+class Scorer:
+    """Runs one scoring; results end up in ``results`` (in input order)."""
+
+    def __init__(
+        self,
+        config: ScoreConfig,
+        sandbox: PooledSandbox,
+        store: ResultStore,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.sandbox = sandbox
+        self.store = store
+        self.progress = progress
+        self.records = read_programs(config.programs_file, config.entry_points)
+        paths = {p.stem: p for p in task_files(config.tasks_dir)}
+        unknown = sorted({str(r.fields["task_id"]) for r in self.records} - paths.keys())
+        if unknown:
+            raise UsageError(
+                f"{config.programs_file}: task ids not in {config.tasks_dir}: "
+                + ", ".join(unknown[:5])
+                + (" ..." if len(unknown) > 5 else "")
+            )
+        self.task_paths = {
+            t: paths[t] for t in sorted({str(r.fields["task_id"]) for r in self.records})
+        }
+        self.results: dict[int, dict] = {}
+        self.timings: dict[int, float] = {}
+        self.samples: dict[str, list[Instance]] = {}
+        self.generator_report: dict[str, dict] = {}
+
+    def _program(self, record: ProgramRecord) -> Program:
+        return Program(
+            record.code.encode("utf-8"),
+            self.config.entry_points,
+            (),
+            "list",
+            str(record.fields["id"]),
+        )
+
+    def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
+        by_task: dict[str, list[int]] = defaultdict(list)
+        for i, record in enumerate(self.records):
+            by_task[str(record.fields["task_id"])].append(i)
+        for task_id, path in self.task_paths.items():
+            task = load_task(path)
+            instances = task_instances(task, self.config.arcgen_dir, self.samples.get(task_id, ()))
+            unique: dict[str, Candidate] = {}
+            for i in by_task[task_id]:
+                record = self.records[i]
+                if not record.code.strip():
+                    self.results[i] = self._static(record, "no code found in the response")
+                    continue
+                program = self._program(record)
+                key = program_key(program, "", "transform", self.config.limits)
+                unique.setdefault(key, Candidate(program, key, []))
+                unique[key].meta.append(i)
+            yield task_id, instances, list(unique.values())
+
+    def _static(self, record: ProgramRecord, reason: str) -> dict:
+        return {
+            **self._base(record),
+            "verdict": "fail",
+            "failure": "static",
+            "error": reason,
+        }
+
+    def _base(self, record: ProgramRecord) -> dict:
+        fields = {k: v for k, v in record.fields.items() if k not in ("code", "response")}
+        fields["code_sha256"] = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
+        if record.extraction is not None:
+            fields["extraction"] = record.extraction
+        return fields
+
+    def _task_done(
+        self,
+        task_id: str,
+        instances: list[Instance],
+        candidates: list[Candidate],
+        outcomes: list[Outcome],
+    ) -> None:
+        for cand, outcome in zip(candidates, outcomes, strict=True):
+            failure = failure_class(outcome, instances)
+            for i in cand.meta:
+                record = {
+                    **self._base(self.records[i]),
+                    "verdict": "pass" if failure is None else "fail",
+                }
+                record["failure"] = failure
+                if outcome.failure is not None:
+                    record["status"] = outcome.failure[0].value
+                    record["error"] = (outcome.failure[1] or "")[-2000:]
+                else:
+                    record.update(outcome.tally(instances))
+                if outcome.findings:
+                    record["findings"] = list(outcome.findings)
+                self.results[i] = record
+                self.timings[i] = round(outcome.seconds, 6)
+        if self.progress:
+            self.progress(sum(len(c.meta) for c in candidates))
+
+    def _verified_samples(self) -> None:
+        """Replace sample outputs by the validated verifier's outputs (``--verifiers``)."""
+        manifest_path = self.config.verifiers_dir / "manifest.json"
+        try:
+            manifest = json.loads(manifest_path.read_text())
+            sources = {s["name"]: s for s in manifest["sources"]}
+            chosen = {t: e.get("chosen") for t, e in manifest["tasks"].items()}
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"{manifest_path}: not a validate manifest ({exc})") from None
+        built: dict[str, VerifierSource] = {}
+        jobs, owners = [], []
+        for task_id, samples in self.samples.items():
+            name = chosen.get(task_id)
+            if not name or not samples:
+                self.samples[task_id] = [] if not name else samples
+                continue
+            if name not in built:
+                spec = sources[name]
+                built[name] = VerifierSource(name, spec["kind"], spec["path"])
+            tp = built[name].program_for(task_id)
+            if tp.program is None:
+                self.samples[task_id] = []
+                continue
+            jobs.append(
+                Job(tp.program, [s.grid for s in samples], self.config.limits, self.config.policy)
+            )
+            owners.append(task_id)
+        for index, result in self.sandbox.map(jobs):
+            task_id = owners[index]
+            kept = []
+            if result.status is ProgramStatus.LOADED:
+                for sample, r in zip(self.samples[task_id], result.results, strict=True):
+                    if r.status is Status.OK and r.grid is not None:
+                        kept.append(
+                            Instance(sample.split, sample.index, sample.grid, r.grid, sample.seed)
+                        )
+            self.generator_report.setdefault(task_id, {})["verified"] = len(kept)
+            self.samples[task_id] = kept
+
+    def run(self) -> None:
+        """Draw samples, then run every program on its task's instances."""
+        if self.config.generator is not None and self.config.samples > 0:
+            self.samples, self.generator_report = draw_samples(
+                self.sandbox,
+                self.store,
+                self.config.generator,
+                list(self.task_paths),
+                self.config.samples,
+                self.config.seed,
+                self.config.policy,
+            )
+            if self.config.verifiers_dir is not None:
+                self._verified_samples()
+        engine = Engine(
+            self.sandbox,
+            self.store,
+            self.config.limits,
+            self.config.policy,
+            self.config.chunk,
+            self.config.stop_at_first_failure,
+        )
+        engine.run(self._tasks(), self._task_done)
+
+    def result_lines(self) -> Iterator[str]:
+        """Lines of ``results.jsonl`` in the programs file's order (no timings: see below)."""
+        for i in range(len(self.records)):
+            yield json.dumps(self.results[i], sort_keys=True, separators=(",", ":")) + "\n"
+
+    def timing_lines(self) -> Iterator[str]:
+        """Lines of ``timings.jsonl``: sandbox seconds per program (0 when cached)."""
+        for i, record in enumerate(self.records):
+            line = {"id": record.fields["id"], "seconds": self.timings.get(i, 0.0)}
+            yield json.dumps(line, sort_keys=True) + "\n"
+
+    def summary(self) -> dict:
+        """Per model (when the field exists) and overall statistics."""
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for i in range(len(self.records)):
+            record = self.results[i]
+            groups["(all)"].append(record)
+            if "model" in record:
+                groups[str(record["model"])].append(record)
+        table = {}
+        for name in sorted(groups, key=lambda n: (n != "(all)", n)):
+            table[name] = summarize(groups[name])
+        return {
+            "programs": len(self.records),
+            "seed": self.config.seed,
+            "samples": self.config.samples,
+            "limits": {"wall_seconds": self.config.limits.wall_seconds},
+            "groups": table,
+            "generator": {t: self.generator_report[t] for t in sorted(self.generator_report)},
+        }
+
+
+def summarize(records: list[dict]) -> dict:
+    """Programs, pass rate with its Wilson 95% interval, and failure class shares."""
+    n = len(records)
+    passed = sum(r["verdict"] == "pass" for r in records)
+    classes = Counter(r["failure"] for r in records if r["failure"])
+    low, high = wilson_interval(passed, n)
+    return {
+        "programs": n,
+        "passed": passed,
+        "pass_rate": round(passed / n, 6) if n else 0.0,
+        "pass_rate_ci95": [round(low, 6), round(high, 6)],
+        "failures": {c: classes.get(c, 0) for c in (*FAILURE_CLASSES, "infra")},
+        "failure_shares": {
+            c: round(classes.get(c, 0) / n, 6) if n else 0.0 for c in FAILURE_CLASSES
+        },
+        "load_failure_share": round(classes.get("static", 0) / n, 6) if n else 0.0,
+    }
+
+
+def summary_table(summary: dict) -> str:
+    """A plain-text table of the summary."""
+    head = ("group", "programs", "pass", "rate", "95% CI", "static", "runtime", "rule")
+    rows = [head]
+    for name, g in summary["groups"].items():
+        low, high = g["pass_rate_ci95"]
+        rows.append((
+            name, str(g["programs"]), str(g["passed"]), f"{g['pass_rate']:.3f}",
+            f"[{low:.3f}, {high:.3f}]", *(f"{g['failure_shares'][c]:.3f}" for c in FAILURE_CLASSES),
+        ))  # fmt: skip
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)

@@ -1,0 +1,137 @@
+"""The ``arcjudge score`` command: arguments in, files and a summary table out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from arcjudge.errors import UsageError
+from arcjudge.harness.score import DEFAULT_ENTRY_POINTS, ScoreConfig, Scorer, summary_table
+from arcjudge.harness.store import ResultStore
+from arcjudge.sandbox.backends import make_sandbox, missing_strong_protections
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import Limits
+from arcjudge.tasks import task_files
+from arcjudge.verifiers.sources import parse_generator_spec
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``score`` options to a sub-parser."""
+    parser.add_argument("--programs", type=Path, required=True, help="programs JSONL file")
+    parser.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    parser.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
+    parser.add_argument("--samples", type=int, default=0, help="generator samples per task")
+    parser.add_argument("--verifiers", type=Path, help="validate output dir (manifest.json)")
+    parser.add_argument("--entrypoint", action="append", help="entry point names, in order")
+    parser.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--wall", type=float, default=5.0, help="seconds per call")
+    parser.add_argument("--budget", type=float, default=120.0, help="seconds per program chunk")
+    parser.add_argument("--chunk", type=int, default=128, help="inputs per work item")
+    parser.add_argument("--stop-at-first-failure", action="store_true")
+    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    parser.add_argument("--out", type=Path, required=True, help="output directory")
+    parser.add_argument("--no-progress", action="store_true")
+
+
+def _config(args: argparse.Namespace) -> ScoreConfig:
+    task_files(args.tasks)
+    for flag, path in (("--arcgen", args.arcgen), ("--verifiers", args.verifiers)):
+        if path is not None and not path.is_dir():
+            raise UsageError(f"{flag} {path}: no such directory")
+    if args.samples and not args.generator:
+        raise UsageError("--samples needs --generator KIND:PATH")
+    if args.samples < 0 or args.chunk < 1:
+        raise UsageError("--samples must be >= 0 and --chunk >= 1")
+    entry_points = tuple(args.entrypoint or DEFAULT_ENTRY_POINTS)
+    if not all(e.isidentifier() for e in entry_points):
+        raise UsageError(f"--entrypoint must name Python identifiers: {', '.join(entry_points)}")
+    try:
+        limits = Limits(wall_seconds=args.wall, total_seconds=args.budget)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return ScoreConfig(
+        programs_file=args.programs,
+        tasks_dir=args.tasks,
+        arcgen_dir=args.arcgen,
+        generator=parse_generator_spec(args.generator) if args.generator else None,
+        samples=args.samples,
+        seed=args.seed,
+        verifiers_dir=args.verifiers,
+        entry_points=entry_points,
+        limits=limits,
+        policy=PolicyMode(args.policy),
+        chunk=args.chunk,
+        stop_at_first_failure=args.stop_at_first_failure,
+    )
+
+
+def _write_atomic(out: Path, files: dict[str, str]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        tmp = out / f".{name}.tmp-{os.getpid()}"
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out / name)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Run ``arcjudge score``; return the exit code."""
+    config = _config(args)
+    module_dirs = config.generator.module_dirs if config.generator else ()
+    store_path = args.store or args.out / "cache.sqlite"
+
+    def warn(message: str) -> None:
+        print(f"arcjudge: warning: {message}", file=sys.stderr)
+
+    store = None
+    try:
+        with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sb:
+            store = ResultStore(store_path)
+            missing = missing_strong_protections(sb)
+            if missing:
+                warn(f"{sb.name} sandbox without {', '.join(missing)}")
+            bar = None
+
+            def progress(count: int) -> None:
+                if bar is not None:
+                    bar.update(count)
+
+            scorer = Scorer(config, sb, store, progress)
+            if not args.no_progress:
+                from tqdm import tqdm
+
+                bar = tqdm(total=len(scorer.records), unit="program", file=sys.stderr)
+            scorer.run()
+            if bar is not None:
+                bar.close()
+        from arcjudge.harness.report import render_score_report
+
+        summary = scorer.summary()
+        results = "".join(scorer.result_lines())
+        _write_atomic(
+            args.out,
+            {
+                "results.jsonl": results,
+                "timings.jsonl": "".join(scorer.timing_lines()),
+                "summary.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
+                "report.html": render_score_report(
+                    summary, [json.loads(line) for line in results.splitlines()]
+                ),
+            },
+        )
+    except KeyboardInterrupt:
+        print(
+            "arcjudge: interrupted; finished work is saved, rerun the same command to resume",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        if store is not None:
+            store.close()
+    print(summary_table(summary))
+    print(f"wrote {args.out}/results.jsonl, summary.json, timings.jsonl, report.html")
+    return 0

@@ -1,0 +1,214 @@
+"""`arcjudge score`: verdicts and failure classes on a corpus of our own programs."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from arcjudge import cli
+from arcjudge.harness.consistency import agrees, agrees_batch
+from arcjudge.harness.extract import extract_program
+from arcjudge.harness.score import summarize
+from arcjudge.harness.stats import wilson_interval
+from arcjudge.sandbox.selfcheck import CASES
+from helpers import cached_rows
+
+FLIP = "aaaa0001"  # flip rows
+
+
+def flip(g):
+    return [list(r) for r in g[::-1]]
+
+
+GRIDS = [[[1, 2], [3, 4]], [[0, 1, 0], [2, 2, 2]], [[3, 3], [0, 3], [4, 4]], [[5, 6]]]
+
+GOOD = "def transform(grid):\n    return grid[::-1]\n"
+CORPUS = [
+    # (id, fields, expected verdict, expected failure class)
+    ("good", {"code": GOOD}, "pass", None),
+    ("numpy_float", {"code": "import numpy as np\ndef transform(g):\n"
+                             "    return np.array(g, dtype=float)[::-1]\n"}, "pass", None),
+    ("mutates", {"code": "def transform(g):\n    g.reverse()\n    return g\n"}, "pass", None),
+    ("solve_name", {"code": "def solve(g):\n    return g[::-1]\n"}, "pass", None),
+    ("markdown", {"response": "Sure!\n```python\ndef transform(g):\n    return g[::-1]\n```\n"},
+     "pass", None),
+    ("two_blocks", {"response": "```python\ndef transform(g):\n    return g\n```\nBetter:\n"
+                                "```python\ndef transform(g):\n    return g[::-1]\n```\n"
+                                "```\n[[1]]\n```"}, "pass", None),
+    ("wrong", {"code": "def transform(g):\n    return g\n"}, "fail", "rule"),
+    ("not_a_grid", {"code": "def transform(g):\n    return 'hello'\n"}, "fail", "rule"),
+    ("raises", {"code": "def transform(g):\n    return g[10]\n"}, "fail", "runtime"),
+    ("half_raises", {"code": "def transform(g):\n    if len(g) == 1:\n        raise ValueError\n"
+                             "    return g[::-1]\n"}, "fail", "runtime"),
+    ("syntax", {"code": "def transform(g)\n    return g\n"}, "fail", "static"),
+    ("wrong_name", {"code": "def answer(g):\n    return g[::-1]\n"}, "fail", "static"),
+    ("no_code", {"response": "I think the rule is to flip the grid."}, "fail", "static"),
+    ("duplicate_of_good", {"code": GOOD}, "pass", None),
+]  # fmt: skip
+ADVERSARIAL = {
+    "fork_bomb": "runtime", "memory_bomb": "runtime", "infinite_loop_python": "runtime",
+    "sigalrm_disarmed": "runtime", "sys_exit": "runtime", "os_exit": "runtime",
+    "print_a_gigabyte": "runtime", "huge_grid": "rule", "deep_recursion_segfault": "runtime",
+    "eq_always_true": "rule", "top_level_never_returns": "static",
+}  # fmt: skip
+
+
+@pytest.fixture
+def world(tmp_path):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    pairs = [{"input": g, "output": flip(g)} for g in GRIDS]
+    (tasks / f"{FLIP}.json").write_text(
+        json.dumps({"train": pairs[:2], "test": pairs[2:3], "arc-gen": pairs[3:]})
+    )
+    lines = []
+    for model, (pid, fields, _, _) in zip(["m1", "m2"] * len(CORPUS), CORPUS, strict=False):
+        lines.append({"id": pid, "task_id": FLIP, "model": model, "run": 1, **fields})
+    cases = {c.name: c for c in CASES}
+    for name in ADVERSARIAL:
+        source = cases[name].sources[0].replace("{marker}", "x").replace("{port}", "1")
+        lines.append({"id": f"attack_{name}", "task_id": FLIP, "model": "m3", "code": source})
+    programs = tmp_path / "programs.jsonl"
+    programs.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return tmp_path
+
+
+def score_argv(world, out, *extra):
+    return [
+        "score", "--programs", str(world / "programs.jsonl"), "--tasks", str(world / "tasks"),
+        "--out", str(out), "--backend", "process", "--wall", "1", "--no-progress", *extra,
+    ]  # fmt: skip
+
+
+def read_results(out):
+    return {r["id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+
+
+def test_every_verdict_and_failure_class(world, capsys):
+    out = world / "out"
+    assert cli.main(score_argv(world, out)) == 0
+    results = read_results(out)
+    for pid, _fields, verdict, failure in CORPUS:
+        assert (results[pid]["verdict"], results[pid]["failure"]) == (verdict, failure), pid
+    for name, failure in ADVERSARIAL.items():
+        assert results[f"attack_{name}"]["failure"] == failure, name
+    assert results["good"]["model"] == "m1" and results["good"]["run"] == 1
+    assert results["good"]["splits"] == {"train": [2, 2], "test": [1, 1], "arc-gen": [1, 1]}
+    assert results["two_blocks"]["extraction"] == {
+        "block": 1, "blocks": 3, "reason": "last block defining the entry point"
+    }  # fmt: skip
+    assert results["wrong"]["first_failure"]["train"]["produced"] == [[1, 2], [3, 4]]
+    assert "code" not in results["good"] and len(results["good"]["code_sha256"]) == 64
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["groups"]["(all)"]["programs"] == len(CORPUS) + len(ADVERSARIAL)
+    assert set(summary["groups"]) == {"(all)", "m1", "m2", "m3"}
+    table = capsys.readouterr().out
+    assert "(all)" in table and "95% CI" in table
+    timings = [json.loads(x) for x in (out / "timings.jsonl").read_text().splitlines()]
+    assert len(timings) == len(CORPUS) + len(ADVERSARIAL)
+    assert "<svg" in (out / "report.html").read_text()
+
+
+def test_stop_at_first_failure_keeps_verdicts(world):
+    full, short = world / "full", world / "short"
+    assert cli.main(score_argv(world, full, "--chunk", "1")) == 0
+    assert cli.main(score_argv(world, short, "--chunk", "1", "--stop-at-first-failure")) == 0
+    a, b = read_results(full), read_results(short)
+    assert {k: v["verdict"] for k, v in a.items()} == {k: v["verdict"] for k, v in b.items()}
+    assert b["wrong"]["statuses"]["arc-gen"] == {"skipped": 1}
+    assert a["wrong"]["statuses"]["arc-gen"] == {"ok": 1}
+
+
+def test_same_results_on_docker(world, docker_image):
+    # The memory bomb needs about 0.6 s per call to reach its limit: the wall and budget
+    # leave it well clear of a timeout on both backends.
+    a, b = world / "process", world / "docker"
+    assert cli.main(score_argv(world, a, "--wall", "2", "--budget", "10")) == 0
+    argv = score_argv(world, b, "--wall", "2", "--budget", "10")
+    argv[argv.index("process")] = "docker"
+    assert cli.main(argv) == 0
+    assert (a / "results.jsonl").read_bytes() == (b / "results.jsonl").read_bytes()
+
+
+def test_interrupt_and_resume_is_byte_identical(world):
+    body = "import time  # {k}\ndef transform(g):\n    time.sleep(0.2)\n    return g[::{step}]\n"
+    slow = [
+        {
+            "id": f"slow{k}",
+            "task_id": FLIP,
+            "model": "s",
+            "code": body.format(k=k, step=k % 2 * 2 - 1),
+        }
+        for k in range(6)
+    ]
+    (world / "programs.jsonl").write_text("".join(json.dumps(s) + "\n" for s in slow))
+
+    def argv(out):
+        return [sys.executable, "-m", "arcjudge.cli", *score_argv(world, out, "--chunk", "1",
+                                                                  "--workers", "1")]  # fmt: skip
+
+    calm = subprocess.run(argv(world / "calm"), capture_output=True, text=True, check=False)
+    assert calm.returncode == 0, calm.stderr
+    proc = subprocess.Popen(argv(world / "cut"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and cached_rows(world / "cut" / "cache.sqlite") < 4:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert not (world / "cut" / "results.jsonl").exists()
+    again = subprocess.run(argv(world / "cut"), capture_output=True, text=True, check=False)
+    assert again.returncode == 0, again.stderr
+    calm_bytes = (world / "calm" / "results.jsonl").read_bytes()
+    assert (world / "cut" / "results.jsonl").read_bytes() == calm_bytes
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("not json\n", "not valid JSON"),
+        ('{"task_id": "aaaa0001", "code": "x"}\n', "missing field 'id'"),
+        ('{"id": 1, "task_id": "aaaa0001"}\n', "needs a 'code' or a 'response'"),
+        ('{"id": 1, "task_id": "zzzz9999", "code": "x"}\n', "task ids not in"),
+        ('{"id": 1, "task_id": "aaaa0001", "code": "x"}\n' * 2, "duplicate id"),
+    ],
+)
+def test_bad_programs_file(world, content, message, capsys):
+    (world / "programs.jsonl").write_text(content)
+    assert cli.main(score_argv(world, world / "bad")) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+    assert not (world / "bad" / "results.jsonl").exists()
+
+
+def test_extraction_rules():
+    reply = "```py\ndef helper():\n    pass\n```\n```python\ndef transform(g):\n    return g\n```"
+    assert extract_program(reply, ("transform",)).block == 1
+    assert extract_program("```\nx = 1\n```", ("transform",)).reason.startswith("last block")
+    assert extract_program("no code here", ("transform",)).code == ""
+    bare = extract_program("def transform(g):\n    return g\n", ("transform",))
+    assert bare.block is None and "def transform" in bare.code
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson_interval(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 0.0)
+    low, high = wilson_interval(0, 20)
+    assert low == 0.0 and high == pytest.approx(0.1611, abs=1e-4)
+    s = summarize([{"verdict": "pass", "failure": None}, {"verdict": "fail", "failure": "rule"}])
+    assert s["pass_rate"] == 0.5 and s["failure_shares"]["rule"] == 0.5
+
+
+def test_consistency_helpers(sandbox):
+    code = "def transform(g):\n    return [r[::-1] for r in g]\n"
+    assert agrees(code, [[1, 2]], [[2, 1]], sandbox=sandbox)
+    assert not agrees(code, [[1, 2]], [[1, 2]], sandbox=sandbox)
+    assert agrees_batch(code, [([[1, 2]], [[2, 1]]), ([[3]], [[4]]), ("bad", [[1]])],
+                        sandbox=sandbox) == [True, False, False]  # fmt: skip
+    assert agrees_batch("def transform(g)\n", [([[1]], [[1]])], sandbox=sandbox) == [False]

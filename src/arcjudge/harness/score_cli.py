@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
+from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
 from arcjudge.harness.score import DEFAULT_ENTRY_POINTS, ScoreConfig, Scorer, summary_table
 from arcjudge.harness.store import ResultStore
 from arcjudge.sandbox.backends import make_sandbox, missing_strong_protections
@@ -70,22 +70,11 @@ def _config(args: argparse.Namespace) -> ScoreConfig:
     )
 
 
-def _write_atomic(out: Path, files: dict[str, str]) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        tmp = out / f".{name}.tmp-{os.getpid()}"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out / name)
-
-
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``arcjudge score``; return the exit code."""
     config = _config(args)
     module_dirs = config.generator.module_dirs if config.generator else ()
     store_path = args.store or args.out / "cache.sqlite"
-
-    def warn(message: str) -> None:
-        print(f"arcjudge: warning: {message}", file=sys.stderr)
 
     store = None
     try:
@@ -112,7 +101,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         summary = scorer.summary()
         results = "".join(scorer.result_lines())
-        _write_atomic(
+        write_atomic(
             args.out,
             {
                 "results.jsonl": results,
@@ -124,10 +113,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             },
         )
     except KeyboardInterrupt:
-        print(
-            "arcjudge: interrupted; finished work is saved, rerun the same command to resume",
-            file=sys.stderr,
-        )
+        print(INTERRUPTED, file=sys.stderr)
         return 130
     finally:
         if store is not None:

@@ -11,7 +11,6 @@ an interrupted run resumes where it stopped and writes byte-identical outputs.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
 from arcjudge.harness.instances import draw_samples, task_instances
+from arcjudge.harness.outputs import write_atomic
 from arcjudge.harness.store import ResultStore, module_fingerprint, program_key
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -189,7 +189,6 @@ def write_outputs(validator: Validator, out_dir: Path) -> dict:
     """
     from arcjudge.harness.report import render_validate_report
 
-    out_dir.mkdir(parents=True, exist_ok=True)
     manifest = validator.manifest()
     verdicts = "".join(validator.verdict_lines())
     records = [r for task_id in sorted(validator.records) for r in validator.records[task_id]]
@@ -198,10 +197,7 @@ def write_outputs(validator: Validator, out_dir: Path) -> dict:
         "manifest.json": json.dumps(manifest, sort_keys=True, indent=1) + "\n",
         "report.html": render_validate_report(manifest_for_report(manifest), records),
     }
-    for name, text in outputs.items():
-        tmp = out_dir / f".{name}.tmp-{os.getpid()}"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out_dir / name)
+    write_atomic(out_dir, outputs)
     return manifest
 
 

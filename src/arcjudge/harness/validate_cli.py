@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from arcjudge.errors import UsageError
+from arcjudge.harness.outputs import INTERRUPTED, warn
 from arcjudge.harness.store import ResultStore
 from arcjudge.harness.validate import ValidateConfig, Validator, print_summary, write_outputs
 from arcjudge.sandbox.backends import make_sandbox, missing_strong_protections
@@ -89,9 +90,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
         module_dirs += config.generator.module_dirs
     store = ResultStore(args.store or args.out / "cache.sqlite")
 
-    def warn(message: str) -> None:
-        print(f"arcjudge: warning: {message}", file=sys.stderr)
-
     try:
         with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sb:
             missing = missing_strong_protections(sb)
@@ -113,10 +111,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 bar.close()
         manifest = write_outputs(validator, args.out)
     except KeyboardInterrupt:
-        print(
-            "arcjudge: interrupted; finished work is saved, rerun the same command to resume",
-            file=sys.stderr,
-        )
+        print(INTERRUPTED, file=sys.stderr)
         return 130
     finally:
         store.close()

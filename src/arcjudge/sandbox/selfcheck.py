@@ -559,7 +559,6 @@ CASES: tuple[Case, ...] = (
         ),
         "ok [[0]]",
         _last_grid(((0,),)),
-        backends=("docker",),
     ),
     Case(
         "kill_every_process",

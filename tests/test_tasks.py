@@ -66,3 +66,11 @@ def test_real_training_tasks_load(shared_data):
     assert task.task_id == "007bbfb7" and len(task.train) == 5
     pairs = load_arcgen_pairs(shared_data / "arc-gen-100k" / "007bbfb7.json")
     assert len(pairs) > 100
+
+
+def test_every_arcgen_file_loads_including_grids_over_30(shared_data):
+    sizes = []
+    for path in sorted((shared_data / "arc-gen-100k").glob("*.json")):
+        for pair in load_arcgen_pairs(path):
+            sizes.append(max(len(pair.input), len(pair.input[0])))
+    assert len(sizes) == 100_000 and max(sizes) > 30

@@ -2,7 +2,8 @@
 
 A *grid* (:data:`Grid`) is an immutable tuple of tuples of exact Python ``int``
 values in ``0..9``. It is rectangular and has ``1..MAX_SIDE`` rows and
-``1..MAX_SIDE`` columns (``MAX_SIDE`` is 30).
+``1..MAX_SIDE`` columns (``MAX_SIDE`` is 100: ARC grids are at most 30 per side, but the
+ARC-GEN stable set has grids of up to 75).
 
 Whatever a program returns is turned into a grid by :func:`canonicalize`, which is
 the same function the sandbox runtime uses (see

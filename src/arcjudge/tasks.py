@@ -5,7 +5,7 @@ Formats read:
 - Kaggle task JSON: the same plus ``"arc-gen": [...]`` pairs.
 - ARC-GEN stable set: one JSON list of ``{"input", "output"}`` pairs per task id.
 
-Grids in data files are checked strictly (lists of lists of ints 0..9, 1..30 per side).
+Grids in data files are checked strictly (lists of lists of ints 0..9, 1..MAX_SIDE per side).
 Problems raise ``TaskFormatError`` with a one-line message naming the file.
 """
 

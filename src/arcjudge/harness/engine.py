@@ -236,41 +236,56 @@ class Engine:
             tasks: ``(task_id, instances, candidates)`` triples, pulled lazily.
             on_task_done: Receives the task's instances, candidates and outcomes.
         """
+        source = iter(tasks)
+        pool = ThreadPoolExecutor(self.sandbox.size)
+        try:
+            self._loop(pool, source, on_task_done)
+        except BaseException:
+            # Ctrl-C: drop queued work now; the caller closes the sandbox, which ends the
+            # calls still running (their results are not stored, so a rerun redoes them).
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+    def _loop(
+        self,
+        pool: ThreadPoolExecutor,
+        source: Iterator[tuple[str, list[Instance], list[Candidate]]],
+        on_task_done: TaskDone,
+    ) -> None:
         window = self.sandbox.size * 2
         ready: deque[_Chunk] = deque()
-        source = iter(tasks)
         exhausted = False
-        with ThreadPoolExecutor(self.sandbox.size) as pool:
-            running: dict[Future[ProgramResult], _Chunk] = {}
-            while True:
-                while len(ready) + len(running) < window and not exhausted:
-                    try:
-                        task_id, instances, candidates = next(source)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                    task = self._prepare(task_id, instances, candidates)
-                    self._release(task, ready)
-                    self._maybe_done(task, on_task_done)
-                while ready and len(running) < window:
-                    chunk = ready.popleft()
-                    cand = chunk.task.candidates[chunk.candidate]
-                    inputs = [chunk.task.instances[p].grid for p in chunk.positions]
-                    future = pool.submit(
-                        self.sandbox.run, cand.program, inputs, self.limits, policy=self.policy
-                    )
-                    running[future] = chunk
-                if not running:
-                    return  # nothing ready, nothing running, no task left
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in done:
-                    chunk = running.pop(future)
-                    task = chunk.task
-                    task.pending -= 1
-                    task.active.discard(chunk.candidate)
-                    self._absorb(chunk, future.result())
-                    self._release(task, ready)
-                    self._maybe_done(task, on_task_done)
+        running: dict[Future[ProgramResult], _Chunk] = {}
+        while True:
+            while len(ready) + len(running) < window and not exhausted:
+                try:
+                    task_id, instances, candidates = next(source)
+                except StopIteration:
+                    exhausted = True
+                    break
+                task = self._prepare(task_id, instances, candidates)
+                self._release(task, ready)
+                self._maybe_done(task, on_task_done)
+            while ready and len(running) < window:
+                chunk = ready.popleft()
+                cand = chunk.task.candidates[chunk.candidate]
+                inputs = [chunk.task.instances[p].grid for p in chunk.positions]
+                future = pool.submit(
+                    self.sandbox.run, cand.program, inputs, self.limits, policy=self.policy
+                )
+                running[future] = chunk
+            if not running:
+                return  # nothing ready, nothing running, no task left
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                chunk = running.pop(future)
+                task = chunk.task
+                task.pending -= 1
+                task.active.discard(chunk.candidate)
+                self._absorb(chunk, future.result())
+                self._release(task, ready)
+                self._maybe_done(task, on_task_done)
 
     def _release(self, task: _Task, ready: deque[_Chunk]) -> None:
         """Hand the task's runnable chunks to ``ready`` (one per candidate when stopping)."""

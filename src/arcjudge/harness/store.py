@@ -3,8 +3,8 @@
 Each input's result is keyed by ``sha256(program key | mode | input | limits)``, where the
 program key covers the program's source, entry points, input format and a fingerprint of
 the module directories it imports from. A program that cannot load is stored once under its
-program key. Rows are committed after every work item, so an interrupted run loses at most
-the items that were in flight.
+program key. Rows are committed at most a second apart and when the store is closed (which the
+commands do on Ctrl-C too), so a killed run loses at most its last second of results.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from arcjudge.sandbox.types import GeneratorCall, Grid, Limits, Program, ProgramStatus, Status
 
+COMMIT_SECONDS = 1.0
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
     key TEXT PRIMARY KEY, status TEXT NOT NULL, grid TEXT, output TEXT, error TEXT
@@ -91,10 +93,18 @@ class ResultStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(SCHEMA)
+        self._last_commit = time.monotonic()
 
     def close(self) -> None:
-        """Close the database."""
+        """Commit and close the database."""
+        self._db.commit()
         self._db.close()
+
+    def _maybe_commit(self) -> None:
+        now = time.monotonic()
+        if now - self._last_commit >= COMMIT_SECONDS:
+            self._db.commit()
+            self._last_commit = now
 
     @staticmethod
     def input_key(prog_key: str, item: Grid | GeneratorCall) -> str:
@@ -114,7 +124,7 @@ class ResultStore:
             "INSERT OR REPLACE INTO programs (key, status, error) VALUES (?, ?, ?)",
             (prog_key, status.value, error),
         )
-        self._db.commit()
+        self._maybe_commit()
 
     def get_many(self, keys: Sequence[str]) -> dict[str, StoredResult]:
         """Return the stored results among ``keys``."""
@@ -145,4 +155,4 @@ class ResultStore:
                 for key, r in rows
             ],
         )
-        self._db.commit()
+        self._maybe_commit()

@@ -321,7 +321,9 @@ class PooledSandbox(abc.ABC):
         timeout = limits.total_seconds + limits.wall_seconds + RESPONSE_SLACK_SECONDS
         problem = "no worker answered"
         for _attempt in range(2):
-            worker = self._idle.get()
+            worker = self._take_worker()
+            if worker is None:
+                return ProgramResult(ProgramStatus.INFRA, error="sandbox closed")
             try:
                 reply = worker.request(message, timeout)
             except WorkerLost as exc:
@@ -331,6 +333,15 @@ class PooledSandbox(abc.ABC):
             self._idle.put(worker)
             return decode_result(reply, len(inputs), findings)
         return ProgramResult(ProgramStatus.INFRA, error=f"sandbox failed twice: {problem}")
+
+    def _take_worker(self) -> Worker | None:
+        """Wait for an idle worker; ``None`` once the sandbox is closed."""
+        while True:
+            try:
+                return self._idle.get(timeout=0.2)
+            except queue.Empty:
+                if self._closed:
+                    return None
 
     def map(
         self, jobs: Iterable[Job], *, mode: str = "transform"

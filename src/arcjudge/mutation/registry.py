@@ -1,0 +1,39 @@
+"""The operator registry: name -> operator instance, in registration order."""
+
+from __future__ import annotations
+
+from arcjudge.mutation.operators import ALL_OPERATOR_CLASSES, Operator
+
+OPERATORS: dict[str, Operator] = {}
+"""Registered operators by name; :func:`default_operators` uses all of them, in order."""
+
+
+def register(operator: Operator, *, replace: bool = False) -> Operator:
+    """Add ``operator`` to :data:`OPERATORS`.
+
+    Args:
+        operator: An operator instance with a unique ``name``.
+        replace: Allow replacing an operator of the same name.
+
+    Returns:
+        ``operator`` (so this can be used inline).
+
+    Raises:
+        ValueError: The name is taken (and ``replace`` is false) or is not a valid name.
+    """
+    name = operator.name
+    if not name or ":" in name or any(c.isspace() for c in name):
+        raise ValueError(f"bad operator name {name!r}")
+    if name in OPERATORS and not replace:
+        raise ValueError(f"operator {name!r} is already registered")
+    OPERATORS[name] = operator
+    return operator
+
+
+def default_operators() -> list[Operator]:
+    """Every registered operator, in registration order."""
+    return list(OPERATORS.values())
+
+
+for _cls in ALL_OPERATOR_CLASSES:
+    register(_cls())

@@ -94,5 +94,5 @@ def test_unknown_backend_is_rejected_by_the_parser(task_file, program_file, caps
 
 
 def test_not_built_commands_say_so(capsys):
-    assert cli.main(["mutate", "--out", "x"]) == 0
+    assert cli.main(["dimensions", "--out", "x"]) == 0
     assert "not built yet" in capsys.readouterr().out

@@ -30,7 +30,6 @@ from arcjudge.tasks import SPLITS, TaskFormatError, load_task
 from arcjudge.verifiers.sources import SourceError
 
 NOT_BUILT = {
-    "mutate": "mutate is not built yet (issue: libcst mutation engine)",
     "dimensions": "dimensions is not built yet (issue: feeding all five dimensions)",
 }
 DEFAULT_ENTRY_POINTS = ("transform", "solve", "verify", "p", "main")
@@ -90,6 +89,12 @@ def _parser() -> argparse.ArgumentParser:
 
     add_arguments(score)
     _add_backend(score)
+
+    mutate = sub.add_parser("mutate", help="corrupted verifiers and their near-miss pairs")
+    from arcjudge.harness.mutate_cli import add_arguments as add_mutate_arguments
+
+    add_mutate_arguments(mutate)
+    _add_backend(mutate)
 
     image = sub.add_parser("image", help="build the docker runtime image")
     image_sub = image.add_subparsers(dest="image_command", required=True)
@@ -254,6 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from arcjudge.harness.score_cli import cmd_score
 
             return cmd_score(args)
+        if args.command == "mutate":
+            from arcjudge.harness.mutate_cli import cmd_mutate
+
+            return cmd_mutate(args)
         if args.command == "image":
             return _cmd_image(args)
         if args.command == "sandbox":

@@ -1,0 +1,277 @@
+"""``arcjudge mutate``: corrupted verifiers and the near-miss pairs they produce.
+
+For each task, each valid verifier is mutated by the libcst engine (``arcjudge.mutation``);
+every mutant runs in the sandbox (mutants are untrusted code too) on N valid inputs of the
+task and is classed: ``killed`` (some output is a valid grid that differs from the true
+output), ``equivalent_on_evidence`` (the true output on all N), ``crashes`` (no output at
+all: errors, timeouts or a load failure on every input) or ``invalid_output`` (anything
+else: non-grids, some inputs failing, none wrong). Each wrong grid of a killed mutant is a
+*corrupted pair*, kept only when the original verifier, run on the same input, returns the
+true output, so the pair is confirmed invalid. ``--max-per-task`` keeps the nearest misses
+(same shape first, then smallest Hamming distance), ties broken by a seeded hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from arcjudge.grids import hamming_distance
+from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
+from arcjudge.harness.instances import task_instances
+from arcjudge.harness.store import ResultStore, module_fingerprint, program_key
+from arcjudge.mutation import Operator, default_operators, enumerate_mutants
+from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
+from arcjudge.tasks import load_task, task_files
+from arcjudge.verifiers.sources import VerifierSource
+
+MUTANT_STATUSES = ("killed", "equivalent_on_evidence", "crashes", "invalid_output")
+
+
+@dataclass(frozen=True)
+class MutateConfig:
+    """Everything ``mutate`` needs besides the sandbox and the store."""
+
+    tasks_dir: Path
+    sources: tuple[VerifierSource, ...]
+    arcgen_dir: Path | None = None
+    manifest_dir: Path | None = None
+    operators: tuple[Operator, ...] | None = None
+    max_per_task: int | None = 10
+    inputs: int = 20
+    seed: int = 0
+    limits: Limits = VERIFIER_LIMITS
+    policy: PolicyMode = PolicyMode.OFF
+    chunk: int = 64
+
+
+@dataclass
+class _Meta:
+    source: int
+    mutant: object | None  # the Mutant, or None for the original verifier
+
+
+def classify(outcome: Outcome, instances: list[Instance]) -> str:
+    """The mutant's class on its inputs (see the module docstring)."""
+    if outcome.failure is not None:
+        return "crashes"
+    oks = [r for r in outcome.results if r is not None and r.status is Status.OK]
+    if any(r.grid != i.expected for i, r in zip(instances, outcome.results, strict=True)
+           if r is not None and r.status is Status.OK):  # fmt: skip
+        return "killed"
+    if len(oks) == len(instances):
+        return "equivalent_on_evidence"
+    runtime = {Status.ERROR, Status.TIMEOUT, Status.MEMORY, Status.CRASHED, Status.OUTPUT_LIMIT}
+    if not oks and all(r is not None and r.status in runtime for r in outcome.results):
+        return "crashes"
+    return "invalid_output"
+
+
+def _tiebreak(seed: int, *parts: object) -> str:
+    return hashlib.sha256(":".join(map(str, (seed, *parts))).encode()).hexdigest()
+
+
+class Mutator:
+    """Runs one ``mutate``; outputs end up in ``mutants``, ``corruptions``, ``summary()``."""
+
+    def __init__(self, config: MutateConfig, sandbox: PooledSandbox, store: ResultStore) -> None:
+        self.config = config
+        self.sandbox = sandbox
+        self.store = store
+        self.task_paths = task_files(config.tasks_dir)
+        self.fingerprints = [module_fingerprint(s.module_dirs) for s in config.sources]
+        self.valid = self._read_manifest() if config.manifest_dir else None
+        self.mutants: dict[str, list[dict]] = {}
+        self.corruptions: dict[str, list[dict]] = {}
+        self.problems: dict[str, list[dict]] = defaultdict(list)
+        self.with_valid: set[str] = set()
+
+    def _read_manifest(self) -> dict[str, set[str]]:
+        from arcjudge.errors import UsageError
+
+        path = self.config.manifest_dir / "manifest.json"
+        try:
+            manifest = json.loads(path.read_text())
+            return {t: set(e.get("valid", [])) for t, e in manifest["tasks"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise UsageError(f"{path}: not a validate manifest ({exc})") from None
+
+    def _inputs(self, task_id: str, instances: list[Instance]) -> list[Instance]:
+        if len(instances) <= self.config.inputs:
+            return instances
+        rng = random.Random(f"{self.config.seed}:{task_id}")
+        chosen = sorted(rng.sample(range(len(instances)), self.config.inputs))
+        return [instances[i] for i in chosen]
+
+    def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
+        for path in self.task_paths:
+            task = load_task(path)
+            instances = self._inputs(task.task_id, task_instances(task, self.config.arcgen_dir))
+            candidates: list[Candidate] = []
+            for s, source in enumerate(self.config.sources):
+                if self.valid is not None and source.name not in self.valid.get(task.task_id, ()):
+                    continue
+                tp = source.program_for(task.task_id)
+                if tp.program is None:
+                    continue
+                self.with_valid.add(task.task_id)
+                original = tp.program
+                function = original.entry_points[0] if source.kind == "re-arc" else None
+                mutants = enumerate_mutants(
+                    original.source,
+                    task_id=task.task_id,
+                    source_name=source.name,
+                    operators=self.config.operators,
+                    function=function,
+                )
+                if not mutants.ok:
+                    self.problems[task.task_id].append(
+                        {"source": source.name, "error": mutants.error}
+                    )
+                    continue
+                fingerprint = self.fingerprints[s]
+                candidates.append(self._candidate(original, fingerprint, _Meta(s, None)))
+                for mutant in mutants:
+                    program = Program(
+                        mutant.source.encode("utf-8"),
+                        original.entry_points,
+                        original.module_dirs,
+                        original.input_format,
+                        mutant.id,
+                    )
+                    candidates.append(self._candidate(program, fingerprint, _Meta(s, mutant)))
+            yield task.task_id, instances, candidates
+
+    def _candidate(self, program: Program, fingerprint: str, meta: _Meta) -> Candidate:
+        key = program_key(program, fingerprint, "transform", self.config.limits)
+        return Candidate(program, key, meta)
+
+    def _task_done(
+        self,
+        task_id: str,
+        instances: list[Instance],
+        candidates: list[Candidate],
+        outcomes: list[Outcome],
+    ) -> None:
+        originals = {
+            c.meta.source: o
+            for c, o in zip(candidates, outcomes, strict=True)
+            if c.meta.mutant is None
+        }
+        records, pairs = [], []
+        for cand, outcome in zip(candidates, outcomes, strict=True):
+            mutant = cand.meta.mutant
+            if mutant is None:
+                continue
+            status = classify(outcome, instances)
+            counts = Counter(
+                "wrong" if r is not None and r.status is Status.OK and r.grid != i.expected
+                else "right" if r is not None and r.status is Status.OK
+                else (r.status.value if r is not None else "not_run")
+                for i, r in zip(instances, outcome.results, strict=True)
+            )  # fmt: skip
+            if outcome.failure is not None:
+                counts = Counter({outcome.failure[0].value: len(instances)})
+            records.append({
+                "id": mutant.id, "task_id": task_id, "source": mutant.source_name,
+                "operator": mutant.operator, "anchor": mutant.anchor, "variant": mutant.variant,
+                "diff": mutant.diff, "status": status, "counts": dict(sorted(counts.items())),
+            })  # fmt: skip
+            if status != "killed":
+                continue
+            original = originals.get(cand.meta.source)
+            for index, (inst, res) in enumerate(zip(instances, outcome.results, strict=True)):
+                if res is None or res.status is not Status.OK or res.grid == inst.expected:
+                    continue
+                check = original.results[index] if original and not original.failure else None
+                if check is None or check.status is not Status.OK or check.grid != inst.expected:
+                    continue  # the original verifier does not confirm the true output here
+                pairs.append({
+                    "task_id": task_id, "kind": "corrupted_verifier", "mutant_id": mutant.id,
+                    "split": inst.split, "index": inst.index,
+                    "input": [list(r) for r in inst.grid], "output": [list(r) for r in res.grid],
+                    "correct_output": [list(r) for r in inst.expected],
+                    "hamming": round(hamming_distance(res.grid, inst.expected), 6),
+                    "same_shape": len(res.grid) == len(inst.expected)
+                    and len(res.grid[0]) == len(inst.expected[0]),
+                })  # fmt: skip
+        seed = self.config.seed
+        pairs.sort(
+            key=lambda p: (
+                not p["same_shape"],
+                p["hamming"],
+                _tiebreak(seed, p["mutant_id"], p["split"], p["index"]),
+            )
+        )
+        if self.config.max_per_task is not None:
+            pairs = pairs[: self.config.max_per_task]
+        self.mutants[task_id] = records
+        self.corruptions[task_id] = pairs
+
+    def run(self) -> None:
+        """Mutate, run and classify, task by task."""
+        engine = Engine(self.sandbox, self.store, self.config.limits, self.config.policy,
+                        self.config.chunk)  # fmt: skip
+        engine.run(self._tasks(), self._task_done)
+
+    def mutant_lines(self) -> Iterator[str]:
+        """Lines of ``mutants.jsonl`` (task order, then enumeration order)."""
+        for task_id in sorted(self.mutants):
+            for record in self.mutants[task_id]:
+                yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+
+    def corruption_lines(self) -> Iterator[str]:
+        """Lines of ``corruptions.jsonl`` (task order, nearest misses first)."""
+        for task_id in sorted(self.corruptions):
+            for record in self.corruptions[task_id]:
+                yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+
+    def summary(self) -> dict:
+        """Yield per operator, and tasks with at least one corrupted pair."""
+        per_operator: dict[str, Counter[str]] = defaultdict(Counter)
+        for records in self.mutants.values():
+            for r in records:
+                per_operator[r["operator"]]["tried"] += 1
+                per_operator[r["operator"]][r["status"]] += 1
+        covered = sorted(t for t, pairs in self.corruptions.items() if pairs)
+        return {
+            "seed": self.config.seed,
+            "inputs": self.config.inputs,
+            "max_per_task": self.config.max_per_task,
+            "operators": {
+                name: {k: counts.get(k, 0) for k in ("tried", *MUTANT_STATUSES)}
+                for name, counts in sorted(per_operator.items())
+            },
+            "tasks_with_valid_verifier": len(self.with_valid),
+            "tasks_with_corrupted_pairs": len(covered),
+            "corrupted_pairs": sum(len(p) for p in self.corruptions.values()),
+            "problems": {t: self.problems[t] for t in sorted(self.problems)},
+        }
+
+
+def summary_text(summary: dict) -> str:
+    """The printed yield table."""
+    lines = [f"{'operator':<28} {'tried':>6} {'killed':>7}"]
+    for name, counts in summary["operators"].items():
+        lines.append(f"{name:<28} {counts['tried']:>6} {counts['killed']:>7}")
+    lines.append(
+        f"tasks with >= 1 corrupted pair: {summary['tasks_with_corrupted_pairs']}"
+        f"/{summary['tasks_with_valid_verifier']} tasks with a valid verifier; "
+        f"{summary['corrupted_pairs']} pairs"
+    )
+    for task_id, problems in summary["problems"].items():
+        for p in problems:
+            lines.append(f"  {task_id} {p['source']}: cannot mutate: {p['error']}")
+    return "\n".join(lines)
+
+
+def default_operator_names() -> list[str]:
+    """Names of the default operators (for help texts)."""
+    return [op.name for op in default_operators()]

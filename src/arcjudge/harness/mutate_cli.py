@@ -1,0 +1,97 @@
+"""The ``arcjudge mutate`` command: arguments in, files and a yield table out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from arcjudge.errors import UsageError
+from arcjudge.harness.mutate import MutateConfig, Mutator, summary_text
+from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
+from arcjudge.harness.store import ResultStore
+from arcjudge.sandbox.backends import make_sandbox
+from arcjudge.sandbox.types import Limits
+from arcjudge.tasks import task_files
+from arcjudge.verifiers.sources import parse_verifier_spec
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``mutate`` options to a sub-parser."""
+    parser.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    parser.add_argument("--source", action="append", required=True, help="NAME=KIND:PATH")
+    parser.add_argument("--manifest", type=Path, help="validate output dir: mutate valid only")
+    parser.add_argument("--operators", help="comma-separated operator names (default: all)")
+    parser.add_argument("--max-per-task", type=int, default=10, help="nearest misses kept")
+    parser.add_argument("--inputs", type=int, default=20, help="valid inputs per task")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--wall", type=float, default=10.0, help="seconds per call")
+    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    parser.add_argument("--out", type=Path, required=True, help="output directory")
+
+
+def _config(args: argparse.Namespace) -> MutateConfig:
+    from arcjudge.mutation import OPERATORS
+
+    task_files(args.tasks)
+    for flag, path in (("--arcgen", args.arcgen), ("--manifest", args.manifest)):
+        if path is not None and not path.is_dir():
+            raise UsageError(f"{flag} {path}: no such directory")
+    operators = None
+    if args.operators:
+        names = [n.strip() for n in args.operators.split(",") if n.strip()]
+        unknown = [n for n in names if n not in OPERATORS]
+        if unknown:
+            raise UsageError(
+                f"unknown operator(s) {', '.join(unknown)} (known: {', '.join(OPERATORS)})"
+            )
+        operators = tuple(OPERATORS[n] for n in names)
+    if args.inputs < 1 or (args.max_per_task is not None and args.max_per_task < 0):
+        raise UsageError("--inputs must be >= 1 and --max-per-task >= 0")
+    try:
+        limits = Limits(wall_seconds=args.wall, total_seconds=max(60.0, args.wall * 4))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return MutateConfig(
+        tasks_dir=args.tasks,
+        sources=tuple(parse_verifier_spec(text) for text in args.source),
+        arcgen_dir=args.arcgen,
+        manifest_dir=args.manifest,
+        operators=operators,
+        max_per_task=args.max_per_task,
+        inputs=args.inputs,
+        seed=args.seed,
+        limits=limits,
+    )
+
+
+def cmd_mutate(args: argparse.Namespace) -> int:
+    """Run ``arcjudge mutate``; return the exit code."""
+    config = _config(args)
+    module_dirs = tuple(d for s in config.sources for d in s.module_dirs)
+    store = None
+    try:
+        with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sb:
+            store = ResultStore(args.store or args.out / "cache.sqlite")
+            mutator = Mutator(config, sb, store)
+            mutator.run()
+        summary = mutator.summary()
+        write_atomic(
+            args.out,
+            {
+                "mutants.jsonl": "".join(mutator.mutant_lines()),
+                "corruptions.jsonl": "".join(mutator.corruption_lines()),
+                "summary.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
+            },
+        )
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
+    finally:
+        if store is not None:
+            store.close()
+    print(summary_text(summary))
+    print(f"wrote {args.out}/mutants.jsonl, corruptions.jsonl, summary.json")
+    return 0

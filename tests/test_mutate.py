@@ -1,0 +1,103 @@
+"""`arcjudge mutate` on the bundled sample: classes, confirmed corrupted pairs, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from arcjudge import cli
+from arcjudge.harness.validate_cli import sample_dir
+from arcjudge.sandbox import Program
+from arcjudge.verifiers.sources import VerifierSource
+
+
+@pytest.fixture(scope="module")
+def mutated(tmp_path_factory):
+    root = sample_dir()
+    out = tmp_path_factory.mktemp("mutate")
+    argv = [
+        "mutate", "--tasks", str(root / "tasks"),
+        "--source", f"re-arc=re-arc:{root / 're-arc'}", "--source", f"golf=golf:{root / 'golf'}",
+        "--inputs", "12", "--max-per-task", "5", "--out", str(out / "m"), "--backend", "process",
+        "--wall", "2",
+    ]  # fmt: skip
+    assert cli.main(argv) == 0
+    return out / "m"
+
+
+def lines(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def test_every_corruption_is_confirmed_invalid_by_the_original(mutated, sandbox):
+    root = sample_dir()
+    sources = {
+        "re-arc": VerifierSource("re-arc", "re-arc", root / "re-arc"),
+        "golf": VerifierSource("golf", "golf", root / "golf"),
+    }
+    records = lines(mutated / "corruptions.jsonl")
+    assert records, "the sample must yield corrupted pairs"
+    by_task: dict = {}
+    for r in records:
+        by_task.setdefault((r["task_id"], r["mutant_id"].split(":")[1]), []).append(r)
+    for (task_id, source), group in by_task.items():
+        program: Program = sources[source].program_for(task_id).program
+        result = sandbox.run(program, [tuple(map(tuple, r["input"])) for r in group])
+        for r, res in zip(group, result.results, strict=True):
+            truth = [list(row) for row in res.grid]
+            assert truth == r["correct_output"] and truth != r["output"]
+            assert r["kind"] == "corrupted_verifier" and 0 < r["hamming"] <= 1
+
+
+def test_mutants_are_classified_and_capped(mutated):
+    mutants = lines(mutated / "mutants.jsonl")
+    statuses = {m["status"] for m in mutants}
+    assert "killed" in statuses and statuses <= {
+        "killed", "equivalent_on_evidence", "crashes", "invalid_output"
+    }  # fmt: skip
+    assert all(
+        m["id"].startswith(f"{m['task_id']}:{m['source']}:{m['operator']}:") for m in mutants
+    )
+    assert all(m["diff"].startswith("---") for m in mutants)
+    per_task: dict = {}
+    for r in lines(mutated / "corruptions.jsonl"):
+        per_task[r["task_id"]] = per_task.get(r["task_id"], 0) + 1
+    assert max(per_task.values()) <= 5
+    summary = json.loads((mutated / "summary.json").read_text())
+    assert summary["tasks_with_corrupted_pairs"] == len(per_task)
+    assert summary["operators"]["stmt.drop_assign_rewire"]["tried"] > 0
+
+
+def test_nearest_misses_first(mutated):
+    records = lines(mutated / "corruptions.jsonl")
+    for task_id in {r["task_id"] for r in records}:
+        keys = [(not r["same_shape"], r["hamming"]) for r in records if r["task_id"] == task_id]
+        assert keys == sorted(keys)
+
+
+def test_parse_error_is_reported_and_the_run_continues(tmp_path, capsys):
+    root = sample_dir()
+    module = tmp_path / "module"
+    module.mkdir()
+    (module / "67a3c6ac.py").write_text('def transform(g):\n    print "hi"\n')
+    (module / "c8f0f002.py").write_text(
+        "def transform(g):\n    return [[5 if c == 7 else c for c in r] for r in g]\n"
+    )
+    out = tmp_path / "out"
+    argv = ["mutate", "--tasks", str(root / "tasks"), "--source", f"mod=module:{module}",
+            "--out", str(out), "--backend", "process", "--wall", "2"]  # fmt: skip
+    assert cli.main(argv) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert "67a3c6ac" in summary["problems"]
+    assert summary["tasks_with_corrupted_pairs"] >= 1
+    assert "cannot mutate" in capsys.readouterr().out
+
+
+def test_unknown_operator_is_one_line(tmp_path, capsys):
+    root = sample_dir()
+    argv = ["mutate", "--tasks", str(root / "tasks"), "--source", f"g=golf:{root / 'golf'}",
+            "--operators", "expr.binop_left,nope", "--out", str(tmp_path / "o")]  # fmt: skip
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert "unknown operator(s) nope" in err and "Traceback" not in err

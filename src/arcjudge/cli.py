@@ -81,6 +81,14 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--wall", type=float, default=10.0, help="seconds per call")
     val.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
     val.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    val.add_argument(
+        "--quarantine-suspects",
+        action="store_true",
+        help="also count verifiers wrong only on suspect generator samples (valid_quarantined)",
+    )
+    val.add_argument(
+        "--probe-samples", type=int, default=0, help="extra samples to compare verifiers on"
+    )
     val.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_backend(val)
 

@@ -334,7 +334,9 @@ def _ordered_sources(
 
 
 def render_validate_report(
-    manifest: Mapping[str, Any], verdicts: Iterable[Mapping[str, Any]]
+    manifest: Mapping[str, Any],
+    verdicts: Iterable[Mapping[str, Any]],
+    suspects: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """Render the HTML report of one ``arcjudge validate`` run.
 
@@ -345,11 +347,14 @@ def render_validate_report(
         verdicts: Verdict records, one per (task, source): ``task_id``, ``source``,
             ``verdict``, ``splits``, ``statuses``, ``first_failure``, ``provenance`` and
             ``error``.
+        suspects: ``suspects.jsonl`` records (suspect samples, disputed inputs, ambiguity
+            flags); drawn in a ``differential`` section when there are any.
 
     Returns:
         A complete, self-contained HTML document. Its sections have the ids ``coverage``,
-        ``sources``, ``tasks`` and ``failures``; every invalid verdict gets one
-        ``class="failure"`` block with ``data-task`` and ``data-source`` attributes.
+        ``sources``, ``tasks`` and ``failures`` (and ``differential``); every invalid
+        verdict gets one ``class="failure"`` block with ``data-task`` and ``data-source``
+        attributes, every suspect or disputed input one ``class="suspect"`` block.
     """
     records = [r for r in verdicts if isinstance(r, Mapping)]
     tasks_info: Mapping[str, Any] = manifest.get("tasks") or {}
@@ -448,7 +453,46 @@ def render_validate_report(
     if not invalid:
         out.append('<p class="meta">No invalid verifiers.</p>')
     out.extend(_failure_block(record, anchors[id(record)]) for _, _, record in invalid)
-    out.append("</section></body></html>\n")
+    out.append("</section>")
+    if suspects:
+        out.append(_differential_section(suspects))
+    out.append("</body></html>\n")
+    return "".join(out)
+
+
+def _differential_section(suspects: Sequence[Mapping[str, Any]]) -> str:
+    """Suspect generator samples, disputed inputs and ambiguous tasks, as pictures."""
+    out = [
+        '<section id="differential"><h2>Suspect samples, disputes, ambiguity '
+        f"({len(suspects)})</h2>"
+    ]
+    for item in suspects:
+        kind = str(item.get("kind", ""))
+        task = str(item.get("task_id", ""))
+        grid_in = item.get("input") or []
+        expected = item.get("expected")
+        pics = [_figure(f"input {_shape(grid_in)}", grid_svg(grid_in))]
+        if kind == "suspect":
+            agreeing = item.get("agreeing_output") or []
+            pics.append(_figure("generator's output", grid_svg(expected or [], diff=agreeing)))
+            pics.append(_figure(
+                "verifiers' output: " + ", ".join(map(str, item.get("sources") or [])),
+                grid_svg(agreeing, diff=expected),
+            ))  # fmt: skip
+        else:
+            if expected is not None:
+                pics.append(_figure("expected", grid_svg(expected)))
+            for option in item.get("outputs") or []:
+                grid = option.get("output") or []
+                label = ", ".join(map(str, option.get("sources") or []))
+                pics.append(_figure(label, grid_svg(grid, diff=expected)))
+        out.append(
+            f'<div class="suspect" data-task="{_esc(task)}" data-kind="{_esc(kind)}">'
+            f'<h3>{_esc(task)}: {_esc(kind)}</h3><p class="meta">split '
+            f"{_esc(item.get('split'))}, index {_esc(item.get('index'))}, seed "
+            f'{_esc(item.get("seed"))}</p><div class="pics">{"".join(pics)}</div></div>'
+        )
+    out.append("</section>")
     return "".join(out)
 
 

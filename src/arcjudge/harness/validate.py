@@ -16,6 +16,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from arcjudge.harness.differential import (
+    PROBE,
+    TaskAnalysis,
+    analyze,
+    only_suspect_failures,
+)
 from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
 from arcjudge.harness.instances import draw_samples, task_instances
 from arcjudge.harness.outputs import write_atomic
@@ -26,7 +32,15 @@ from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, ProgramStatus
 from arcjudge.tasks import load_task, task_files
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
 
-VERDICTS = ("valid", "invalid", "missing", "load_error", "policy_rejected", "infra")
+VERDICTS = (
+    "valid",
+    "valid_quarantined",
+    "invalid",
+    "missing",
+    "load_error",
+    "policy_rejected",
+    "infra",
+)
 DEFAULT_CHUNK = 128
 
 
@@ -43,6 +57,17 @@ class ValidateConfig:
     chunk: int = DEFAULT_CHUNK
     limits: Limits = VERIFIER_LIMITS
     policy: PolicyMode = PolicyMode.WARN
+    quarantine_suspects: bool = False
+    probe_samples: int = 0
+
+
+def _graded(outcome: Outcome, instances: list[Instance]) -> tuple[Outcome, list[Instance]]:
+    """The outcome and instances without the probe samples (they never grade a verifier)."""
+    keep = [k for k, inst in enumerate(instances) if inst.split != PROBE]
+    if len(keep) == len(instances):
+        return outcome, instances
+    sub = Outcome(outcome.failure, [outcome.results[k] for k in keep], outcome.findings)
+    return sub, [instances[k] for k in keep]
 
 
 class Validator:
@@ -64,6 +89,7 @@ class Validator:
         self.samples: dict[str, list[Instance]] = {}
         self.generator_report: dict[str, dict] = {}
         self.records: dict[str, list[dict]] = {}
+        self.analyses: dict[str, TaskAnalysis] = {}
 
     def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
         for path in self.task_paths:
@@ -87,10 +113,29 @@ class Validator:
         candidates: list[Candidate],
         outcomes: list[Outcome],
     ) -> None:
-        self.records[task_id] = [
-            self._record(task_id, source.name, cand, outcome, instances)
-            for source, cand, outcome in zip(self.config.sources, candidates, outcomes, strict=True)
-        ]
+        names = [source.name for source in self.config.sources]
+        analysis = analyze(
+            task_id,
+            names,
+            [
+                o if c.program is not None else None
+                for c, o in zip(candidates, outcomes, strict=True)
+            ],
+            instances,
+        )
+        records = []
+        for name, cand, outcome in zip(names, candidates, outcomes, strict=True):
+            graded, graded_instances = _graded(outcome, instances)
+            record = self._record(task_id, name, cand, graded, graded_instances)
+            if record["verdict"] == "invalid" and only_suspect_failures(
+                outcome, instances, analysis.suspect_positions
+            ):
+                analysis.quarantinable.append(name)
+                if self.config.quarantine_suspects:
+                    record["verdict"] = "valid_quarantined"
+            records.append(record)
+        self.records[task_id] = records
+        self.analyses[task_id] = analysis
         if self.progress:
             self.progress(task_id)
 
@@ -119,16 +164,21 @@ class Validator:
 
     def run(self) -> None:
         """Draw generator samples, then check every source on every task."""
-        if self.config.generator is not None and self.config.samples > 0:
+        drawn = self.config.samples + self.config.probe_samples
+        if self.config.generator is not None and drawn > 0:
             self.samples, self.generator_report = draw_samples(
                 self.sandbox,
                 self.store,
                 self.config.generator,
                 [p.stem for p in self.task_paths],
-                self.config.samples,
+                drawn,
                 self.config.seed,
                 self.config.policy,
             )
+            for samples in self.samples.values():  # the last M samples only probe
+                for sample in samples:
+                    if sample.index >= self.config.samples:
+                        sample.split = PROBE
         engine = Engine(
             self.sandbox, self.store, self.config.limits, self.config.policy, self.config.chunk
         )
@@ -142,14 +192,39 @@ class Validator:
         tasks = {}
         per_source = {n: dict.fromkeys(VERDICTS, 0) for n in names}
         for task_id in sorted(self.records):
-            valid = [r["source"] for r in self.records[task_id] if r["verdict"] == "valid"]
-            for r in self.records[task_id]:
+            records = self.records[task_id]
+            valid = [r["source"] for r in records if r["verdict"] == "valid"]
+            for r in records:
                 per_source[r["source"]][r["verdict"]] += 1
             entry: dict = {"chosen": valid[0] if valid else None, "valid": valid}
+            if self.config.quarantine_suspects:
+                loose = [
+                    r["source"] for r in records if r["verdict"] in ("valid", "valid_quarantined")
+                ]
+                entry["valid_quarantined"] = [r for r in loose if r not in valid]
+                entry["chosen_quarantined"] = loose[0] if loose else None
+            analysis = self.analyses.get(task_id)
+            if analysis is not None and len(self.config.sources) > 1:
+                entry["suspects"] = len(analysis.suspects)
+                entry["disputes"] = len(analysis.disputes)
+                entry["ambiguous"] = analysis.ambiguous is not None
             if task_id in self.generator_report:
                 entry["generator"] = self.generator_report[task_id]
             tasks[task_id] = entry
         covered = sum(1 for t in tasks.values() if t["chosen"])
+        differential = {
+            "tasks_with_suspects": sum(1 for t in tasks.values() if t.get("suspects")),
+            "tasks_only_suspect_failures": sum(
+                1 for t_id, t in tasks.items()
+                if not t["chosen"] and self.analyses[t_id].quarantinable
+            ),
+            "tasks_with_disputes": sum(1 for t in tasks.values() if t.get("disputes")),
+            "tasks_ambiguous": sum(1 for t in tasks.values() if t.get("ambiguous")),
+        }  # fmt: skip
+        if self.config.quarantine_suspects:
+            differential["covered_quarantined"] = sum(
+                1 for t in tasks.values() if t.get("chosen_quarantined")
+            )
         return {
             "sources": [
                 {"name": s.name, "kind": s.kind, "path": str(s.path)} for s in self.config.sources
@@ -161,15 +236,25 @@ class Validator:
             ),
             "seed": self.config.seed,
             "samples": self.config.samples,
+            "probe_samples": self.config.probe_samples,
+            "quarantine_suspects": self.config.quarantine_suspects,
             "limits": {"wall_seconds": self.config.limits.wall_seconds},
             "coverage": {
                 "tasks": len(tasks),
                 "covered": covered,
                 "fraction": round(covered / len(tasks), 6) if tasks else 0.0,
             },
+            "differential": differential,
             "per_source": per_source,
             "tasks": tasks,
         }
+
+    def suspect_lines(self) -> Iterator[str]:
+        """Lines of ``suspects.jsonl``: suspects, disputes and ambiguity flags, task order."""
+        for task_id in sorted(self.analyses):
+            a = self.analyses[task_id]
+            for record in [*a.suspects, *a.disputes, *([a.ambiguous] if a.ambiguous else [])]:
+                yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
 
     def verdict_lines(self) -> Iterator[str]:
         """The lines of ``verdicts.jsonl``, in task then source order."""
@@ -179,7 +264,7 @@ class Validator:
 
 
 def write_outputs(validator: Validator, out_dir: Path) -> dict:
-    """Write ``verdicts.jsonl``, ``manifest.json`` and ``report.html`` atomically.
+    """Write ``verdicts.jsonl``, ``suspects.jsonl``, ``manifest.json``, ``report.html``.
 
     Each file is written to a temporary name and renamed into place, so an interrupted
     run never leaves a half-written output.
@@ -192,10 +277,16 @@ def write_outputs(validator: Validator, out_dir: Path) -> dict:
     manifest = validator.manifest()
     verdicts = "".join(validator.verdict_lines())
     records = [r for task_id in sorted(validator.records) for r in validator.records[task_id]]
+    suspects = "".join(validator.suspect_lines())
     outputs = {
         "verdicts.jsonl": verdicts,
+        "suspects.jsonl": suspects,
         "manifest.json": json.dumps(manifest, sort_keys=True, indent=1) + "\n",
-        "report.html": render_validate_report(manifest_for_report(manifest), records),
+        "report.html": render_validate_report(
+            manifest_for_report(manifest),
+            records,
+            [json.loads(line) for line in suspects.splitlines()],
+        ),
     }
     write_atomic(out_dir, outputs)
     return manifest
@@ -213,6 +304,16 @@ def summary_lines(manifest: dict) -> list[str]:
     for name, counts in manifest["per_source"].items():
         parts = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
         lines.append(f"  {name}: {parts or 'nothing'}")
+    diff = manifest.get("differential") or {}
+    if len(manifest["sources"]) > 1:
+        quarantined = diff.get("covered_quarantined")
+        lines.append(
+            f"covered strictly {cov['covered']}, with quarantine "
+            f"{quarantined if quarantined is not None else '(not asked: --quarantine-suspects)'}; "
+            f"tasks failing only on suspect samples {diff.get('tasks_only_suspect_failures', 0)}, "
+            f"with disputes {diff.get('tasks_with_disputes', 0)}, "
+            f"ambiguous {diff.get('tasks_ambiguous', 0)}"
+        )
     return lines
 
 

@@ -58,7 +58,9 @@ def _config(args: argparse.Namespace) -> ValidateConfig:
         raise UsageError(f"--arcgen {args.arcgen}: no such directory")
     if args.samples < 0 or args.chunk < 1:
         raise UsageError("--samples must be >= 0 and --chunk >= 1")
-    if args.samples and args.generator is None:
+    if args.probe_samples < 0:
+        raise UsageError("--probe-samples must be >= 0")
+    if (args.samples or args.probe_samples) and args.generator is None:
         raise UsageError("--samples needs --generator KIND:PATH")
     entry_points = tuple(args.entrypoint or DEFAULT_VERIFIER_ENTRY_POINTS)
     sources = tuple(parse_verifier_spec(text, entry_points) for text in args.source)
@@ -79,6 +81,8 @@ def _config(args: argparse.Namespace) -> ValidateConfig:
         chunk=args.chunk,
         limits=limits,
         policy=PolicyMode(args.policy),
+        quarantine_suspects=args.quarantine_suspects,
+        probe_samples=args.probe_samples if args.generator else 0,
     )
 
 
@@ -116,5 +120,5 @@ def cmd_validate(args: argparse.Namespace) -> int:
     finally:
         store.close()
     print_summary(manifest)
-    print(f"wrote {args.out}/verdicts.jsonl, manifest.json, report.html")
+    print(f"wrote {args.out}/verdicts.jsonl, suspects.jsonl, manifest.json, report.html")
     return 0

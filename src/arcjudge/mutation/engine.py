@@ -61,14 +61,14 @@ class _Target:
         original = self.parsed.text
         if new_text == original:
             return None
-        return Splice(original, 0, len(original), new_text), Rendered(new_text, [new_text], False)
+        return Splice(original, 0, len(original), new_text), Rendered(new_text, [(new_text, False)])
 
     def _statement(self, k: int, new: cst.BaseStatement) -> Rendered:
         renderer = self.parsed.renderer(k)
         if renderer is not None:
             return renderer.render(new)
         text = render_node(new, self.parsed.module)
-        return Rendered(text, [text], False)
+        return Rendered(text, [(text, False)])
 
     def _splice(self, first: int, last: int, texts: list[str]) -> Splice:
         parsed = self.parsed
@@ -137,25 +137,18 @@ class _ModuleTarget(_Target):
             return None
         first, last = changed[0], changed[-1]
         texts: list[str] = []
-        fresh: list[str] = []
-        indented = True
+        checks: list[tuple[str, bool]] = []
         for k in range(first, last + 1):
             if new.body[k] is old.body[k]:
                 texts.append(self.parsed.statement_text(k))
                 continue
             rendered = self._statement(k, new.body[k])
             texts.append(rendered.text)
-            if rendered.indented:
-                fresh.extend(rendered.fresh)
-            else:
-                fresh.append(rendered.text)
-                indented = False
+            checks.extend(rendered.checks)
         splice = self._splice(first, last, texts)
         if splice.replacement == self.parsed.text[splice.start : splice.end]:
             return None
-        if not indented:
-            fresh = ["".join(texts)]
-        return splice, Rendered(splice.replacement, fresh, indented)
+        return splice, Rendered(splice.replacement, checks)
 
 
 def enumerate_mutants(
@@ -223,7 +216,7 @@ def enumerate_mutants(
             if key in seen:
                 stats["duplicate"] += 1
                 continue
-            if check and not all(_compiles(t, rendered.indented) for t in rendered.fresh):
+            if check and not all(_compiles(text, indented) for text, indented in rendered.checks):
                 stats["invalid"] += 1
                 continue
             seen.add(key)

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import libcst as cst
 
-from arcjudge.mutation.render import StatementRenderer
+from arcjudge.mutation.render import IncrementalRenderer
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class ParsedSource:
     text: str
     spans: list[tuple[int, int]] | None
     last_newline: int = 0
-    _renderers: dict[int, StatementRenderer | None] = field(default_factory=dict, repr=False)
+    _renderers: dict[int, IncrementalRenderer | None] = field(default_factory=dict, repr=False)
 
     def function_index(self, name: str) -> int | None:
         """Index of the top-level ``def name`` (the last one if redefined), else ``None``."""
@@ -65,10 +65,10 @@ class ParsedSource:
             text += self.module.code_for_node(self.module.body[k])[-self.last_newline :]
         return text
 
-    def renderer(self, k: int) -> StatementRenderer | None:
-        """Cached incremental renderer of top-level statement ``k`` (``None``: not a block)."""
+    def renderer(self, k: int) -> IncrementalRenderer | None:
+        """Cached incremental renderer of top-level statement ``k`` (``None``: unavailable)."""
         if k not in self._renderers:
-            self._renderers[k] = StatementRenderer.build(
+            self._renderers[k] = IncrementalRenderer.build(
                 self.module.body[k], self.statement_text(k), self.module
             )
         return self._renderers[k]

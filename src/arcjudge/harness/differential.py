@@ -1,0 +1,126 @@
+"""Differential analysis: tell a bad verifier from a bad generator sample.
+
+Verifiers that are right on every demonstration and ARC-GEN stable pair (the *trusted
+splits*) are compared with each other on every input of the task:
+
+- an input is a **suspect sample** when at least two such verifiers from different sources
+  agree with each other and disagree with the expected output, and none of them agrees
+  with the expected output: the generator most likely broke its own rule there;
+- an input is **disputed** when such verifiers return different outputs;
+- with probe samples (extra generator samples drawn only for this comparison, split
+  ``probe``), a task whose trusted verifiers disagree on one is **ambiguous**: the
+  verifiers encode different rules that the demonstrations do not separate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from arcjudge.harness.engine import Instance, Outcome
+from arcjudge.sandbox.types import Status
+
+TRUSTED_SPLITS = ("train", "test", "arc-gen")
+PROBE = "probe"
+
+
+@dataclass
+class TaskAnalysis:
+    """What the comparison found on one task."""
+
+    trusted: list[str] = field(default_factory=list)
+    suspects: list[dict] = field(default_factory=list)
+    disputes: list[dict] = field(default_factory=list)
+    ambiguous: dict | None = None
+    suspect_positions: set[int] = field(default_factory=set)
+    quarantinable: list[str] = field(default_factory=list)  # invalid only on suspects
+
+
+def _lists(grid: tuple) -> list[list[int]]:
+    return [list(row) for row in grid]
+
+
+def trusted_sources(
+    names: list[str], outcomes: list[Outcome | None], instances: list[Instance]
+) -> list[int]:
+    """Indexes of the sources that are right on every trusted-split instance."""
+    chosen = []
+    for i, outcome in enumerate(outcomes):
+        if outcome is None or outcome.failure is not None:
+            continue
+        if all(
+            r is not None and r.status is Status.OK and r.grid == inst.expected
+            for inst, r in zip(instances, outcome.results, strict=True)
+            if inst.split in TRUSTED_SPLITS
+        ):
+            chosen.append(i)
+    return chosen
+
+
+def analyze(
+    task_id: str, names: list[str], outcomes: list[Outcome | None], instances: list[Instance]
+) -> TaskAnalysis:
+    """Compare the trusted verifiers of one task on all its inputs.
+
+    Args:
+        task_id: The task.
+        names: Source names, aligned with ``outcomes``.
+        outcomes: Each source's outcome (``None`` for a source with no program).
+        instances: The task's instances, aligned with each outcome's results.
+
+    Returns:
+        Suspects, disputes and the ambiguity flag, with pictures' worth of data.
+    """
+    analysis = TaskAnalysis()
+    trusted = trusted_sources(names, outcomes, instances)
+    analysis.trusted = [names[i] for i in trusted]
+    if len(trusted) < 2:
+        return analysis
+    for pos, inst in enumerate(instances):
+        produced: dict[tuple, list[str]] = {}
+        for i in trusted:
+            r = outcomes[i].results[pos]
+            if r is not None and r.status is Status.OK and r.grid is not None:
+                produced.setdefault(r.grid, []).append(names[i])
+        if inst.split == PROBE:
+            if len(produced) > 1 and analysis.ambiguous is None:
+                analysis.ambiguous = {
+                    "task_id": task_id, "kind": "ambiguous", "split": PROBE, "index": inst.index,
+                    "seed": inst.seed, "input": _lists(inst.grid),
+                    "outputs": [{"output": _lists(g), "sources": s} for g, s in produced.items()],
+                }  # fmt: skip
+            continue
+        base = {
+            "task_id": task_id, "split": inst.split, "index": inst.index, "seed": inst.seed,
+            "input": _lists(inst.grid), "expected": _lists(inst.expected),
+        }  # fmt: skip
+        if len(produced) > 1:
+            analysis.disputes.append({
+                **base, "kind": "disputed",
+                "outputs": [{"output": _lists(g), "sources": s,
+                             "is_expected": g == inst.expected} for g, s in produced.items()],
+            })  # fmt: skip
+        if inst.expected in produced:
+            continue
+        agreeing = [(g, s) for g, s in produced.items() if len(s) >= 2]
+        if agreeing:
+            grid, sources = max(agreeing, key=lambda item: len(item[1]))
+            analysis.suspects.append(
+                {**base, "kind": "suspect", "agreeing_output": _lists(grid), "sources": sources}
+            )
+            analysis.suspect_positions.add(pos)
+    return analysis
+
+
+def only_suspect_failures(
+    outcome: Outcome, instances: list[Instance], suspect_positions: set[int]
+) -> bool:
+    """Whether every wrong answer of a loaded verifier is on a suspect sample."""
+    if outcome.failure is not None or not suspect_positions:
+        return False
+    for pos, (inst, r) in enumerate(zip(instances, outcome.results, strict=True)):
+        if inst.split == PROBE:
+            continue
+        right = r is not None and r.status is Status.OK and r.grid == inst.expected
+        if not right and pos not in suspect_positions:
+            return False
+    return True

@@ -197,7 +197,7 @@ def test_rerun_uses_the_cache(world, sandbox):
     assert "".join(first.verdict_lines()) == "".join(second.verdict_lines())
 
 
-def test_cli_writes_three_files_and_summary(world, capsys):
+def test_cli_writes_its_files_and_summary(world, capsys):
     out = world / "out"
     argv = [
         "validate", "--tasks", str(world / "tasks"), "--arcgen", str(world / "arcgen"),
@@ -209,7 +209,7 @@ def test_cli_writes_three_files_and_summary(world, capsys):
     text = capsys.readouterr().out
     assert "tasks with >= 1 valid verifier: 2/2" in text
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith("cache")) == [
-        "manifest.json", "report.html", "verdicts.jsonl"
+        "manifest.json", "report.html", "suspects.jsonl", "verdicts.jsonl"
     ]  # fmt: skip
     lines = (out / "verdicts.jsonl").read_text().splitlines()
     assert len(lines) == 4 and json.loads(lines[0])["task_id"] == FLIP

@@ -239,17 +239,21 @@ def replace_nodes(
     """
     targets = {id(old): new for old, new in replacements.items()}
     on_path: set[int] = set()
+    below: dict[int, list[cst.CSTNode]] = {}  # node id -> its children on a path
     root_id = id(root)
     for old in replacements:
         pos = index.pos(old)
         while pos >= 0:
-            node_id = id(index.nodes[pos])
+            node = index.nodes[pos]
+            node_id = id(node)
             if node_id in on_path:
                 break
             on_path.add(node_id)
             if node_id == root_id:
                 break
             pos = index.parent_pos[pos]
+            if pos >= 0:
+                below.setdefault(id(index.nodes[pos]), []).append(node)
 
     def rebuild(node: cst.CSTNode) -> cst.CSTNode | _Remove:
         node_id = id(node)
@@ -257,6 +261,7 @@ def replace_nodes(
             return targets[node_id]
         if node_id not in on_path:
             return node
+        children = below.get(node_id, [])
         changes: dict[str, object] = {}
         for name in _field_names(type(node)):
             value = getattr(node, name)
@@ -266,9 +271,14 @@ def replace_nodes(
                     if isinstance(new, _Remove):
                         raise ValueError(f"cannot remove the single child {name!r}")
                     changes[name] = new
-            elif isinstance(value, tuple | list) and any(id(v) in on_path for v in value):
-                items = [rebuild(v) if isinstance(v, cst.CSTNode) else v for v in value]
-                changes[name] = tuple(v for v in items if not isinstance(v, _Remove))
+            elif isinstance(value, tuple | list):
+                # nodes compare by identity, so ``in``/``index`` are fast C-level scans
+                hits = [child for child in children if child in value]
+                if hits:
+                    items: list[object] = list(value)
+                    for child in hits:
+                        items[value.index(child)] = rebuild(child)
+                    changes[name] = tuple(v for v in items if not isinstance(v, _Remove))
         return node.with_changes(**changes)
 
     result = rebuild(root)

@@ -13,11 +13,11 @@ from arcjudge.verifiers.sources import VerifierSource
 
 
 @pytest.fixture(scope="module")
-def mutated(tmp_path_factory):
+def mutated(tmp_path_factory, shared_data):
     root = sample_dir()
     out = tmp_path_factory.mktemp("mutate")
     argv = [
-        "mutate", "--tasks", str(root / "tasks"),
+        "mutate", "--tasks", str(root / "tasks"), "--arcgen", str(shared_data / "arc-gen-100k"),
         "--source", f"re-arc=re-arc:{root / 're-arc'}", "--source", f"golf=golf:{root / 'golf'}",
         "--inputs", "12", "--max-per-task", "5", "--out", str(out / "m"), "--backend", "process",
         "--wall", "2",

@@ -1,0 +1,539 @@
+"""Candidate invalid pairs for the Classification and Editing dimensions.
+
+Each generator here proposes input-output pairs that are *close* to a task's rule but
+meant to be wrong. They are only candidates: the caller runs the task's verifier on
+``CandidatePair.input`` in the sandbox and keeps a candidate only when the verifier's
+output differs from ``CandidatePair.output``. Every candidate therefore carries its input,
+its (presumably wrong) output, the true output when it is already known
+(``correct_output``) and a JSON-friendly ``detail`` dict saying where it came from.
+
+Kinds:
+
+* ``color_flip``: a valid pair with one 4-connected same-colored region of its input *or*
+  its output recolored (see :func:`color_flip`).
+* ``instance_mismatch``: an input paired with the output of another valid instance of
+  the same task, among the outputs nearest to its own (see :func:`instance_mismatch`).
+* ``human_error``: a test input with a wrong answer that H-ARC participants submitted
+  (see :func:`load_human_errors` and :func:`human_error`).
+* ``retrieval``: a demonstration pair of a neighbouring task (see :func:`load_neighbours`
+  and :func:`retrieval`).
+* ``corrupted_verifier``: a pair produced by a mutated verifier (made by
+  :mod:`arcjudge.harness.mutate`; the kind is listed here so both share one record type).
+
+All functions are pure and deterministic: randomness comes only from the
+``random.Random`` passed in, and iteration orders never depend on hashing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arcjudge.grids import MAX_SIDE, Grid, hamming_distance, to_lists
+from arcjudge.tasks import Pair
+
+__all__ = [
+    "HARC_COLUMNS",
+    "KINDS",
+    "CandidatePair",
+    "HumanErrors",
+    "color_flip",
+    "human_error",
+    "instance_mismatch",
+    "load_human_errors",
+    "load_neighbours",
+    "normalize_task_id",
+    "parse_harc_grid",
+    "retrieval",
+]
+
+KINDS = ("color_flip", "instance_mismatch", "human_error", "retrieval", "corrupted_verifier")
+HARC_COLUMNS = ("task_name", "task_type", "test_output_grid", "count")
+_DIGITS = frozenset("0123456789")
+_SIDES = ("input", "output")
+
+
+@dataclass(frozen=True)
+class CandidatePair:
+    """A candidate invalid pair for one task.
+
+    Attributes:
+        task_id: The task the pair is meant to be invalid for.
+        kind: How it was made: one of :data:`KINDS`.
+        input: The input grid.
+        output: The proposed (presumably wrong) output grid.
+        correct_output: The true output of ``input`` under the task's rule when it is
+            already known, else ``None`` (the verifier will tell).
+        detail: JSON-friendly provenance (source pair, cell, colors, neighbour task...).
+            Not part of the hash, so candidates can go in sets.
+    """
+
+    task_id: str
+    kind: str
+    input: Grid
+    output: Grid
+    correct_output: Grid | None
+    detail: dict = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        """Reject unknown kinds early."""
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown candidate kind {self.kind!r} (expected one of {KINDS})")
+
+    def to_json(self) -> dict:
+        """Return a JSON-ready dict: grids as lists of lists, ``detail`` copied.
+
+        Returns:
+            ``{"task_id", "kind", "input", "output", "correct_output", "detail"}``.
+        """
+        return {
+            "task_id": self.task_id,
+            "kind": self.kind,
+            "input": to_lists(self.input),
+            "output": to_lists(self.output),
+            "correct_output": (
+                None if self.correct_output is None else to_lists(self.correct_output)
+            ),
+            "detail": dict(self.detail),
+        }
+
+
+# --------------------------------------------------------------------------- color_flip
+
+
+def _region(grid: Grid, row: int, col: int) -> list[tuple[int, int]]:
+    """Cells of the 4-connected region of ``grid[row][col]``'s color containing it."""
+    color = grid[row][col]
+    height, width = len(grid), len(grid[0])
+    seen = {(row, col)}
+    stack = [(row, col)]
+    while stack:
+        r, c = stack.pop()
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if (
+                0 <= nr < height
+                and 0 <= nc < width
+                and (nr, nc) not in seen
+                and grid[nr][nc] == color
+            ):
+                seen.add((nr, nc))
+                stack.append((nr, nc))
+    return sorted(seen)
+
+
+def _flip_region(grid: Grid, rng: random.Random) -> tuple[Grid, dict]:
+    """Recolor one region of ``grid``; return the new grid and what was done."""
+    cells = [(r, c) for r, row in enumerate(grid) for c, v in enumerate(row)]
+    nonzero = [(r, c) for r, c in cells if grid[r][c] != 0]
+    row, col = rng.choice(nonzero or cells)
+    old = grid[row][col]
+    new = rng.choice([color for color in range(10) if color != old])
+    region = _region(grid, row, col)
+    mutable = [list(r) for r in grid]
+    for r, c in region:
+        mutable[r][c] = new
+    info = {"row": row, "col": col, "old_color": old, "new_color": new, "region_size": len(region)}
+    return tuple(tuple(r) for r in mutable), info
+
+
+def color_flip(
+    task_id: str,
+    pairs: Sequence[Pair],
+    rng: random.Random,
+    *,
+    count: int = 1,
+    side: str | None = None,
+) -> list[CandidatePair]:
+    """Recolor one 4-connected same-colored region of a valid pair's input or output.
+
+    Each candidate is drawn independently: a pair uniformly among ``pairs`` that have an
+    output; then the grid to corrupt, input or output with probability 1/2 each (unless
+    ``side`` fixes it; the study's variant corrupts a cell of either grid); then a cell,
+    uniformly among the non-zero cells of that grid when there are any (so the background
+    color 0 is only touched in all-zero grids), else among all cells; then a new color,
+    uniformly among the nine colors other than the cell's. The cell's whole 4-connected
+    region of its color takes the new color, so the corrupted grid always differs from the
+    original and the pair differs from the source pair.
+
+    Args:
+        task_id: The task the pairs belong to.
+        pairs: Valid pairs of the task (demonstrations, ARC-GEN pairs...); pairs whose
+            output is ``None`` are ignored.
+        rng: The only source of randomness.
+        count: How many distinct candidates to return at most. Fewer are returned when
+            repeated draws keep producing duplicates (tiny grids).
+        side: ``"input"`` or ``"output"`` to always corrupt that grid; ``None`` to choose
+            at random per candidate.
+
+    Returns:
+        Up to ``count`` distinct candidates, in draw order (empty if no pair has an
+        output). ``correct_output`` is the source pair's output when the output was
+        corrupted, and ``None`` when the input was (the true output of the new input is
+        unknown until the verifier runs). ``detail`` holds ``source_index`` (into
+        ``pairs``), ``side``, ``row``, ``col``, ``old_color``, ``new_color`` and
+        ``region_size``.
+
+    Raises:
+        ValueError: If ``count`` is negative or ``side`` is not ``None``, ``"input"`` or
+            ``"output"``.
+    """
+    if count < 0:
+        raise ValueError(f"count must be >= 0, got {count}")
+    if side is not None and side not in _SIDES:
+        raise ValueError(f"side must be None, 'input' or 'output', got {side!r}")
+    usable = [i for i, p in enumerate(pairs) if p.output is not None]
+    results: list[CandidatePair] = []
+    if not usable:
+        return results
+    seen: set[tuple[Grid, Grid]] = set()
+    for _ in range(20 * count + 20):
+        if len(results) >= count:
+            break
+        index = rng.choice(usable)
+        source = pairs[index]
+        assert source.output is not None  # filtered above
+        chosen_side = side if side is not None else rng.choice(_SIDES)
+        if chosen_side == "input":
+            new_input, info = _flip_region(source.input, rng)
+            new_output, correct = source.output, None
+        else:
+            new_output, info = _flip_region(source.output, rng)
+            new_input, correct = source.input, source.output
+        key = (new_input, new_output)
+        if key in seen:
+            continue
+        seen.add(key)
+        detail = {"source_index": index, "side": chosen_side, **info}
+        results.append(CandidatePair(task_id, "color_flip", new_input, new_output, correct, detail))
+    return results
+
+
+# ---------------------------------------------------------------------- instance_mismatch
+
+
+def instance_mismatch(
+    task_id: str,
+    target: Pair,
+    pool: Sequence[Pair],
+    rng: random.Random,
+    *,
+    nearest: int = 3,
+) -> CandidatePair | None:
+    """Pair ``target.input`` with a near output of another instance of the same task.
+
+    The distinct outputs of ``pool`` that differ from ``target.output`` are ranked by
+    :func:`~arcjudge.grids.hamming_distance` to ``target.output`` (ties keep pool order);
+    one of the first ``nearest`` is chosen uniformly.
+
+    Args:
+        task_id: The task.
+        target: A valid pair of the task; its output must be known.
+        pool: Other valid pairs of the task (ARC-GEN pairs plus demonstrations); it may
+            contain ``target`` itself. Pairs without an output are ignored.
+        rng: The only source of randomness.
+        nearest: How many of the nearest distinct outputs to choose from (at least 1).
+
+    Returns:
+        The candidate, with ``correct_output = target.output`` and ``detail`` holding
+        ``source_index`` (the first pool pair with the chosen output), ``distance``,
+        ``rank`` (0 = nearest) and ``choices`` (how many outputs were eligible); or
+        ``None`` when the pool has no output different from ``target.output``.
+
+    Raises:
+        ValueError: If ``target.output`` is ``None`` or ``nearest < 1``.
+    """
+    if target.output is None:
+        raise ValueError("instance_mismatch needs a target pair with a known output")
+    if nearest < 1:
+        raise ValueError(f"nearest must be >= 1, got {nearest}")
+    first_index: dict[Grid, int] = {}
+    for i, pair in enumerate(pool):
+        if pair.output is not None and pair.output != target.output:
+            first_index.setdefault(pair.output, i)
+    if not first_index:
+        return None
+    ranked = sorted(
+        ((hamming_distance(target.output, out), i, out) for out, i in first_index.items()),
+        key=lambda item: (item[0], item[1]),
+    )
+    choices = ranked[:nearest]
+    rank = rng.randrange(len(choices))
+    distance, index, output = choices[rank]
+    detail = {"source_index": index, "distance": distance, "rank": rank, "choices": len(choices)}
+    return CandidatePair(task_id, "instance_mismatch", target.input, output, target.output, detail)
+
+
+# ------------------------------------------------------------------------------ H-ARC
+
+
+def normalize_task_id(name: str) -> str:
+    """Return a task id from ``<id>`` or ``<id>.json`` (surrounding spaces dropped)."""
+    name = name.strip()
+    return name[: -len(".json")] if name.endswith(".json") else name
+
+
+def _excerpt(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def parse_harc_grid(text: str) -> Grid:
+    """Parse an H-ARC grid such as ``|077|777|077|`` (rows between pipes).
+
+    Args:
+        text: The grid text; surrounding whitespace is ignored.
+
+    Returns:
+        The grid: one row per pipe-delimited field, one cell per digit.
+
+    Raises:
+        ValueError: If the text does not start and end with ``|``, has an empty row, a
+            character other than ``0``-``9``, rows of different lengths or a side longer
+            than ``MAX_SIDE``. The message quotes (the start of) the text.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"H-ARC grid must be a string, got {type(text).__name__}")
+    stripped = text.strip()
+    where = f"bad H-ARC grid {_excerpt(stripped)}"
+    if len(stripped) < 2 or not (stripped.startswith("|") and stripped.endswith("|")):
+        raise ValueError(f"{where}: expected rows between pipes, like '|077|777|077|'")
+    rows = stripped[1:-1].split("|")
+    if len(rows) > MAX_SIDE:
+        raise ValueError(f"{where}: {len(rows)} rows (at most {MAX_SIDE})")
+    grid = []
+    for r, row in enumerate(rows):
+        if not row:
+            raise ValueError(f"{where}: row {r} is empty")
+        bad = next((ch for ch in row if ch not in _DIGITS), None)
+        if bad is not None:
+            raise ValueError(f"{where}: row {r} has {bad!r}, not a digit 0-9")
+        if len(row) != len(rows[0]):
+            raise ValueError(f"{where}: row {r} has {len(row)} cells but row 0 has {len(rows[0])}")
+        if len(row) > MAX_SIDE:
+            raise ValueError(f"{where}: {len(row)} columns (at most {MAX_SIDE})")
+        grid.append(tuple(int(ch) for ch in row))
+    return tuple(grid)
+
+
+@dataclass
+class HumanErrors:
+    """What :func:`load_human_errors` read.
+
+    Attributes:
+        by_task: Task id -> ``(wrong grid, count)`` in file order; rows repeating a grid
+            of the same task are merged (counts added).
+        task_types: Task id -> its ``task_type`` (e.g. ``training``, ``evaluation``), the
+            first one seen.
+        skipped: One reason per skipped row (``"line N: ..."``).
+    """
+
+    by_task: dict[str, list[tuple[Grid, int]]] = field(default_factory=dict)
+    task_types: dict[str, str] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+
+def load_human_errors(path: str | Path) -> HumanErrors:
+    """Read H-ARC's ``incorrect_submissions.csv``.
+
+    The CSV has a header with (at least) the columns ``task_name, task_type,
+    test_output_grid, count``. ``task_name`` may be ``<id>.json`` or ``<id>``; it is
+    normalized to the id. Rows with an empty task name, a malformed grid or a count that
+    is not a non-negative integer are skipped and reported in ``skipped``.
+
+    Args:
+        path: The CSV file.
+
+    Returns:
+        The errors by task, the task types and the skipped-row reasons.
+
+    Raises:
+        ValueError: If the file is not UTF-8 text or its header lacks a needed column.
+        OSError: If the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [name.strip() for name in reader.fieldnames or []]
+    missing = [column for column in HARC_COLUMNS if column not in header]
+    if missing:
+        raise ValueError(f"{path}: header lacks column(s) {', '.join(missing)}")
+    reader.fieldnames = header
+    result = HumanErrors()
+    merged: dict[str, dict[Grid, int]] = {}
+    for row in reader:
+        line = reader.line_num
+        name = normalize_task_id(row.get("task_name") or "")
+        if not name:
+            result.skipped.append(f"line {line}: empty task_name")
+            continue
+        try:
+            grid = parse_harc_grid(row.get("test_output_grid") or "")
+        except ValueError as exc:
+            result.skipped.append(f"line {line}: task {name}: {exc}")
+            continue
+        raw_count = (row.get("count") or "").strip()
+        try:
+            count = int(raw_count)
+        except ValueError:
+            count = -1
+        if count < 0:
+            result.skipped.append(
+                f"line {line}: task {name}: count {raw_count!r} is not a non-negative integer"
+            )
+            continue
+        counts = merged.setdefault(name, {})
+        counts[grid] = counts.get(grid, 0) + count
+        result.task_types.setdefault(name, (row.get("task_type") or "").strip())
+    result.by_task = {task: list(counts.items()) for task, counts in merged.items()}
+    return result
+
+
+def human_error(
+    task_id: str,
+    test_pair: Pair,
+    errors: Sequence[tuple[Grid, int]],
+    rng: random.Random,
+    *,
+    task_type: str | None = None,
+) -> CandidatePair | None:
+    """Pair a test input with a wrong answer that humans submitted for it.
+
+    One of ``errors`` is drawn with probability proportional to its count (count 0 is
+    never drawn), after dropping grids equal to ``test_pair.output``.
+
+    Args:
+        task_id: The task.
+        test_pair: The test pair the submissions answered. When its output is ``None``
+            nothing can be excluded and ``correct_output`` is ``None``.
+        errors: ``(submitted grid, count)`` entries, e.g. ``HumanErrors.by_task[id]``.
+        rng: The only source of randomness.
+        task_type: Optional H-ARC ``task_type`` to record in ``detail``.
+
+    Returns:
+        The candidate (``detail``: ``error_index`` into ``errors``, ``count``,
+        ``total_count`` of the eligible entries, ``task_type``), or ``None`` when no
+        eligible entry has a positive count.
+    """
+    eligible = [
+        (i, grid, count)
+        for i, (grid, count) in enumerate(errors)
+        if count > 0 and grid != test_pair.output
+    ]
+    if not eligible:
+        return None
+    total = sum(count for _, _, count in eligible)
+    ticket = rng.randrange(total)
+    position = 0
+    while ticket >= eligible[position][2]:
+        ticket -= eligible[position][2]
+        position += 1
+    index, grid, count = eligible[position]
+    detail = {"error_index": index, "count": count, "total_count": total, "task_type": task_type}
+    return CandidatePair(task_id, "human_error", test_pair.input, grid, test_pair.output, detail)
+
+
+# -------------------------------------------------------------------------- retrieval
+
+
+def load_neighbours(path: str | Path) -> dict[str, list[str]]:
+    """Read a neighbours JSONL file: one ``{"task_id", "neighbour_task_ids"}`` per line.
+
+    Blank lines are ignored. Task ids may be given as ``<id>`` or ``<id>.json``; they are
+    normalized to the id. Repeated neighbours of a task are kept once, in first order.
+
+    Args:
+        path: The JSONL file.
+
+    Returns:
+        Task id -> its neighbour task ids, in file order.
+
+    Raises:
+        ValueError: On the first malformed line, with a one-line message
+            ``<path>:<line>: <problem>`` (not JSON, not an object, missing or non-string
+            ``task_id``, ``neighbour_task_ids`` not a list of non-empty strings, or a task
+            listed twice), or if the file is not UTF-8.
+        OSError: If the file cannot be read.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    result: dict[str, list[str]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        task = record.get("task_id")
+        if not isinstance(task, str) or not normalize_task_id(task):
+            raise ValueError(f"{where}: 'task_id' must be a non-empty string")
+        neighbours = record.get("neighbour_task_ids")
+        if not isinstance(neighbours, list) or not all(
+            isinstance(n, str) and normalize_task_id(n) for n in neighbours
+        ):
+            raise ValueError(f"{where}: 'neighbour_task_ids' must be a list of non-empty strings")
+        task = normalize_task_id(task)
+        if task in result:
+            raise ValueError(f"{where}: task {task!r} is listed twice")
+        result[task] = list(dict.fromkeys(normalize_task_id(n) for n in neighbours))
+    return result
+
+
+def retrieval(
+    task_id: str,
+    neighbours: Mapping[str, Sequence[str]],
+    demos_by_task: Mapping[str, Sequence[Pair]],
+    rng: random.Random,
+) -> CandidatePair | None:
+    """Take a demonstration pair of one of the task's neighbour tasks.
+
+    A neighbour is chosen uniformly among ``neighbours[task_id]`` (the task itself,
+    repeats and neighbours with no usable demonstration left out), then one of its demonstrations
+    uniformly. Demonstrations without an output, and pairs that are also demonstrations of
+    ``task_id`` itself (when ``demos_by_task`` has it), are not usable.
+
+    Args:
+        task_id: The task the candidate is for.
+        neighbours: Task id -> neighbour task ids (see :func:`load_neighbours`).
+        demos_by_task: Task id -> its demonstration pairs.
+        rng: The only source of randomness.
+
+    Returns:
+        The candidate, with ``correct_output = None`` (the pair is right for the neighbour,
+        its output under this task's rule is unknown) and ``detail`` holding
+        ``neighbour_task_id``, ``neighbour_rank`` (position in the neighbour list) and
+        ``pair_index`` (into the neighbour's demonstrations); or ``None`` when no
+        neighbour has a usable demonstration.
+    """
+    own = set(demos_by_task.get(task_id, ()))
+    options: list[tuple[int, str, list[int]]] = []
+    seen = {task_id}
+    for rank, neighbour in enumerate(neighbours.get(task_id, ())):
+        if neighbour in seen:
+            continue
+        seen.add(neighbour)
+        demos = demos_by_task.get(neighbour, ())
+        usable = [i for i, p in enumerate(demos) if p.output is not None and p not in own]
+        if usable:
+            options.append((rank, neighbour, usable))
+    if not options:
+        return None
+    rank, neighbour, usable = rng.choice(options)
+    index = rng.choice(usable)
+    pair = demos_by_task[neighbour][index]
+    assert pair.output is not None  # filtered above
+    detail = {"neighbour_task_id": neighbour, "neighbour_rank": rank, "pair_index": index}
+    return CandidatePair(task_id, "retrieval", pair.input, pair.output, None, detail)

@@ -41,7 +41,7 @@ VERDICTS = (
     "policy_rejected",
     "infra",
 )
-DEFAULT_CHUNK = 128
+DEFAULT_CHUNK = 256
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ _set = set
 _map = map
 _all = all
 _INT_ONLY = frozenset({int})
+_LIST_ONLY = frozenset({list})
 _COLORS = frozenset(range(10))
 
 _MAX_NAME = 60
@@ -343,10 +344,13 @@ def _fast_plain(obj: object) -> Grid | None:
     try:
         if _type(obj) is not _list or not 1 <= _len(obj) <= MAX_SIDE:
             return None
-        if not _all(_type(row) is _list for row in obj):
+        if _set(_map(_type, obj)) != _LIST_ONLY:
             return None
-        width = _len(obj[0])
-        if not 1 <= width <= MAX_SIDE or not _all(_len(row) == width for row in obj):
+        widths = _set(_map(_len, obj))
+        if _len(widths) != 1:
+            return None
+        (width,) = widths
+        if not 1 <= width <= MAX_SIDE:
             return None
         kinds: set = _set()
         values: set = _set()
@@ -355,6 +359,6 @@ def _fast_plain(obj: object) -> Grid | None:
             values.update(row)
         if kinds != _INT_ONLY or not values <= _COLORS:
             return None
-        return _tuple(_tuple(row) for row in obj)
+        return _tuple(_map(_tuple, obj))
     except Exception:
         return None

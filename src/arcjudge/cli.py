@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import subprocess
 import sys
@@ -16,12 +17,12 @@ from pathlib import Path
 
 from arcjudge import __version__
 from arcjudge.errors import UsageError
+from arcjudge.harness.outputs import warn
 from arcjudge.sandbox.backends import (
     BACKENDS,
     BackendUnavailable,
     describe_protections,
     make_sandbox,
-    missing_strong_protections,
 )
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -144,8 +145,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     labelled = [(s, i, p) for s in SPLITS for i, p in enumerate(task.split(s))]
     module_dirs = tuple(str(d) for d in args.module_dir)
-    with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=_warn) as sandbox:
-        _warn_protections(sandbox)
+    with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sandbox:
         result = sandbox.run(
             program, [p.input for _, _, p in labelled], limits, policy=PolicyMode(args.policy)
         )
@@ -173,23 +173,13 @@ def _last_line(text: str | None) -> str:
     return lines[-1] if lines else ""
 
 
-def _warn(message: str) -> None:
-    print(f"arcjudge: warning: {message}", file=sys.stderr)
-
-
-def _warn_protections(sandbox: PooledSandbox) -> None:
-    missing = missing_strong_protections(sandbox)
-    if missing:
-        _warn(f"{sandbox.name} sandbox without {', '.join(missing)}")
-
-
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
     from arcjudge.sandbox.selfcheck import format_table, run_suite
 
     made: list[PooledSandbox] = []
 
     def factory() -> PooledSandbox:
-        made.append(make_sandbox(args.backend, workers=1, warn=_warn))
+        made.append(make_sandbox(args.backend, workers=1, warn=warn))
         return made[-1]
 
     factory().close()  # fail early and clearly if the backend is unusable
@@ -243,6 +233,17 @@ def _cmd_sandbox(args: argparse.Namespace) -> int:
     return 0
 
 
+def _log_warnings_to_stderr() -> None:
+    """Show the library's warnings (e.g. missing sandbox protections) as one-liners."""
+    logger = logging.getLogger("arcjudge")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("arcjudge: warning: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -250,6 +251,7 @@ def _terminate(signum: int, frame: object) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     signal.signal(signal.SIGTERM, _terminate)
+    _log_warnings_to_stderr()
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra and args.command not in NOT_BUILT:

@@ -11,7 +11,7 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
 from arcjudge.harness.score import DEFAULT_ENTRY_POINTS, ScoreConfig, Scorer, summary_table
 from arcjudge.harness.store import ResultStore
-from arcjudge.sandbox.backends import make_sandbox, missing_strong_protections
+from arcjudge.sandbox.backends import make_sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
@@ -80,9 +80,6 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sb:
             store = ResultStore(store_path)
-            missing = missing_strong_protections(sb)
-            if missing:
-                warn(f"{sb.name} sandbox without {', '.join(missing)}")
             bar = None
 
             def progress(count: int) -> None:

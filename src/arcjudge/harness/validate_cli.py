@@ -11,7 +11,7 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.outputs import INTERRUPTED, warn
 from arcjudge.harness.store import ResultStore
 from arcjudge.harness.validate import ValidateConfig, Validator, print_summary, write_outputs
-from arcjudge.sandbox.backends import make_sandbox, missing_strong_protections
+from arcjudge.sandbox.backends import make_sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
@@ -96,9 +96,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     try:
         with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sb:
-            missing = missing_strong_protections(sb)
-            if missing:
-                warn(f"{sb.name} sandbox without {', '.join(missing)}")
             bar = None
             if not args.no_progress:
                 from tqdm import tqdm

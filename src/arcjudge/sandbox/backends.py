@@ -63,9 +63,3 @@ def describe_protections(name: str, protections: dict[str, bool]) -> str:
     if missing:
         line += f"; missing: {', '.join(missing)}"
     return line
-
-
-def missing_strong_protections(sandbox: PooledSandbox) -> list[str]:
-    """Return the important protections of a sandbox that are not active."""
-    protections = sandbox.protections()
-    return [k for k in sandbox.strong_protections if not protections.get(k, False)]

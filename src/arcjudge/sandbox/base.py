@@ -254,9 +254,13 @@ class PooledSandbox(abc.ABC):
                 self._idle.put(worker)
             self._protections = dict(workers[0].protections)
             self._started = True
-        missing = [k for k in self.strong_protections if not self._protections.get(k, False)]
+        missing = self.missing_protections()
         if missing:
             log.warning("%s sandbox is running without: %s", self.name, ", ".join(missing))
+
+    def missing_protections(self) -> list[str]:
+        """The important isolation measures (``strong_protections``) that are not active."""
+        return [k for k in self.strong_protections if not self._protections.get(k, False)]
 
     def protections(self) -> dict[str, bool]:
         """Return which isolation measures the workers report as active."""

@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--seed", type=int, default=0, help="sample i uses random.seed(SEED + i)")
     val.add_argument("--out", type=Path, help="output directory")
     val.add_argument("--sample", action="store_true", help="use the bundled sample")
-    val.add_argument("--chunk", type=int, default=256, help="inputs per work item")
+    val.add_argument("--chunk", type=int, default=512, help="inputs per work item")
     val.add_argument("--wall", type=float, default=10.0, help="seconds per call")
     val.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
     val.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")

@@ -41,7 +41,7 @@ VERDICTS = (
     "policy_rejected",
     "infra",
 )
-DEFAULT_CHUNK = 256
+DEFAULT_CHUNK = 512
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,10 @@ Usage::
 
     python bench/throughput.py [--inputs 10000] [--workers N]
                                [--modes raw,fresh-subprocess,process-1,process-N]
+                               [--overheads process,docker]
+
+    python bench/throughput.py --overheads process,docker --repeat 2 \
+        --modes raw,raw-in-image,process-N,docker-1,docker-N,docker-run-per-program
 
 Runs the workload of ``bench/workload.py`` (20 verifier-like programs, inputs split into
 (program, chunk) jobs) through several execution modes and prints executions per second
@@ -15,7 +19,16 @@ and the ratio to ``raw``:
 * ``fresh-subprocess``: a fresh ``python -c`` per input (the human-eval style). Slow, so
   by default it runs an evenly spaced sample (``--fresh-sample``) and extrapolates.
 * ``<backend>-1`` / ``<backend>-N``: a pooled sandbox with 1 or N warm workers, all jobs
-  through ``Sandbox.map``. Pool start (cold start) is timed separately.
+  through ``Sandbox.map``. Pool start (``start()``, the cold start) is timed separately.
+  Backends: ``process`` and ``docker`` (warm containers; needs the daemon and the image).
+* ``docker-run-per-program``: the naive container way, one ``docker run --rm -i --network
+  none IMAGE python3 -c DRIVER`` per job (program, chunk), sequentially, the job's inputs
+  sent on stdin as JSON and its outputs read back from stdout. Runs an evenly spaced
+  sample of jobs (``--docker-run-sample``) and extrapolates: total = raw time of all jobs
+  x (calls timed inside the containers / their raw time) + jobs x the mean per-job
+  container overhead (wall - calls timed inside) seen on the sample.
+* ``raw-in-image``: the ``raw`` loop inside one container of the runtime image: the speed
+  of the interpreter the docker backend runs programs with (not this process's).
 
 For each backend in ``--overheads`` it also measures the per-program overhead (``run`` of
 a trivial program on one input, median of 50, minus the raw call) and the per-input
@@ -31,6 +44,7 @@ modes and can be named in ``--overheads``.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -40,6 +54,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from arcjudge.sandbox import (
     VERIFIER_LIMITS,
@@ -50,6 +65,8 @@ from arcjudge.sandbox import (
     Sandbox,
     Status,
 )
+from arcjudge.sandbox.docker import LABEL as DOCKER_LABEL
+from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable, expected_image
 from arcjudge.sandbox.process import ProcessSandbox
 from arcjudge.sandbox.runtime.canonical import canonicalize
 from workload import Grid, Workload, build_workload
@@ -57,6 +74,8 @@ from workload import Grid, Workload, build_workload
 TARGET_PER_PROGRAM_MS = 20.0
 TARGET_PER_INPUT_MS = 0.5
 TARGET_SPEEDUP = 1.5
+TARGET_VS_DOCKER_RUN = 20.0
+TARGET_COLD_START = 3.0
 TRIVIAL_SOURCE = b"def p(g):\n    return g\n"
 FRESH_TIMEOUT = 120.0
 
@@ -107,14 +126,20 @@ class Measurement:
     extrapolated: bool = False
     cold_start: float | None = None
     notes: list[str] = field(default_factory=list)
+    estimated_seconds: float | None = None  # a model's estimate for the whole workload
+    per_job_overhead: float | None = None  # docker-run-per-program: container cost per job
 
     @property
     def rate(self) -> float:
+        if self.estimated_seconds is not None:
+            return self.total_executions / self.estimated_seconds
         return self.executions / self.seconds if self.seconds > 0 else float("inf")
 
     @property
     def full_seconds(self) -> float:
-        """Seconds for the whole workload (extrapolated from the rate when sampled)."""
+        """Seconds for the whole workload (extrapolated when sampled)."""
+        if self.estimated_seconds is not None:
+            return self.estimated_seconds
         return self.total_executions / self.rate
 
     @property
@@ -147,6 +172,22 @@ def _cpu_seconds() -> float:
     """
     me = resource.getrusage(resource.RUSAGE_SELF)
     return me.ru_utime + me.ru_stime
+
+
+def code_state() -> str:
+    """The commit and uncommitted ``src/`` changes the numbers were taken with."""
+    root = Path(__file__).resolve().parents[1]
+
+    def git(*args: str) -> str:
+        proc = subprocess.run(["git", *args], cwd=root, capture_output=True, check=False)
+        return proc.stdout.decode(errors="replace") if proc.returncode == 0 else ""
+
+    head = git("rev-parse", "--short", "HEAD").strip() or "unknown"
+    changed = [line for line in git("status", "--porcelain", "--", "src").splitlines() if line]
+    if not changed:
+        return f"code: {head}, src/ clean"
+    digest = hashlib.sha256(git("diff", "HEAD", "--", "src").encode()).hexdigest()[:10]
+    return f"code: {head} + {len(changed)} uncommitted src/ changes (diff {digest})"
 
 
 def _load_note() -> str:
@@ -301,21 +342,30 @@ def run_sandbox_mode(ctx: Context, mode: str, factory: SandboxFactory, workers: 
         t0 = _now()
         sb = factory(workers)
         with sb:
+            t_made = _now()
             start = getattr(sb, "start", None)
             if callable(start):
                 start()
             t1 = _now()
+            cpu_started = _cpu_seconds()
             results: dict[int, object] = {}
             for job_index, res in sb.map(jobs):
                 results[job_index] = res
             t2 = _now()
-        cpu1 = _cpu_seconds()
+            cpu_mapped = _cpu_seconds()
+        t3 = _now()
         check_results(ctx, mode, results, jobs)
         in_child = sum(r.seconds for res in results.values() for r in res.results)
-        m = Measurement(mode, n, t2 - t1, n, cold_start=t1 - t0)
+        m = Measurement(mode, n, t2 - t1, n, cold_start=t1 - t_made)
         m.notes.append(
-            f"{workers} worker(s), {len(jobs)} jobs; harness CPU {cpu1 - cpu0:.1f} s; "
-            f"sum of per-input wall times reported by the sandbox {in_child:.1f} s"
+            f"{workers} worker(s), {len(jobs)} jobs; harness CPU during map "
+            f"{cpu_mapped - cpu_started:.1f} s; sum of per-input wall times reported by the "
+            f"sandbox {in_child:.1f} s"
+        )
+        m.notes.append(
+            f"cold start = start() of {workers} worker(s): {t1 - t_made:.3f} s; building the "
+            f"sandbox object before it {t_made - t0:.3f} s; close {t3 - t2:.3f} s; "
+            f"harness CPU in start() {cpu_started - cpu0:.2f} s"
         )
         runs.append(m.seconds)
         if best is None or m.seconds < best.seconds:
@@ -326,9 +376,192 @@ def run_sandbox_mode(ctx: Context, mode: str, factory: SandboxFactory, workers: 
     return best
 
 
+# The driver of ``docker-run-per-program``: the job (source and inputs) comes as JSON on
+# stdin; the outputs, one per input in order, and the time the calls took inside the
+# container go to stdout as JSON.
+DOCKER_RUN_DRIVER = """\
+import json, sys, time
+job = json.load(sys.stdin)
+namespace = {"__name__": "program"}
+exec(compile(job["source"], "program.py", "exec"), namespace)
+p = namespace["p"]
+t0 = time.perf_counter()
+outputs = [p([list(row) for row in grid]) for grid in job["inputs"]]
+seconds = time.perf_counter() - t0
+sys.stdout.write(json.dumps({"outputs": outputs, "seconds": seconds}))
+"""
+
+
+def docker_run_argv(image: str, name: str) -> list[str]:
+    """The naive command: a fresh container per job, no network, removed afterwards."""
+    return [
+        "docker", "run", "--rm", "-i", "--network", "none",
+        "--name", name, "--label", f"{DOCKER_LABEL}=1", "--label", f"{DOCKER_LABEL}.bench=run",
+        image, "python3", "-c", DOCKER_RUN_DRIVER,
+    ]  # fmt: skip
+
+
+def run_docker_run_per_program(ctx: Context) -> Measurement:
+    """One ``docker run`` per job, on an evenly spaced sample of the jobs."""
+    wl = ctx.workload
+    image = expected_image()
+    total_jobs = len(wl.jobs)
+    want = ctx.args.docker_run_sample
+    k = total_jobs if want <= 0 or want >= total_jobs else want
+    sample = [i * total_jobs // k for i in range(k)]
+    run_id = f"bench-{os.getpid()}"
+    failures: list[str] = []
+    per_job: list[float] = []
+    overheads: list[float] = []
+    inside_total = raw_sample = 0.0
+    executions = 0
+    start = _now()
+    for n, job_index in enumerate(sample):
+        job = wl.jobs[job_index]
+        prog = wl.programs[job.program]
+        payload = json.dumps(
+            {"source": prog.source, "inputs": [[list(r) for r in g] for g in job.inputs]}
+        ).encode()
+        name = f"arcjudge-{run_id}-{n}"
+        t0 = _now()
+        try:
+            proc = subprocess.run(
+                docker_run_argv(image, name),
+                input=payload,
+                capture_output=True,
+                timeout=FRESH_TIMEOUT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            subprocess.run(["docker", "rm", "-f", name], capture_output=True, check=False)
+            failures.append(f"job {job_index} ({prog.name}): timed out")
+            continue
+        seconds = _now() - t0
+        per_job.append(seconds)
+        executions += len(job.inputs)
+        try:
+            reply = json.loads(proc.stdout) if proc.returncode == 0 else {}
+            outputs, inside = reply["outputs"], float(reply["seconds"])
+        except (ValueError, KeyError, TypeError):
+            outputs, inside = None, 0.0
+        overheads.append(seconds - inside)
+        inside_total += inside
+        raw_sample += sum(
+            ctx.raw_call_seconds[(job.program, job.start + i)] for i in range(len(job.inputs))
+        )
+        if not isinstance(outputs, list) or len(outputs) != len(job.inputs):
+            failures.append(
+                f"job {job_index} ({prog.name}): rc={proc.returncode} "
+                f"{proc.stderr.decode(errors='replace')[-300:]!r}"
+            )
+            continue
+        for i, out in enumerate(outputs):
+            grid, _ = canonicalize(out)
+            if grid is None or grid != ctx.reference[(job.program, job.start + i)]:
+                failures.append(f"{prog.name}[{job.start + i}]: output differs from raw")
+                break
+    seconds = _now() - start
+    if failures:
+        raise VerificationError(
+            f"docker-run-per-program: {len(failures)} wrong results, e.g.: "
+            + "; ".join(failures[:3])
+        )
+    raw_all = sum(ctx.raw_call_seconds.values())
+    mean_overhead = statistics.mean(overheads)
+    speed = inside_total / raw_sample if raw_sample > 0 else 1.0  # image python vs ours
+    compute_all = raw_all * speed
+    m = Measurement(
+        "docker-run-per-program",
+        executions,
+        seconds,
+        wl.n_inputs,
+        extrapolated=k < total_jobs,
+        estimated_seconds=compute_all + total_jobs * mean_overhead if k < total_jobs else None,
+        per_job_overhead=mean_overhead,
+    )
+    q = statistics.quantiles(overheads, n=10) if len(overheads) >= 2 else overheads * 9
+    m.notes.append(
+        f"{k} of {total_jobs} jobs ({executions} inputs) run, one container each, one at a "
+        f"time; per job {statistics.median(per_job):.3f} s median; container overhead per job"
+        f" (wall - calls timed inside) mean {mean_overhead:.3f} s (p10 {q[0]:.3f}, p90"
+        f" {q[-1]:.3f}); calls inside took {speed:.2f}x their raw time"
+    )
+    if k < total_jobs:
+        m.notes.append(
+            f"extrapolated: raw time of all jobs {raw_all:.1f} s x {speed:.2f} + {total_jobs}"
+            f" jobs x {mean_overhead:.3f} s = {m.full_seconds:.1f} s (the sample's own rate"
+            f" {executions / seconds:.0f} exec/s)"
+        )
+    m.notes.append(f"image {image}")
+    return m
+
+
+# The driver of ``raw-in-image``: the raw loop inside one container, timed inside.
+RAW_IN_IMAGE_DRIVER = """\
+import json, sys, time
+work = json.load(sys.stdin)
+outputs, seconds = [], 0.0
+for source, inputs in work:
+    namespace = {"__name__": "program"}
+    exec(compile(source, "program.py", "exec"), namespace)
+    p = namespace["p"]
+    for grid in inputs:
+        g = [list(row) for row in grid]
+        t0 = time.perf_counter()
+        out = p(g)
+        seconds += time.perf_counter() - t0
+        outputs.append(out)
+sys.stdout.write(json.dumps({"seconds": seconds, "python": sys.version.split()[0],
+                             "outputs": outputs}))
+"""
+
+
+def run_raw_in_image(ctx: Context) -> Measurement:
+    """The raw loop inside one container of the runtime image: its interpreter's speed.
+
+    The docker backend runs programs with the image's ``python3``, not this process's
+    interpreter; this mode tells how much of a docker-vs-raw ratio is the interpreter.
+    """
+    wl = ctx.workload
+    image = expected_image()
+    order = [(j.program, j.start + k) for j in wl.jobs for k in range(len(j.inputs))]
+    work = [
+        (wl.programs[j.program].source, [[list(r) for r in g] for g in j.inputs]) for j in wl.jobs
+    ]
+    name = f"arcjudge-bench-raw-{os.getpid()}"
+    argv = [
+        "docker", "run", "--rm", "-i", "--network", "none", "--name", name,
+        "--label", f"{DOCKER_LABEL}=1", "--label", f"{DOCKER_LABEL}.bench=raw",
+        image, "python3", "-c", RAW_IN_IMAGE_DRIVER,
+    ]  # fmt: skip
+    t0 = _now()
+    proc = subprocess.run(argv, input=json.dumps(work).encode(), capture_output=True, check=False)
+    outside = _now() - t0
+    if proc.returncode != 0:
+        subprocess.run(["docker", "rm", "-f", name], capture_output=True, check=False)
+        raise VerificationError(f"raw-in-image: {proc.stderr.decode(errors='replace')[-500:]}")
+    reply = json.loads(proc.stdout)
+    wrong = [
+        key
+        for key, out in zip(order, reply["outputs"], strict=True)
+        if canonicalize(out)[0] != ctx.reference[key]
+    ]
+    if wrong:
+        raise VerificationError(f"raw-in-image: {len(wrong)} outputs differ from raw")
+    m = Measurement("raw-in-image", len(order), reply["seconds"], wl.n_inputs)
+    m.notes.append(
+        f"python {reply['python']} in {image} vs {sys.version.split()[0]} here; calls timed"
+        f" inside the container ({outside:.1f} s with container start and JSON both ways)"
+    )
+    return m
+
+
 register_mode("raw", run_raw)
 register_mode("fresh-subprocess", run_fresh_subprocess)
+register_mode("raw-in-image", run_raw_in_image)
+register_mode("docker-run-per-program", run_docker_run_per_program)
 register_backend("process", lambda workers: ProcessSandbox(workers=workers))
+register_backend("docker", lambda workers: DockerSandbox(workers=workers))
 
 
 # --------------------------------------------------------------------------------------
@@ -422,7 +655,7 @@ def print_table(ctx: Context, results: list[Measurement]) -> None:
     raw = ctx.raw_rate or float("nan")
     print()
     header = (
-        f"{'mode':<18} {'measured':>9} {'seconds':>9} {'exec/s':>9} {'x raw':>7}"
+        f"{'mode':<22} {'measured':>9} {'seconds':>9} {'exec/s':>9} {'x raw':>7}"
         f" {'cold start':>10} {'exec/s incl. cold':>17} {'est. s for all':>14}"
     )
     print(header)
@@ -432,7 +665,7 @@ def print_table(ctx: Context, results: list[Measurement]) -> None:
         cold_rate = f"{m.cold_rate:.0f}" if m.cold_rate is not None else "-"
         est = f"{m.full_seconds:.1f}" + ("*" if m.extrapolated else "")
         print(
-            f"{m.mode:<18} {m.executions:>9} {m.seconds:>9.2f} {m.rate:>9.0f} {m.rate / raw:>7.3f}"
+            f"{m.mode:<22} {m.executions:>9} {m.seconds:>9.2f} {m.rate:>9.0f} {m.rate / raw:>7.3f}"
             f" {cold:>10} {cold_rate:>17} {est:>14}"
         )
     if any(m.extrapolated for m in results):
@@ -475,6 +708,7 @@ def print_targets(ctx: Context, results: list[Measurement], overheads: list[Over
                 1000 * ov.per_input <= TARGET_PER_INPUT_MS,
             )
         )
+    by_mode = {m.mode: m for m in results}
     for m in results:
         if m.mode.endswith("-N") and ctx.raw_rate:
             ratio = m.rate / ctx.raw_rate
@@ -486,15 +720,74 @@ def print_targets(ctx: Context, results: list[Measurement], overheads: list[Over
                     ratio >= TARGET_SPEEDUP,
                 )
             )
+        if m.mode.endswith("-N") and m.cold_start is not None:
+            rows.append(
+                (
+                    f"{m.mode} pool cold start ({ctx.args.workers} workers)",
+                    f"<= {TARGET_COLD_START:g} s",
+                    f"{m.cold_start:.2f} s",
+                    m.cold_start <= TARGET_COLD_START,
+                )
+            )
+    naive = by_mode.get("docker-run-per-program")
+    notes: list[str] = []
+    if naive is not None and "docker-N" in by_mode:
+        pooled = by_mode["docker-N"]
+        ratio = pooled.rate / naive.rate
+        rows.append(
+            (
+                "docker-N vs docker-run-per-program",
+                f">= {TARGET_VS_DOCKER_RUN:g}x",
+                f"{ratio:.2f}x",
+                ratio >= TARGET_VS_DOCKER_RUN,
+            )
+        )
+        notes.extend(docker_run_break_even(ctx, naive, pooled))
+    image = by_mode.get("raw-in-image")
+    if image is not None:
+        for name in ("docker-1", "docker-N"):
+            if name in by_mode:
+                notes.append(
+                    f"{name} is {by_mode[name].rate / image.rate:.2f}x raw-in-image (the same"
+                    f" interpreter as its workers; raw-in-image is {image.rate / ctx.raw_rate:.2f}x"
+                    " raw)"
+                )
     print("\ntargets:")
     ok = True
     for what, target, got, passed in rows:
         verdict = "PASS" if passed else "MISS"
         ok = ok and bool(passed)
-        print(f"  {what:<40} {target:<14} {got:<14} {verdict}")
+        print(f"  {what:<44} {target:<14} {got:<14} {verdict}")
     if not rows:
         print("  (none measured)")
+    for note in notes:
+        print(f"  note: {note}")
     return ok
+
+
+def docker_run_break_even(ctx: Context, naive: Measurement, pooled: Measurement) -> list[str]:
+    """How the naive-vs-pooled ratio depends on the job size, from the measured overhead.
+
+    The naive time is (time of all calls) + jobs x (per-container overhead), so the ratio
+    grows as jobs shrink; with the pooled time held fixed, 20x needs jobs of at most
+    ``n * o / (20 * T_pooled - T_calls)`` inputs.
+    """
+    n = ctx.workload.n_inputs
+    jobs = len(ctx.workload.jobs)
+    overhead = naive.per_job_overhead or 0.0
+    compute = naive.full_seconds - jobs * overhead
+    need = TARGET_VS_DOCKER_RUN * pooled.full_seconds - compute
+    lines = [
+        f"docker-run-per-program = calls {compute:.1f} s + {jobs} jobs x {overhead:.3f} s "
+        f"container overhead; docker-N {pooled.full_seconds:.1f} s"
+    ]
+    if overhead > 0 and need > 0:
+        lines.append(
+            f"{TARGET_VS_DOCKER_RUN:g}x would need jobs of <= {n * overhead / need:.1f} inputs "
+            f"(these are {ctx.workload.chunk}); at 1 input per container the ratio would be "
+            f"~{(compute + n * overhead) / pooled.full_seconds:.0f}x"
+        )
+    return lines
 
 
 # --------------------------------------------------------------------------------------
@@ -527,6 +820,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="inputs the fresh-subprocess mode runs, then extrapolates (0: all)",
     )
     parser.add_argument(
+        "--docker-run-sample",
+        type=int,
+        default=20,
+        help="jobs the docker-run-per-program mode runs, then extrapolates (0: all)",
+    )
+    parser.add_argument(
         "--repeat", type=int, default=1, help="run each sandbox mode this often, keep the best"
     )
     parser.add_argument(
@@ -556,6 +855,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     ctx = Context(build_workload(args.inputs, args.chunk, args.seed), args)
     print(f"python {sys.version.split()[0]}, {_load_note()}")
+    print(code_state())
     print_workload(ctx)
     results: list[Measurement] = []
     try:
@@ -575,6 +875,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except VerificationError as exc:
         print(f"\nVERIFICATION FAILED: {exc}", file=sys.stderr)
         return 1
+    except DockerUnavailable as exc:
+        print(f"\ndocker unavailable: {exc}", file=sys.stderr)
+        return 2
     print_raw_profile(ctx)
     print_table(ctx, results)
     for ov in overheads:

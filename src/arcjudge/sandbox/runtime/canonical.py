@@ -73,6 +73,7 @@ _map = map
 _all = all
 _INT_ONLY = frozenset({int})
 _LIST_ONLY = frozenset({list})
+_SEQUENCES = frozenset({list, tuple})
 _COLORS = frozenset(range(10))
 
 _MAX_NAME = 60
@@ -314,7 +315,43 @@ def canonicalize(value: object) -> tuple[Grid | None, str | None]:
         than :class:`KeyboardInterrupt`).
 
     """
+    fast = _fast_exact(value)
+    if fast is not None:
+        return fast, None
     return _guarded(value, False)
+
+
+def _fast_exact(value: object) -> Grid | None:
+    """Exact lists/tuples of exact ints 0..9, checked at C speed; ``None``: the slow way.
+
+    Only built-in types are touched before the cell types are known to be exact ``int``, so
+    no code of the program runs here (no ``__len__``, ``__iter__`` or ``__hash__`` of its own).
+    """
+    try:
+        outer = _type(value)
+        if (outer is not _list and outer is not _tuple) or not 1 <= _len(value) <= MAX_SIDE:
+            return None
+        if not _set(_map(_type, value)) <= _SEQUENCES:
+            return None
+        widths = _set(_map(_len, value))
+        if _len(widths) != 1:
+            return None
+        (width,) = widths
+        if not 1 <= width <= MAX_SIDE:
+            return None
+        kinds: set = _set()
+        for row in value:
+            kinds.update(_map(_type, row))
+        if kinds != _INT_ONLY:
+            return None
+        values: set = _set()
+        for row in value:
+            values.update(row)
+        if not values <= _COLORS:
+            return None
+        return _tuple(_map(_tuple, value))
+    except Exception:
+        return None
 
 
 def validate_plain(obj: object) -> tuple[Grid | None, str | None]:

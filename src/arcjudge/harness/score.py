@@ -48,7 +48,7 @@ class ScoreConfig:
     entry_points: tuple[str, ...] = DEFAULT_ENTRY_POINTS
     limits: Limits = DEFINITION_LIMITS
     policy: PolicyMode = PolicyMode.WARN
-    chunk: int = 128
+    chunk: int = 512
     stop_at_first_failure: bool = False
 
 

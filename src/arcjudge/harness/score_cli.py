@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--wall", type=float, default=5.0, help="seconds per call")
     parser.add_argument("--budget", type=float, default=120.0, help="seconds per program chunk")
-    parser.add_argument("--chunk", type=int, default=128, help="inputs per work item")
+    parser.add_argument("--chunk", type=int, default=512, help="inputs per work item")
     parser.add_argument("--stop-at-first-failure", action="store_true")
     parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     parser.add_argument("--out", type=Path, required=True, help="output directory")

@@ -48,6 +48,7 @@ import hashlib
 import json
 import os
 import resource
+import socket
 import statistics
 import subprocess
 import sys
@@ -397,6 +398,7 @@ def docker_run_argv(image: str, name: str) -> list[str]:
     return [
         "docker", "run", "--rm", "-i", "--network", "none",
         "--name", name, "--label", f"{DOCKER_LABEL}=1", "--label", f"{DOCKER_LABEL}.bench=run",
+        "--label", f"{DOCKER_LABEL}.owner={socket.gethostname()}:{os.getpid()}",
         image, "python3", "-c", DOCKER_RUN_DRIVER,
     ]  # fmt: skip
 
@@ -532,6 +534,7 @@ def run_raw_in_image(ctx: Context) -> Measurement:
     argv = [
         "docker", "run", "--rm", "-i", "--network", "none", "--name", name,
         "--label", f"{DOCKER_LABEL}=1", "--label", f"{DOCKER_LABEL}.bench=raw",
+        "--label", f"{DOCKER_LABEL}.owner={socket.gethostname()}:{os.getpid()}",
         image, "python3", "-c", RAW_IN_IMAGE_DRIVER,
     ]  # fmt: skip
     t0 = _now()

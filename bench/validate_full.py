@@ -57,6 +57,7 @@ import pstats
 import random
 import resource
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -781,14 +782,17 @@ def run_raw_in_image(spec: dict, work: Path, image: str, mounts: Sequence[Path])
     name = f"arcjudge-bench-raw-{os.getpid()}"
     argv = [
         "docker", "run", "--rm", "--network", "none", "--name", name,
-        "--label", "arcjudge=1", "--label", "arcjudge.bench=raw", *volumes,
+        "--label", "arcjudge=1", "--label", "arcjudge.bench=raw",
+        "--label", f"arcjudge.owner={socket.gethostname()}:{os.getpid()}", *volumes,
         "--user", f"{os.getuid()}:{os.getgid()}",  # to read the (private) work directory
         image, "python3", "-s", "-B", str(script), "--raw-child", str(path),
     ]  # fmt: skip
     proc = subprocess.run(argv, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         subprocess.run(["docker", "rm", "-f", name], capture_output=True, check=False)
-        raise RuntimeError(f"raw in the image failed:\n{proc.stderr[-2000:]}")
+        raise RuntimeError(
+            f"raw in the image failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}"
+        )
     return _child_json(proc.stdout)
 
 

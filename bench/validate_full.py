@@ -3,7 +3,9 @@
 Usage::
 
     python bench/validate_full.py [--kind re-arc|golf] [--backends process,docker]
-                                  [--workers 2] [--tasks-limit N] [--profile]
+                                  [--workers 2] [--tasks-limit N] [--chunk N]
+                                  [--also-chunk N] [--repeat R] [--raw-parallel]
+                                  [--raw-in-image] [--profile] [--cprofile]
 
 We have no real verifier source for the 400 ARC-AGI-1 training tasks, so the benchmark
 GENERATES one into a temporary directory:
@@ -32,6 +34,12 @@ Measured:
    (``ru_maxrss``) is the harness's alone; its CPU time is the harness's (the sandbox's
    workers are separate processes).
 3. ``warm``: the same again with the now-filled store (should be fast).
+
+Optional baselines: ``--raw-parallel`` (raw in ``--workers`` processes at once, on shares
+of equal cost: what the cores give at best) and ``--raw-in-image`` (raw in one container
+of the runtime image: the speed of the interpreter the docker backend's programs run on).
+For each validate run the CPU time of the harness, of the sandbox and of everything else
+on the machine is printed, so other load shows.
 
 Targets: validate wall <= 0.6 x raw; harness peak memory < 1 GiB.
 
@@ -76,7 +84,6 @@ TARGET_RATIO = 0.6
 TARGET_MEMORY = 1 << 30
 SOURCE_NAME = "synthetic"
 CALIBRATION_PAIRS = 8  # ARC-GEN inputs per task used to calibrate the cost per call
-MAX_GRID = 30
 
 _now = time.perf_counter
 
@@ -1142,21 +1149,21 @@ def _verdicts(counts: dict) -> str:
 def print_results(raw: RawResult, runs: list[dict], n_tasks: int, extra: dict) -> bool:
     print()
     header = (
-        f"{'run':<30} {'wall s':>7} {'x raw':>6} {'harness CPU':>11} {'sandbox CPU':>11}"
+        f"{'run':<34} {'wall s':>7} {'x raw':>6} {'harness CPU':>11} {'sandbox CPU':>11}"
         f" {'others CPU':>10} {'peak RSS':>9} {'jobs':>5} {'inputs':>7}  verdicts"
     )
     print(header)
     print("-" * len(header))
     dash = "-"
     print(
-        f"{'raw (1 core)':<30} {raw.seconds:>7.1f} {1.0:>6.3f} {raw.cpu_seconds:>11.1f}"
+        f"{'raw (1 core)':<34} {raw.seconds:>7.1f} {1.0:>6.3f} {raw.cpu_seconds:>11.1f}"
         f" {dash:>11} {dash:>10} {dash:>9} {n_tasks:>5} {raw.calls:>7}  {_verdicts(raw.verdicts)}"
     )
     par = extra.get("parallel")
     if par:
         label = f"raw x{len(par['seconds'])} processes"
         print(
-            f"{label:<30} {par['wall']:>7.1f} {par['wall'] / raw.seconds:>6.3f}"
+            f"{label:<34} {par['wall']:>7.1f} {par['wall'] / raw.seconds:>6.3f}"
             f" {sum(par['cpu_seconds']):>11.1f} {dash:>11} {dash:>10} {dash:>9} {n_tasks:>5}"
             f" {par['calls']:>7}"
         )
@@ -1164,14 +1171,14 @@ def print_results(raw: RawResult, runs: list[dict], n_tasks: int, extra: dict) -
     if image:
         label = f"raw in image (py {image['python']})"
         print(
-            f"{label:<30} {image['seconds']:>7.1f} {image['seconds'] / raw.seconds:>6.3f}"
+            f"{label:<34} {image['seconds']:>7.1f} {image['seconds'] / raw.seconds:>6.3f}"
             f" {image['cpu_seconds']:>11.1f} {dash:>11} {dash:>10} {dash:>9} {n_tasks:>5}"
             f" {image['calls']:>7}  {_verdicts(image['verdicts'])}"
         )
     for r in runs:
         others = _others(r)
         print(
-            f"{r['label']:<30} {r['wall']:>7.1f} {r['wall'] / raw.seconds:>6.3f}"
+            f"{r['label']:<34} {r['wall']:>7.1f} {r['wall'] / raw.seconds:>6.3f}"
             f" {r['harness_cpu']:>11.1f} {_cpu(r['sandbox_cpu'])[:-2]:>11}"
             f" {dash if others is None else f'{others:.1f}':>10} {_mib(r['maxrss_bytes']):>9}"
             f" {r['jobs']:>5} {r['inputs']:>7}  {_verdicts(r['verdicts'])}"

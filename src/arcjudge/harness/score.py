@@ -318,6 +318,7 @@ class Scorer:
             table[name] = summarize(groups[name])
         return {
             "programs": len(self.records),
+            "programs_file": str(self.config.programs_file.resolve()),
             "seed": self.config.seed,
             "samples": self.config.samples,
             "limits": {"wall_seconds": self.config.limits.wall_seconds},

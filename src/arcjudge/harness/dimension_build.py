@@ -1,0 +1,560 @@
+"""``arcjudge dimensions build``: evaluation instances for the five dimensions.
+
+For every task with a validated verifier (``--manifest``: a ``validate`` output directory)
+the builder proposes candidate invalid pairs of each kind (:mod:`.corruptions`, plus the
+``corrupted_verifier`` pairs of a ``mutate`` run), runs the task's verifier on every
+candidate input in the sandbox, keeps only the candidates the verifier confirms invalid,
+and draws one instance per dimension. Randomness comes from ``random.Random`` objects
+seeded with strings made of the seed, the task id and a purpose, so one task's instances
+do not depend on which other tasks are built, and the same inputs and seed give the same
+``instances.jsonl`` byte for byte. The record schema is documented in
+``docs/dimensions.md`` (and in the README).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arcjudge.errors import UsageError
+from arcjudge.grids import Grid, hamming_distance, to_grid, to_lists
+from arcjudge.harness.corruptions import (
+    CandidatePair,
+    color_flip,
+    human_error,
+    instance_mismatch,
+    load_human_errors,
+    load_neighbours,
+    retrieval,
+)
+from arcjudge.harness.instances import arcgen_pairs
+from arcjudge.harness.mixture import INVALID_TYPES, PRESETS, Mixture, draw
+from arcjudge.sandbox.base import Job, PooledSandbox
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, ProgramStatus, Status
+from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
+from arcjudge.verifiers.sources import VerifierSource
+
+__all__ = [
+    "CLASSIFICATION_SIZE",
+    "DEFAULT_MIN_DISTANCE",
+    "DEFAULT_SEED",
+    "DIMENSIONS",
+    "EDITING_TYPES",
+    "EDIT_MAX_DISTANCE",
+    "BuildConfig",
+    "Builder",
+    "pair_digest",
+]
+
+DIMENSIONS: tuple[str, ...] = ("definition", "classification", "generation", "editing", "inversion")
+"""The five dimensions, in the order records are written."""
+
+CLASSIFICATION_SIZE = 5
+"""Candidate pairs per Classification instance."""
+
+EDITING_TYPES: tuple[str, ...] = ("instance_mismatch", "corrupted_verifier", "color_flip")
+"""The invalid types an Editing instance is drawn from."""
+
+EDIT_MAX_DISTANCE = 0.70
+"""An edit may move each grid at most this padded normalized Hamming distance."""
+
+DEFAULT_MIN_DISTANCE = 0.10
+"""Constrained Generation: a pair must be farther than this from every demonstration."""
+
+DEFAULT_SEED = 77
+DEFAULT_PER_KIND = 6
+
+
+def pair_digest(grid_in: Grid, grid_out: Grid) -> str:
+    """A short stable digest of a pair (16 hex digits of SHA-256 over compact JSON)."""
+    text = json.dumps([to_lists(grid_in), to_lists(grid_out)], separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+
+
+def _pair_json(grid_in: Grid, grid_out: Grid) -> dict:
+    return {"input": to_lists(grid_in), "output": to_lists(grid_out)}
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """Everything ``dimensions build`` needs besides the sandbox.
+
+    Attributes:
+        tasks_dir: Task JSON files (ARC or Kaggle format).
+        manifest_dir: A ``validate`` output directory; each task's ``chosen`` verifier is
+            the one used. Tasks without one are skipped (and listed in ``build.json``).
+        arcgen_dir: ARC-GEN stable set (one JSON list per task), if not inside the tasks.
+        corruptions_file: ``corruptions.jsonl`` from ``arcjudge mutate``.
+        human_errors_file: H-ARC ``incorrect_submissions.csv``.
+        neighbours_file: JSONL of ``{task_id, neighbour_task_ids}``.
+        mixture: Candidate type weights for Classification.
+        seed: The seed of every draw.
+        per_kind: Candidates proposed per invalid kind and task (before confirmation).
+        min_distance: Generation threshold used to find a reference pair (hidden key).
+        limits: Limits of the verifier calls.
+    """
+
+    tasks_dir: Path
+    manifest_dir: Path
+    arcgen_dir: Path | None = None
+    corruptions_file: Path | None = None
+    human_errors_file: Path | None = None
+    neighbours_file: Path | None = None
+    mixture: Mixture = field(default_factory=lambda: Mixture("arc-agi-1", PRESETS["arc-agi-1"]))
+    seed: int = DEFAULT_SEED
+    per_kind: int = DEFAULT_PER_KIND
+    min_distance: float = DEFAULT_MIN_DISTANCE
+    limits: Limits = VERIFIER_LIMITS
+
+
+@dataclass
+class _TaskPlan:
+    """One task's material before and after the verifier runs."""
+
+    task: Task
+    verifier: dict
+    program: Program
+    valid: list[tuple[Pair, str, int]]  # (pair, split, index): ARC-GEN first, else test
+    proposed: dict[str, list[CandidatePair]]
+    confirmed: dict[str, list[tuple[CandidatePair, Grid | None]]] = field(default_factory=dict)
+    verifier_failures: Counter[str] = field(default_factory=Counter)
+
+
+def _rng(seed: int, task_id: str, purpose: str) -> random.Random:
+    return random.Random(f"arcjudge-dimensions:{seed}:{task_id}:{purpose}")
+
+
+def _read_manifest(manifest_dir: Path) -> tuple[dict[str, dict], dict[str, str]]:
+    path = manifest_dir / "manifest.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        sources = {s["name"]: s for s in manifest["sources"]}
+        chosen = {t: e.get("chosen") for t, e in manifest["tasks"].items() if e.get("chosen")}
+    except FileNotFoundError:
+        raise UsageError(f"--manifest {manifest_dir}: no manifest.json (run validate)") from None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UsageError(f"{path}: not a validate manifest ({exc})") from None
+    missing = sorted({name for name in chosen.values() if name not in sources})
+    if missing:
+        raise UsageError(f"{path}: chosen sources not described: {', '.join(missing)}")
+    return sources, chosen
+
+
+def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
+    """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task)."""
+    result: dict[str, list[CandidatePair]] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--corruptions {path}: cannot read ({exc})") from None
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            record = json.loads(text)
+            task_id = str(record["task_id"])
+            grid_in, grid_out = to_grid(record["input"]), to_grid(record["output"])
+            correct = record.get("correct_output")
+            correct_grid = to_grid(correct) if correct is not None else None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UsageError(f"{path}:{number}: not a corruption record ({exc})") from None
+        detail = {k: record[k] for k in ("mutant_id", "split", "index") if k in record}
+        result.setdefault(task_id, []).append(
+            CandidatePair(task_id, "corrupted_verifier", grid_in, grid_out, correct_grid, detail)
+        )
+    return result
+
+
+class Builder:
+    """Builds the instances; ``records`` and ``summary()`` hold the result."""
+
+    def __init__(self, config: BuildConfig, progress: Callable[[int], None] | None = None) -> None:
+        self.config = config
+        self.progress = progress
+        self.sources, self.chosen = _read_manifest(config.manifest_dir)
+        self.task_paths = {p.stem: p for p in task_files(config.tasks_dir)}
+        self.human = (
+            load_human_errors(config.human_errors_file) if config.human_errors_file else None
+        )
+        self.neighbours = load_neighbours(config.neighbours_file) if config.neighbours_file else {}
+        self.corrupted = (
+            _read_corruptions(config.corruptions_file) if config.corruptions_file else {}
+        )
+        self.skipped: dict[str, str] = {}
+        self.records: list[dict] = []
+        self.per_task: dict[str, dict] = {}
+        self._tasks: dict[str, Task] = {}
+        self._programs: dict[str, VerifierSource] = {}
+
+    # ----------------------------------------------------------------- inputs
+
+    def _task(self, task_id: str) -> Task | None:
+        if task_id not in self._tasks:
+            path = self.task_paths.get(task_id)
+            if path is None:
+                return None
+            try:
+                self._tasks[task_id] = load_task(path)
+            except TaskFormatError as exc:
+                self.skipped[task_id] = f"unreadable task: {exc}"
+                return None
+        return self._tasks[task_id]
+
+    def _verifier(self, task_id: str) -> tuple[dict, Program] | None:
+        name = self.chosen.get(task_id)
+        if not name:
+            self.skipped[task_id] = "no valid verifier in the manifest"
+            return None
+        spec = self.sources[name]
+        if name not in self._programs:
+            self._programs[name] = VerifierSource(name, spec["kind"], spec["path"])
+        program = self._programs[name].program_for(task_id).program
+        if program is None:
+            self.skipped[task_id] = f"source {name!r} has no program for the task"
+            return None
+        return {"source": name, "kind": spec["kind"], "path": str(spec["path"])}, program
+
+    def module_dirs(self) -> tuple[str, ...]:
+        """Directories the chosen verifier sources import from (for the sandbox)."""
+        dirs: list[str] = []
+        for name in sorted(set(self.chosen.values())):
+            spec = self.sources[name]
+            source = VerifierSource(name, spec["kind"], spec["path"])
+            dirs.extend(d for d in source.module_dirs if d not in dirs)
+        return tuple(dirs)
+
+    def _demos_by_task(self) -> dict[str, tuple[Pair, ...]]:
+        wanted = {n for ns in self.neighbours.values() for n in ns}
+        demos = {}
+        for task_id in sorted(wanted):
+            task = self._task(task_id)
+            if task is not None:
+                demos[task_id] = task.train
+        return demos
+
+    # --------------------------------------------------------------- proposing
+
+    def _plan(self, task_id: str, demos_by_task: dict[str, tuple[Pair, ...]]) -> _TaskPlan | None:
+        task = self._task(task_id)
+        if task is None:
+            self.skipped.setdefault(task_id, "no task file")
+            return None
+        found = self._verifier(task_id)
+        if found is None:
+            return None
+        verifier, program = found
+        seed, per_kind = self.config.seed, self.config.per_kind
+        known = {(p.input, p.output) for p in (*task.train, *task.test)}
+        arcgen = [
+            (p, "arc-gen", i)
+            for i, p in enumerate(arcgen_pairs(task, self.config.arcgen_dir))
+            if p.output is not None and (p.input, p.output) not in known
+        ]
+        valid = arcgen or [(p, "test", i) for i, p in enumerate(task.test) if p.output is not None]
+        if not valid:
+            self.skipped[task_id] = "no valid pair (no ARC-GEN pair and no test output)"
+            return None
+        order = list(range(len(valid)))
+        _rng(seed, task_id, "valid").shuffle(order)
+        valid = [valid[i] for i in order]
+        # valid[0] is the Inversion instance: kept out of every other pool when possible.
+        valid_pairs = [p for p, _, _ in (valid[1:] or valid)]
+        proposed: dict[str, list[CandidatePair]] = {}
+        proposed["color_flip"] = color_flip(
+            task_id, valid_pairs, _rng(seed, task_id, "color_flip"), count=per_kind
+        )
+        rng = _rng(seed, task_id, "instance_mismatch")
+        pool = [*(p for p, _, _ in arcgen), *task.train]
+        mismatches = [
+            instance_mismatch(task_id, target, pool, rng) for target in valid_pairs[:per_kind]
+        ]
+        proposed["instance_mismatch"] = _distinct(c for c in mismatches if c is not None)
+        errors = self.human.by_task.get(task_id, []) if self.human else []
+        if errors and task.test and task.test[0].output is not None:
+            rng = _rng(seed, task_id, "human_error")
+            kind = self.human.task_types.get(task_id) if self.human else None
+            drawn = [
+                human_error(task_id, task.test[0], errors, rng, task_type=kind)
+                for _ in range(4 * per_kind)
+            ]
+            proposed["human_error"] = _distinct(c for c in drawn if c is not None)[:per_kind]
+        if task_id in self.neighbours:
+            rng = _rng(seed, task_id, "retrieval")
+            drawn = [
+                retrieval(task_id, self.neighbours, demos_by_task, rng) for _ in range(4 * per_kind)
+            ]
+            proposed["retrieval"] = _distinct(c for c in drawn if c is not None)[:per_kind]
+        if task_id in self.corrupted:
+            proposed["corrupted_verifier"] = _distinct(self.corrupted[task_id])[:per_kind]
+        if len(valid) > 1:  # never show the Inversion instance's input elsewhere
+            hidden = valid[0][0].input
+            proposed = {k: [c for c in cs if c.input != hidden] for k, cs in proposed.items()}
+        return _TaskPlan(task, verifier, program, valid, proposed)
+
+    def _plans(self) -> Iterator[_TaskPlan]:
+        demos_by_task = self._demos_by_task()
+        for task_id in sorted(self.task_paths):
+            plan = self._plan(task_id, demos_by_task)
+            if plan is not None:
+                yield plan
+
+    # ------------------------------------------------------------- confirming
+
+    def _confirm(self, sandbox: PooledSandbox, plans: list[_TaskPlan]) -> None:
+        """Run each task's verifier on its candidate inputs; keep confirmed invalid pairs."""
+        jobs, inputs_of = [], []
+        for plan in plans:
+            inputs = list(dict.fromkeys(c.input for cs in plan.proposed.values() for c in cs))
+            inputs_of.append(inputs)
+            jobs.append(Job(plan.program, inputs, self.config.limits, PolicyMode.OFF))
+        for index, result in sandbox.map(jobs):
+            plan, inputs = plans[index], inputs_of[index]
+            outputs: dict[Grid, tuple[Status, Grid | None]] = {}
+            if result.status is ProgramStatus.LOADED:
+                for grid, r in zip(inputs, result.results, strict=True):
+                    outputs[grid] = (r.status, r.grid)
+            else:
+                plan.verifier_failures[result.status.value] += len(inputs)
+            for kind, candidates in plan.proposed.items():
+                kept = []
+                for cand in candidates:
+                    status, grid = outputs.get(cand.input, (Status.INFRA, None))
+                    if status is Status.OK and grid is not None and grid != cand.output:
+                        kept.append((cand, grid))
+                    elif status in (Status.ERROR, Status.INVALID_OUTPUT):
+                        kept.append((cand, None))  # the verifier maps the input to no grid
+                    elif status is not Status.OK:
+                        plan.verifier_failures[status.value] += 1
+                plan.confirmed[kind] = kept
+            if self.progress:
+                self.progress(1)
+
+    # ----------------------------------------------------------------- drawing
+
+    def _classification(self, plan: _TaskPlan, rng: random.Random) -> dict | None:
+        available = [k for k in INVALID_TYPES if plan.confirmed.get(k)]
+        weights, moved = self.config.mixture.for_available(available)
+        if not weights:
+            return None
+        used: dict[str, set[int]] = {}
+        candidates, labels, kinds, provenance = [], [], [], []
+        for _ in range(CLASSIFICATION_SIZE):
+            kind = draw(weights, rng)
+            if kind == "valid":  # valid[0] is the Inversion instance (see _plan)
+                indices = list(range(1, len(plan.valid))) or [0]
+            else:
+                indices = list(range(len(plan.confirmed[kind])))
+            taken = used.setdefault(kind, set())
+            fresh = [i for i in indices if i not in taken]
+            index = rng.choice(fresh or indices)
+            taken.add(index)
+            if kind == "valid":
+                pair, split, source_index = plan.valid[index]
+                assert pair.output is not None
+                candidates.append(_pair_json(pair.input, pair.output))
+                provenance.append({"split": split, "index": source_index, "reused": not fresh})
+            else:
+                cand, _ = plan.confirmed[kind][index]
+                candidates.append(_pair_json(cand.input, cand.output))
+                provenance.append({**cand.detail, "reused": not fresh})
+            labels.append("valid" if kind == "valid" else "invalid")
+            kinds.append(kind)
+        return {
+            "prompt": {"candidates": candidates},
+            "key": {
+                "labels": labels,
+                "kinds": kinds,
+                "provenance": provenance,
+                "weights": weights,
+                "redistributed": moved,
+            },
+        }
+
+    def _editing(self, plan: _TaskPlan, rng: random.Random) -> dict | None:
+        weights = {k: self.config.mixture.weight(k) for k in EDITING_TYPES if plan.confirmed.get(k)}
+        weights = {k: w for k, w in weights.items() if w > 0} or {
+            k: 1.0 for k in EDITING_TYPES if plan.confirmed.get(k)
+        }
+        if not weights:
+            return None
+        kind = draw(weights, rng)
+        options = plan.confirmed[kind]
+
+        def repair(item: tuple[CandidatePair, Grid | None]) -> float | None:
+            cand, correct = item
+            return None if correct is None else hamming_distance(correct, cand.output)
+
+        fixable = [o for o in options if (d := repair(o)) is not None and d <= EDIT_MAX_DISTANCE]
+        cand, correct = rng.choice(fixable or options)
+        key: dict = {"kind": kind, "provenance": dict(cand.detail), "weights": weights}
+        if (
+            correct is not None
+            and (d := repair((cand, correct))) is not None
+            and d <= EDIT_MAX_DISTANCE
+        ):
+            key["reference_edit"] = _pair_json(cand.input, correct)
+        else:
+            key["reference_edit"] = None
+        return {"prompt": _pair_json(cand.input, cand.output), "key": key}
+
+    def _generation(self, plan: _TaskPlan) -> dict:
+        demos = [p for p in plan.task.train if p.output is not None]
+        reference = None
+        for pair, split, index in plan.valid:
+            assert pair.output is not None
+            if all(
+                hamming_distance(pair.input, d.input) > self.config.min_distance
+                and hamming_distance(pair.output, d.output) > self.config.min_distance
+                for d in demos
+            ):
+                reference = {**_pair_json(pair.input, pair.output), "split": split, "index": index}
+                break
+        arcgen = sorted(
+            {
+                pair_digest(p.input, p.output)
+                for p in arcgen_pairs(plan.task, self.config.arcgen_dir)
+                if p.output is not None
+            }
+        )
+        return {
+            "prompt": {"avoid": [_pair_json(d.input, d.output) for d in demos]},  # type: ignore[arg-type]
+            "key": {"arcgen_digests": arcgen, "reference": reference},
+        }
+
+    def _inversion(self, plan: _TaskPlan) -> dict:
+        pair, split, index = plan.valid[0]
+        assert pair.output is not None
+        return {
+            "prompt": {"output": to_lists(pair.output)},
+            "key": {"input": to_lists(pair.input), "split": split, "index": index},
+        }
+
+    def _definition(self, plan: _TaskPlan) -> dict:
+        arcgen = sum(1 for _, split, _ in plan.valid if split == "arc-gen")
+        return {
+            "prompt": {
+                "score": "arcjudge score results for this task's programs",
+                "train": len(plan.task.train),
+                "test": len(plan.task.test),
+                "arc-gen": arcgen,
+            },
+            "key": {},
+        }
+
+    def _instances(self, plan: _TaskPlan) -> list[dict]:
+        task_id = plan.task.task_id
+        rng = _rng(self.config.seed, task_id, "draw")
+        made = {
+            "definition": self._definition(plan),
+            "classification": self._classification(plan, rng),
+            "generation": self._generation(plan),
+            "editing": self._editing(plan, rng),
+            "inversion": self._inversion(plan),
+        }
+        records = []
+        for dimension in DIMENSIONS:
+            body = made[dimension]
+            if body is None:
+                continue
+            records.append({
+                "task_id": task_id,
+                "dimension": dimension,
+                "seed": self.config.seed,
+                "verifier": plan.verifier,
+                **body,
+            })  # fmt: skip
+        proposed = {k: len(v) for k, v in sorted(plan.proposed.items())}
+        confirmed = {k: len(v) for k, v in sorted(plan.confirmed.items())}
+        missing = [d for d in DIMENSIONS if made[d] is None]
+        classification = made["classification"]
+        self.per_task[task_id] = {
+            "verifier": plan.verifier["source"],
+            "proposed": proposed,
+            "confirmed": confirmed,
+            "valid_pool": len(plan.valid),
+            "redistributed": classification["key"]["redistributed"] if classification else [],
+            "verifier_failures": dict(sorted(plan.verifier_failures.items())),
+            "missing_dimensions": missing,
+        }
+        return records
+
+    # -------------------------------------------------------------------- run
+
+    def run(self, sandbox: PooledSandbox) -> None:
+        """Propose, confirm (verifier calls in ``sandbox``), draw.
+
+        Fills ``records`` (task order, then dimension order).
+        """
+        plans = list(self._plans())
+        self._confirm(sandbox, plans)
+        for plan in plans:
+            self.records.extend(self._instances(plan))
+
+    def lines(self) -> Iterator[str]:
+        """Lines of ``instances.jsonl``."""
+        for record in self.records:
+            yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+
+    def summary(self) -> dict:
+        """``build.json``: configuration, per-task availability, counts."""
+        c = self.config
+        counts = Counter(r["dimension"] for r in self.records)
+        kinds: Counter[str] = Counter()
+        for record in self.records:
+            if record["dimension"] == "classification":
+                kinds.update(record["key"]["kinds"])
+        return {
+            "seed": c.seed,
+            "mixture": c.mixture.to_json(),
+            "per_kind": c.per_kind,
+            "min_distance": c.min_distance,
+            "edit_max_distance": EDIT_MAX_DISTANCE,
+            "inputs": {
+                "tasks": str(c.tasks_dir),
+                "manifest": str(c.manifest_dir),
+                "arcgen": str(c.arcgen_dir) if c.arcgen_dir else None,
+                "corruptions": str(c.corruptions_file) if c.corruptions_file else None,
+                "human_errors": str(c.human_errors_file) if c.human_errors_file else None,
+                "neighbours": str(c.neighbours_file) if c.neighbours_file else None,
+            },
+            "instances": {d: counts.get(d, 0) for d in DIMENSIONS},
+            "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_TYPES)},
+            "human_error_rows_skipped": list(self.human.skipped) if self.human else [],
+            "tasks": {t: self.per_task[t] for t in sorted(self.per_task)},
+            "skipped": {t: self.skipped[t] for t in sorted(self.skipped)},
+        }
+
+
+def _distinct(candidates: object) -> list[CandidatePair]:
+    seen: set[tuple[Grid, Grid]] = set()
+    result = []
+    for cand in candidates:  # type: ignore[attr-defined]
+        if (cand.input, cand.output) not in seen:
+            seen.add((cand.input, cand.output))
+            result.append(cand)
+    return result
+
+
+def summary_text(summary: dict) -> str:
+    """The printed summary of a build."""
+    n = summary["instances"]
+    lines = [
+        "instances: " + ", ".join(f"{d} {n[d]}" for d in DIMENSIONS),
+        "classification candidates by type: "
+        + ", ".join(f"{k} {v}" for k, v in summary["classification_kinds"].items()),
+    ]
+    moved = Counter(k for t in summary["tasks"].values() for k in t["redistributed"])
+    if moved:
+        lines.append(
+            "weight redistributed (tasks without the type): "
+            + ", ".join(f"{k} {v}" for k, v in sorted(moved.items()))
+        )
+    if summary["skipped"]:
+        lines.append(f"skipped tasks: {len(summary['skipped'])} (reasons in build.json)")
+    return "\n".join(lines)

@@ -1,0 +1,266 @@
+"""The pass rules of the dimensions, as pure functions over answers and verifier outputs.
+
+Nothing here runs a program: the scorer runs the task's verifier in the sandbox and hands
+its result for the relevant input to these functions as a :data:`VerifierOutput`
+``(status, grid)``. Every rule returns a :class:`Verdict` whose ``reason`` says why an
+item failed. Answers are parsed by :func:`parse_answer`, which never raises: a malformed
+answer becomes a failed item with the reason.
+
+Answer shapes (the ``answer`` field of an answers JSONL line):
+
+* ``classification``: a list of 5 judgments, one per candidate in order; each is
+  ``"valid"`` / ``"invalid"`` (any case) or ``true`` (valid) / ``false`` (invalid).
+  ``{"judgments": [...]}`` is accepted too.
+* ``generation``: ``{"input": grid, "output": grid}``.
+* ``editing``: ``{"input": grid, "output": grid}``: the edited pair.
+* ``inversion``: ``{"input": grid}`` or the grid itself.
+
+Distances are padded normalized Hamming distances, compared exactly (as fractions), so an
+edit at distance exactly 0.70 is allowed and a generated grid at exactly the threshold is
+a copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from arcjudge.grids import Grid, canonicalize
+from arcjudge.sandbox.types import Status
+
+__all__ = [
+    "ANSWER_DIMENSIONS",
+    "DIMENSION_ALIASES",
+    "Verdict",
+    "VerifierOutput",
+    "classification_verdict",
+    "distance",
+    "editing_verdict",
+    "generation_verdict",
+    "inversion_verdict",
+    "normalize_dimension",
+    "parse_answer",
+]
+
+VerifierOutput = tuple[Status, Grid | None]
+"""What the verifier did on one input: its status and, when ``ok``, its grid."""
+
+ANSWER_DIMENSIONS: tuple[str, ...] = ("classification", "generation", "editing", "inversion")
+"""Dimensions answered in the answers file (Definition comes from ``arcjudge score``)."""
+
+DIMENSION_ALIASES: dict[str, str] = {
+    "constrained_generation": "generation",
+    "constrained-generation": "generation",
+    "edit": "editing",
+    "invert": "inversion",
+    "classify": "classification",
+}
+
+_JUDGMENTS = {"valid": True, "invalid": False}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one item.
+
+    Attributes:
+        passed: Whether the item passed.
+        reason: Why it failed (``None`` when it passed).
+        detail: JSON-friendly facts (distances, counts of right judgments...).
+    """
+
+    passed: bool
+    reason: str | None = None
+    detail: dict = field(default_factory=dict)
+
+
+def normalize_dimension(name: object) -> str | None:
+    """The canonical dimension name, or ``None`` for an unknown one."""
+    if not isinstance(name, str):
+        return None
+    text = name.strip().lower()
+    text = DIMENSION_ALIASES.get(text, text)
+    return text if text in (*ANSWER_DIMENSIONS, "definition") else None
+
+
+def _grid(value: object, what: str) -> tuple[Grid | None, str | None]:
+    grid, reason = canonicalize(value)
+    if grid is None:
+        return None, f"{what} is not a grid: {reason}"
+    return grid, None
+
+
+def _pair(answer: object, what: str) -> tuple[tuple[Grid, Grid] | None, str | None]:
+    if not isinstance(answer, Mapping) or "input" not in answer or "output" not in answer:
+        return None, f"{what} answer must be an object with 'input' and 'output' grids"
+    grid_in, reason = _grid(answer["input"], "input")
+    if grid_in is None:
+        return None, reason
+    grid_out, reason = _grid(answer["output"], "output")
+    if grid_out is None:
+        return None, reason
+    return (grid_in, grid_out), None
+
+
+def parse_answer(dimension: str, answer: object) -> tuple[object | None, str | None]:
+    """Check an answer's shape and turn it into values the rules take.
+
+    Args:
+        dimension: One of :data:`ANSWER_DIMENSIONS`.
+        answer: The decoded JSON answer.
+
+    Returns:
+        ``(parsed, None)`` or ``(None, reason)``. Parsed values: a tuple of 5 bools
+        (``True`` = valid) for classification; ``(input grid, output grid)`` for
+        generation and editing; the input grid for inversion.
+    """
+    if dimension == "classification":
+        if isinstance(answer, Mapping) and "judgments" in answer:
+            answer = answer["judgments"]
+        if not isinstance(answer, list):
+            return None, "classification answer must be a list of 5 judgments"
+        if len(answer) != 5:
+            return None, f"classification answer must have 5 judgments, got {len(answer)}"
+        judgments = []
+        for i, item in enumerate(answer):
+            if isinstance(item, bool):
+                judgments.append(item)
+            elif isinstance(item, str) and item.strip().lower() in _JUDGMENTS:
+                judgments.append(_JUDGMENTS[item.strip().lower()])
+            else:
+                return None, f"judgment {i} must be 'valid', 'invalid', true or false"
+        return tuple(judgments), None
+    if dimension in ("generation", "editing"):
+        return _pair(answer, dimension)
+    if dimension == "inversion":
+        if isinstance(answer, Mapping):
+            if "input" not in answer:
+                return None, "inversion answer must be a grid or an object with 'input'"
+            answer = answer["input"]
+        return _grid(answer, "input")
+    raise ValueError(f"no answer shape for dimension {dimension!r}")
+
+
+def _differing(a: Grid, b: Grid) -> tuple[int, int]:
+    height, width = max(len(a), len(b)), max(len(a[0]), len(b[0]))
+    differing = 0
+    for r in range(height):
+        row_a = a[r] if r < len(a) else ()
+        row_b = b[r] if r < len(b) else ()
+        for c in range(width):
+            va = row_a[c] if c < len(row_a) else -1
+            vb = row_b[c] if c < len(row_b) else -1
+            differing += va != vb
+    return differing, height * width
+
+
+def distance(a: Grid, b: Grid) -> Fraction:
+    """Exact padded normalized Hamming distance (see :func:`arcjudge.grids.hamming_distance`)."""
+    differing, cells = _differing(a, b)
+    return Fraction(differing, cells)
+
+
+def _exact(threshold: float) -> Fraction:
+    """A threshold as the decimal the user wrote (0.7 means 7/10, not the nearest double)."""
+    return Fraction(str(threshold))
+
+
+def _verifier_says(output: VerifierOutput, expected: Grid, what: str) -> str | None:
+    status, grid = output
+    if status is not Status.OK or grid is None:
+        return f"the verifier gave no grid for the {what} ({status.value})"
+    if grid != expected:
+        return f"the verifier maps the {what} to a different output"
+    return None
+
+
+def classification_verdict(labels: Sequence[str], judgments: Sequence[bool]) -> Verdict:
+    """Passes only when all judgments match the hidden labels.
+
+    Args:
+        labels: ``"valid"`` / ``"invalid"`` per candidate.
+        judgments: ``True`` (valid) / ``False`` per candidate, same length.
+    """
+    if len(labels) != len(judgments):
+        raise ValueError("labels and judgments differ in length")
+    right = [(label == "valid") == judged for label, judged in zip(labels, judgments, strict=True)]
+    detail = {"right": sum(right), "judgments": len(right)}
+    if all(right):
+        return Verdict(True, None, detail)
+    wrong = [i for i, ok in enumerate(right) if not ok]
+    return Verdict(False, f"wrong judgment on candidate(s) {wrong}", detail)
+
+
+def generation_verdict(
+    pair: tuple[Grid, Grid],
+    verifier: VerifierOutput,
+    avoid: Iterable[tuple[Grid, Grid]],
+    min_distance: float,
+    arcgen_digests: set[str] | None = None,
+    digest: str | None = None,
+) -> Verdict:
+    """verifier(input) == output, and the pair is no copy of a demonstration.
+
+    The pair is a copy of demonstration ``d`` unless both its input and its output are
+    *farther* than ``min_distance`` from ``d``'s input and output.
+
+    Args:
+        pair: The generated ``(input, output)``.
+        verifier: The verifier's result on the generated input.
+        avoid: The demonstrations.
+        min_distance: The threshold.
+        arcgen_digests: When given, digests of ARC-GEN pairs the pair must not equal.
+        digest: The pair's digest (needed with ``arcgen_digests``).
+    """
+    grid_in, grid_out = pair
+    limit = _exact(min_distance)
+    nearest = None
+    for i, (demo_in, demo_out) in enumerate(avoid):
+        d_in, d_out = distance(grid_in, demo_in), distance(grid_out, demo_out)
+        low = min(d_in, d_out)
+        nearest = low if nearest is None else min(nearest, low)
+        if d_in <= limit or d_out <= limit:
+            side, value = ("input", d_in) if d_in <= limit else ("output", d_out)
+            return Verdict(
+                False,
+                f"copy of demonstration {i}: {side} distance {float(value):.4f} <= {min_distance}",
+                {
+                    "demonstration": i,
+                    "input_distance": float(d_in),
+                    "output_distance": float(d_out),
+                },
+            )
+    detail = {"nearest_distance": None if nearest is None else float(nearest)}
+    if arcgen_digests is not None and digest in arcgen_digests:
+        return Verdict(False, "the pair is an ARC-GEN stable pair", detail)
+    reason = _verifier_says(verifier, grid_out, "generated input")
+    return Verdict(reason is None, reason, detail)
+
+
+def editing_verdict(
+    corrupted: tuple[Grid, Grid],
+    edited: tuple[Grid, Grid],
+    verifier: VerifierOutput,
+    max_distance: float,
+) -> Verdict:
+    """Both edited grids within ``max_distance`` of the corrupted ones, and the pair valid."""
+    d_in, d_out = distance(edited[0], corrupted[0]), distance(edited[1], corrupted[1])
+    detail = {"input_distance": float(d_in), "output_distance": float(d_out)}
+    limit = _exact(max_distance)
+    for side, value in (("input", d_in), ("output", d_out)):
+        if value > limit:
+            return Verdict(
+                False,
+                f"edited {side} too far from the corrupted one: "
+                f"{float(value):.4f} > {max_distance}",
+                detail,
+            )
+    reason = _verifier_says(verifier, edited[1], "edited input")
+    return Verdict(reason is None, reason, detail)
+
+
+def inversion_verdict(given_output: Grid, verifier: VerifierOutput) -> Verdict:
+    """verifier(proposed input) == the given output."""
+    reason = _verifier_says(verifier, given_output, "proposed input")
+    return Verdict(reason is None, reason, {})

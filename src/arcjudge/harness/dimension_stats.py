@@ -1,0 +1,145 @@
+"""Per-model statistics of scored dimension items (pooled over runs).
+
+An *item* is one ``(model, run, task, dimension)`` with ``passed``; see
+``arcjudge.harness.dimension_score`` for the full record. Statistics per model:
+
+* each dimension's accuracy with a Wilson 95% interval (``None`` when the model has no
+  item of that dimension: it was not answered, or no Definition results were given);
+* Classification per-judgment accuracy (5 judgments per item);
+* full-task accuracy: the share of ``(run, task)`` with all five dimensions passed, over
+  the tasks that have an instance of every dimension;
+* the independence baseline: the product of the five dimension accuracies, what full-task
+  accuracy would be if passing one dimension said nothing about another;
+* self-consistency: how often the model's own Definition program agrees with its
+  Classification judgments, its generated pair and its inverted input, split by whether
+  the answer was right, over all items and over items whose Definition program passes the
+  task's train and test pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+from arcjudge.harness.stats import wilson_interval
+
+__all__ = ["CONSISTENCY_DIMENSIONS", "DIMENSIONS", "model_statistics", "proportion"]
+
+DIMENSIONS: tuple[str, ...] = ("definition", "classification", "generation", "editing", "inversion")
+CONSISTENCY_DIMENSIONS: tuple[str, ...] = ("classification", "generation", "inversion")
+
+
+def proportion(successes: int, total: int) -> dict:
+    """``{"passed", "total", "accuracy", "ci95"}``, rounded to 6 decimals."""
+    low, high = wilson_interval(successes, total)
+    return {
+        "passed": successes,
+        "total": total,
+        "accuracy": round(successes / total, 6) if total else None,
+        "ci95": [round(low, 6), round(high, 6)] if total else None,
+    }
+
+
+def _agreement(pairs: Iterable[tuple[bool, bool]]) -> dict:
+    """``pairs`` of ``(agree, right)``: agreement overall and split by right/wrong."""
+    counts = {"right": [0, 0], "wrong": [0, 0], "all": [0, 0]}
+    for agree, right in pairs:
+        for group in ("right" if right else "wrong", "all"):
+            counts[group][0] += agree
+            counts[group][1] += 1
+    return {
+        group: {
+            "agree": a,
+            "total": n,
+            "rate": round(a / n, 6) if n else None,
+        }
+        for group, (a, n) in counts.items()
+    }
+
+
+def _consistency_pairs(item: Mapping) -> list[tuple[bool, bool]]:
+    """``(agree, right)`` per judgment (classification) or per item."""
+    info = item.get("consistency")
+    if not info:
+        return []
+    if item["dimension"] == "classification":
+        return list(zip(info["agree"], info["right"], strict=True))
+    return [(bool(info["agree"]), bool(item["passed"]))]
+
+
+def _self_consistency(items: Sequence[Mapping]) -> dict | None:
+    with_info = [i for i in items if i.get("consistency")]
+    if not with_info:
+        return None
+    result = {}
+    for condition in ("all", "definition_passes_train_test"):
+        chosen = [
+            i
+            for i in with_info
+            if condition == "all" or i["consistency"].get("definition_passes_train_test")
+        ]
+        result[condition] = {
+            dim: _agreement(
+                p for i in chosen if i["dimension"] == dim for p in _consistency_pairs(i)
+            )
+            for dim in CONSISTENCY_DIMENSIONS
+        }
+    return result
+
+
+def model_statistics(items: Iterable[Mapping], full_tasks: Iterable[str]) -> dict[str, dict]:
+    """Statistics per model.
+
+    Args:
+        items: Item records (``model``, ``run``, ``task_id``, ``dimension``, ``passed``,
+            optional ``detail`` and ``consistency``).
+        full_tasks: Tasks that have an instance of every dimension (full-task accuracy is
+            counted over these).
+
+    Returns:
+        Model name -> ``{"runs", "dimensions", "classification_judgments", "full_task",
+        "independence_baseline", "self_consistency"}`` (models in sorted order).
+    """
+    by_model: dict[str, list[Mapping]] = defaultdict(list)
+    for item in items:
+        by_model[str(item["model"])].append(item)
+    complete = set(full_tasks)
+    result: dict[str, dict] = {}
+    for model in sorted(by_model):
+        mine = by_model[model]
+        dims: dict[str, dict | None] = {}
+        for dim in DIMENSIONS:
+            these = [i for i in mine if i["dimension"] == dim]
+            dims[dim] = (
+                proportion(sum(bool(i["passed"]) for i in these), len(these)) if these else None
+            )
+        judged = [i for i in mine if i["dimension"] == "classification"]
+        right = sum(int(i.get("detail", {}).get("right", 0)) for i in judged)
+        judgments = 5 * len(judged)
+        full = None
+        baseline = None
+        if all(dims[d] is not None for d in DIMENSIONS):
+            cells: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
+            for i in mine:
+                if i["task_id"] in complete:
+                    cells[(str(i["run"]), str(i["task_id"]))][i["dimension"]] = bool(i["passed"])
+            passed = sum(all(c.get(d, False) for d in DIMENSIONS) for c in cells.values())
+            full = proportion(passed, len(cells))
+            baseline = round(
+                math.prod(dims[d]["passed"] / dims[d]["total"] for d in DIMENSIONS),  # type: ignore[index]
+                6,
+            )
+        result[model] = {
+            "runs": sorted({str(i["run"]) for i in mine}),
+            "dimensions": dims,
+            "classification_judgments": {
+                "right": right,
+                "total": judgments,
+                "accuracy": round(right / judgments, 6) if judgments else None,
+            },
+            "full_task": full,
+            "independence_baseline": baseline,
+            "self_consistency": _self_consistency(mine),
+        }
+    return result

@@ -1,0 +1,199 @@
+"""The ``arcjudge dimensions build`` and ``arcjudge dimensions score`` commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from arcjudge.errors import UsageError
+from arcjudge.harness.dimension_build import (
+    DEFAULT_MIN_DISTANCE,
+    DEFAULT_PER_KIND,
+    DEFAULT_SEED,
+    EDIT_MAX_DISTANCE,
+    BuildConfig,
+    Builder,
+    summary_text,
+)
+from arcjudge.harness.dimension_report import render_dimensions_report, summary_table
+from arcjudge.harness.dimension_score import DimensionScoreConfig, DimensionScorer
+from arcjudge.harness.mixture import load_mixture
+from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
+from arcjudge.sandbox.backends import make_sandbox
+from arcjudge.sandbox.types import Limits
+from arcjudge.tasks import task_files
+
+
+def add_arguments(
+    parser: argparse.ArgumentParser, add_backend: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """Add the ``build`` and ``score`` sub-commands."""
+    sub = parser.add_subparsers(dest="dimensions_command", required=True)
+    build = sub.add_parser("build", help="evaluation instances for every task and dimension")
+    build.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    build.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    build.add_argument("--manifest", type=Path, required=True, help="validate output dir")
+    build.add_argument("--corruptions", type=Path, help="corruptions.jsonl from mutate")
+    build.add_argument("--human-errors", type=Path, help="H-ARC incorrect_submissions.csv")
+    build.add_argument("--neighbours", type=Path, help="JSONL {task_id, neighbour_task_ids}")
+    build.add_argument(
+        "--mixture", default="arc-agi-1", help="arc-agi-1, p-arc, or a JSON file of weights"
+    )
+    build.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    build.add_argument(
+        "--per-kind", type=int, default=DEFAULT_PER_KIND, help="candidates tried per kind"
+    )
+    build.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
+    build.add_argument("--out", type=Path, required=True, help="output directory")
+    build.add_argument("--no-progress", action="store_true")
+    add_backend(build)
+
+    score = sub.add_parser("score", help="grade model answers; statistics per model")
+    score.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
+    score.add_argument("--answers", type=Path, required=True, help="answers JSONL")
+    score.add_argument("--definitions", type=Path, help="arcjudge score output dir")
+    score.add_argument("--programs", type=Path, help="the programs file that score read")
+    score.add_argument(
+        "--min-distance",
+        type=float,
+        default=DEFAULT_MIN_DISTANCE,
+        help="generation: distance to every demonstration must exceed this",
+    )
+    score.add_argument(
+        "--exclude-arcgen", action="store_true", help="generation: fail exact ARC-GEN pairs"
+    )
+    score.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
+    score.add_argument("--out", type=Path, required=True, help="output directory")
+    score.add_argument("--no-progress", action="store_true")
+    add_backend(score)
+
+
+def _file(flag: str, path: Path | None) -> None:
+    if path is not None and not path.is_file():
+        raise UsageError(f"{flag} {path}: no such file")
+
+
+def _bar(total: int, unit: str, quiet: bool) -> tuple[Callable[[int], None], Callable[[], None]]:
+    if quiet:
+        return (lambda n: None), (lambda: None)
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit=unit, file=sys.stderr)
+    return bar.update, bar.close
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Run ``arcjudge dimensions build``."""
+    task_files(args.tasks)
+    if not args.manifest.is_dir():
+        raise UsageError(f"--manifest {args.manifest}: no such directory")
+    if args.arcgen is not None and not args.arcgen.is_dir():
+        raise UsageError(f"--arcgen {args.arcgen}: no such directory")
+    for flag, path in (("--corruptions", args.corruptions), ("--human-errors", args.human_errors),
+                       ("--neighbours", args.neighbours)):  # fmt: skip
+        _file(flag, path)
+    if args.per_kind < 1:
+        raise UsageError("--per-kind must be >= 1")
+    try:
+        limits = Limits(wall_seconds=args.wall)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    config = BuildConfig(
+        tasks_dir=args.tasks,
+        manifest_dir=args.manifest,
+        arcgen_dir=args.arcgen,
+        corruptions_file=args.corruptions,
+        human_errors_file=args.human_errors,
+        neighbours_file=args.neighbours,
+        mixture=load_mixture(args.mixture),
+        seed=args.seed,
+        per_kind=args.per_kind,
+        limits=limits,
+    )
+    try:
+        update, close = _bar(len(task_files(args.tasks)), "task", args.no_progress)
+        builder = Builder(config, update)
+        with make_sandbox(
+            args.backend, args.workers, module_dirs=builder.module_dirs(), warn=warn
+        ) as sandbox:
+            builder.run(sandbox)
+        close()
+        summary = builder.summary()
+        write_atomic(
+            args.out,
+            {
+                "instances.jsonl": "".join(builder.lines()),
+                "build.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
+            },
+        )
+    except KeyboardInterrupt:
+        print(INTERRUPTED.split(";")[0] + "; nothing was written", file=sys.stderr)
+        return 130
+    for reason in summary["human_error_rows_skipped"][:5]:
+        warn(f"--human-errors: skipped {reason}")
+    print(summary_text(summary))
+    print(f"wrote {args.out}/instances.jsonl, build.json")
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    """Run ``arcjudge dimensions score``."""
+    _file("--instances", args.instances)
+    _file("--answers", args.answers)
+    _file("--programs", args.programs)
+    if args.definitions is not None and not (args.definitions / "results.jsonl").is_file():
+        raise UsageError(f"--definitions {args.definitions}: no results.jsonl (run arcjudge score)")
+    if not 0 <= args.min_distance < 1:
+        raise UsageError("--min-distance must be in [0, 1)")
+    try:
+        limits = Limits(wall_seconds=args.wall)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    config = DimensionScoreConfig(
+        instances_file=args.instances,
+        answers_file=args.answers,
+        definitions_dir=args.definitions,
+        programs_file=args.programs,
+        min_distance=args.min_distance,
+        edit_max_distance=EDIT_MAX_DISTANCE,
+        exclude_arcgen=args.exclude_arcgen,
+        verifier_limits=limits,
+    )
+    scorer = DimensionScorer(config)
+    try:
+        update, close = _bar(scorer.work(), "job", args.no_progress)
+        scorer.progress = update
+        with make_sandbox(
+            args.backend, args.workers, module_dirs=scorer.module_dirs(), warn=warn
+        ) as sandbox:
+            scorer.run(sandbox)
+        close()
+        summary = scorer.summary()
+        write_atomic(
+            args.out,
+            {
+                "items.jsonl": "".join(scorer.item_lines()),
+                "summary.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
+                "report.html": render_dimensions_report(summary),
+            },
+        )
+    except KeyboardInterrupt:
+        print(INTERRUPTED.split(";")[0] + "; nothing was written", file=sys.stderr)
+        return 130
+    if summary["answers_problem_count"]:
+        warn(f"{summary['answers_problem_count']} answer line(s) not used (see summary.json)")
+    for note in summary["definition_notes"][:5]:
+        warn(f"--definitions: {note}")
+    print(summary_table(summary))
+    print(f"wrote {args.out}/items.jsonl, summary.json, report.html")
+    return 0
+
+
+def cmd_dimensions(args: argparse.Namespace) -> int:
+    """Dispatch ``arcjudge dimensions``."""
+    if args.dimensions_command == "build":
+        return cmd_build(args)
+    return cmd_score(args)

@@ -1,0 +1,171 @@
+"""Mixture weights of candidate pair types for the Classification dimension.
+
+A Classification instance shows five candidate pairs; each one's *type* is drawn from a
+mixture: ``valid`` (a correct pair) or one of the invalid kinds of
+:mod:`arcjudge.harness.corruptions`. The reference study's weights are built in
+(``arc-agi-1`` and ``p-arc``); a JSON file ``{"valid": 0.25, "human_error": ..., ...}``
+may give others. When an invalid type has no candidate for a task, its weight is
+redistributed over the remaining invalid types in proportion to their weights (the weight
+of ``valid`` never changes), and :meth:`Mixture.for_available` reports what moved.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arcjudge.errors import UsageError
+
+__all__ = ["INVALID_TYPES", "PRESETS", "TYPES", "Mixture", "load_mixture"]
+
+INVALID_TYPES: tuple[str, ...] = (
+    "human_error",
+    "instance_mismatch",
+    "corrupted_verifier",
+    "retrieval",
+    "color_flip",
+)
+"""The invalid candidate types, in the reference study's order."""
+
+TYPES: tuple[str, ...] = ("valid", *INVALID_TYPES)
+"""Every candidate type: ``valid`` first."""
+
+PRESETS: dict[str, dict[str, float]] = {
+    "arc-agi-1": {
+        "valid": 0.250,
+        "human_error": 0.235,
+        "instance_mismatch": 0.215,
+        "corrupted_verifier": 0.130,
+        "retrieval": 0.103,
+        "color_flip": 0.067,
+    },
+    "p-arc": {
+        "valid": 0.250,
+        "human_error": 0.265,
+        "instance_mismatch": 0.215,
+        "corrupted_verifier": 0.160,
+        "retrieval": 0.073,
+        "color_flip": 0.037,
+    },
+}
+"""The reference study's mixtures (ARC-AGI-1 and P-ARC)."""
+
+_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """Weights per candidate type (they sum to 1).
+
+    Attributes:
+        name: The preset name, or the file the weights came from.
+        weights: Type -> weight, for every type of :data:`TYPES` (missing ones are 0).
+    """
+
+    name: str
+    weights: Mapping[str, float]
+
+    def __post_init__(self) -> None:
+        """Check the weights: known types, finite, non-negative, summing to 1."""
+        unknown = sorted(set(self.weights) - set(TYPES))
+        if unknown:
+            raise ValueError(f"unknown candidate types {unknown} (known: {', '.join(TYPES)})")
+        for kind, weight in self.weights.items():
+            if isinstance(weight, bool) or not isinstance(weight, int | float):
+                raise ValueError(f"weight of {kind!r} must be a number, got {weight!r}")
+            if not math.isfinite(weight) or weight < 0:
+                raise ValueError(f"weight of {kind!r} must be finite and >= 0, got {weight}")
+        total = sum(self.weights.values())
+        if abs(total - 1.0) > _TOLERANCE:
+            raise ValueError(f"weights must sum to 1, they sum to {total:.6g}")
+        if sum(self.weights.get(k, 0.0) for k in INVALID_TYPES) <= 0:
+            raise ValueError("at least one invalid type needs a positive weight")
+
+    def weight(self, kind: str) -> float:
+        """Return the weight of ``kind`` (0 when absent)."""
+        return float(self.weights.get(kind, 0.0))
+
+    def for_available(self, available: Iterable[str]) -> tuple[dict[str, float], list[str]]:
+        """Weights for a task where only ``available`` types have candidates.
+
+        The weight of each unavailable invalid type is spread over the available invalid
+        types in proportion to their own weights. ``valid`` keeps its weight (it is
+        assumed available; the builder skips tasks without valid pairs).
+
+        Args:
+            available: The invalid types (and possibly ``valid``) that have candidates.
+
+        Returns:
+            ``(weights, redistributed)``: the effective weights of the available types
+            (zero-weight types left out; rounded to 12 decimals so they serialize the same
+            everywhere) and the unavailable types whose positive weight was moved. When no
+            invalid type with a positive weight is available, the weights are ``{}``.
+        """
+        have = set(available)
+        live = [k for k in INVALID_TYPES if k in have and self.weight(k) > 0]
+        moved = [k for k in INVALID_TYPES if k not in have and self.weight(k) > 0]
+        if not live:
+            return {}, moved
+        invalid_total = sum(self.weight(k) for k in INVALID_TYPES)
+        live_total = sum(self.weight(k) for k in live)
+        weights = {"valid": self.weight("valid")} if self.weight("valid") > 0 else {}
+        for kind in live:
+            weights[kind] = round(self.weight(kind) * invalid_total / live_total, 12)
+        return weights, moved
+
+    def to_json(self) -> dict:
+        """``{"name", "weights"}`` with every type listed in :data:`TYPES` order."""
+        return {"name": self.name, "weights": {k: self.weight(k) for k in TYPES}}
+
+
+def draw(weights: Mapping[str, float], rng: random.Random) -> str:
+    """Draw one type from ``weights`` (iterated in :data:`TYPES` order, so deterministic).
+
+    Args:
+        weights: Type -> weight; need not sum exactly to 1.
+        rng: The only source of randomness (one ``random()`` call per draw).
+
+    Returns:
+        The type drawn.
+
+    Raises:
+        ValueError: If no weight is positive.
+    """
+    kinds = [k for k in TYPES if weights.get(k, 0.0) > 0]
+    if not kinds:
+        raise ValueError("nothing to draw from: no positive weight")
+    total = sum(weights[k] for k in kinds)
+    point = rng.random() * total
+    for kind in kinds:
+        point -= weights[kind]
+        if point < 0:
+            return kind
+    return kinds[-1]
+
+
+def load_mixture(spec: str | Path) -> Mixture:
+    """A preset name (``arc-agi-1``, ``p-arc``) or a JSON file of type -> weight.
+
+    Raises:
+        UsageError: For an unknown name, an unreadable file or bad weights.
+    """
+    text = str(spec)
+    if text in PRESETS:
+        return Mixture(text, dict(PRESETS[text]))
+    path = Path(text)
+    if not path.is_file():
+        raise UsageError(f"--mixture {text}: not a preset ({', '.join(PRESETS)}) and no such file")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise UsageError(f"--mixture {path}: cannot read JSON ({exc})") from None
+    if not isinstance(raw, dict):
+        raise UsageError(f"--mixture {path}: expected a JSON object of type -> weight")
+    try:
+        return Mixture(str(path), {str(k): v for k, v in raw.items()})
+    except ValueError as exc:
+        raise UsageError(f"--mixture {path}: {exc}") from None

@@ -467,3 +467,27 @@ def test_inversion_answer_is_not_shown_in_other_dimensions(built):
         shown = [c["input"] for c in dims["classification"]["prompt"]["candidates"]]
         shown.append(dims["editing"]["prompt"]["input"])
         assert hidden not in shown
+
+
+def test_docker_backend_gives_the_same_items(inputs, built, scored, docker_image):
+    root = inputs["root"]
+    code = cli.main(
+        [
+            "dimensions",
+            "score",
+            "--instances",
+            str(built / "instances.jsonl"),
+            "--answers",
+            str(root / "answers.jsonl"),
+            "--definitions",
+            str(root / "defs"),
+            "--out",
+            str(root / "scored-docker"),
+            "--backend",
+            "docker",
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    docker_items = (root / "scored-docker" / "items.jsonl").read_bytes()
+    assert docker_items == (scored["dir"] / "items.jsonl").read_bytes()

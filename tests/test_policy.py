@@ -347,3 +347,26 @@ def test_decide(
 def test_policy_mode_values() -> None:
     assert [m.value for m in PolicyMode] == ["off", "warn", "enforce"]
     assert PolicyMode("warn") is PolicyMode.WARN
+
+
+def test_transient_ast_systemerror_is_retried(monkeypatch):
+    """CPython 3.11's AST conversion can fail with a spurious SystemError when two threads
+    parse at once (gh-106905); the check retries instead of crashing or rejecting."""
+    import ast
+
+    from arcjudge.sandbox import policy
+
+    real_parse = ast.parse
+    calls = []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=36, after=38)")
+        return real_parse(*args, **kwargs)
+
+    monkeypatch.setattr(policy.ast, "parse", flaky)
+    findings = policy.check(b"import os\ndef transform(g):\n    return g\n")
+    assert len(calls) >= 2
+    assert all(f.rule != "syntax" for f in findings)
+    assert any("os" in f.message for f in findings)

@@ -60,6 +60,7 @@ __all__ = ["DimensionScoreConfig", "DimensionScorer", "read_instances"]
 
 _NO_ANSWER = object()
 _PROBLEM_LIMIT = 200
+_CHUNK = 256  # inputs per verifier job
 
 
 @dataclass(frozen=True)
@@ -284,11 +285,13 @@ class DimensionScorer:
         for task_id in sorted(wanted):
             spec = self.verifier_specs[task_id]
             program = self._verifier_source(spec).program_for(task_id).program
-            inputs = list(wanted[task_id])
             if program is None:
                 continue
-            jobs.append(Job(program, inputs, self.config.verifier_limits, PolicyMode.OFF))
-            owners.append((task_id, inputs))
+            inputs = list(wanted[task_id])
+            for start in range(0, len(inputs), _CHUNK):  # bounded work per job
+                chunk = inputs[start : start + _CHUNK]
+                jobs.append(Job(program, chunk, self.config.verifier_limits, PolicyMode.OFF))
+                owners.append((task_id, chunk))
         outputs: dict[tuple[str, Grid], VerifierOutput] = {}
         for index, result in sandbox.map(jobs):
             task_id, inputs = owners[index]

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -405,17 +406,29 @@ def _is_plain_tuple(node: ast.Tuple) -> bool:
     )
 
 
+_AST_LOCK = threading.RLock()
+"""Serializes parsing: CPython 3.11's AST conversion keeps its recursion-depth counter in
+per-interpreter state, so two threads parsing at once can fail with ``SystemError: AST
+constructor recursion depth mismatch`` (cpython gh-106905). Pools check programs from
+worker threads."""
+
+
 def _parse(source: bytes) -> ast.Module | Finding:
     """Parse ``source`` as bytes (coding cookies honoured, warnings silenced)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            for _ in range(2):  # a SystemError from gh-106905 is transient: try again
+                try:
+                    return ast.parse(source, filename="<policy>", mode="exec")
+                except SystemError:
+                    continue
             return ast.parse(source, filename="<policy>", mode="exec")
     except SyntaxError as exc:
         return Finding("syntax", exc.msg or "invalid syntax", exc.lineno)
     except (ValueError, UnicodeError, LookupError) as exc:  # null bytes, bad coding cookie
         return Finding("syntax", f"{type(exc).__name__}: {exc}", None)
-    except (RecursionError, MemoryError) as exc:
+    except (RecursionError, MemoryError, SystemError) as exc:
         return Finding("syntax", f"source too deeply nested to parse ({type(exc).__name__})")
 
 
@@ -444,18 +457,19 @@ def check(source: bytes, *, dsl_only: bool = False) -> tuple[Finding, ...]:
     if isinstance(source, str):
         raise TypeError("policy.check expects source as bytes")
     source = bytes(source)
-    tree = _parse(source)
-    if isinstance(tree, Finding):
-        return (tree,)
-    try:
-        findings, covered = _scan(tree)
-        findings.extend(_restricted_findings(source, covered))
-        if dsl_only:
-            dsl = _DslChecker()
-            dsl.module(tree)
-            findings.extend(dsl.findings)
-    except RecursionError:
-        return (Finding("syntax", "source too deeply nested to analyse", None),)
+    with _AST_LOCK:
+        tree = _parse(source)
+        if isinstance(tree, Finding):
+            return (tree,)
+        try:
+            findings, covered = _scan(tree)
+            findings.extend(_restricted_findings(source, covered))
+            if dsl_only:
+                dsl = _DslChecker()
+                dsl.module(tree)
+                findings.extend(dsl.findings)
+        except (RecursionError, SystemError):
+            return (Finding("syntax", "source too deeply nested to analyse", None),)
     return tuple(sorted(set(findings), key=_sort_key))
 
 

@@ -125,11 +125,11 @@ def test_stop_at_first_failure_keeps_verdicts(world):
 
 
 def test_same_results_on_docker(world, docker_image):
-    # The memory bomb needs about 0.6 s per call to reach its limit: the wall and budget
-    # leave it well clear of a timeout on both backends.
+    # The memory bomb needs about 0.6 s per call to reach its limit (over 2 s seen on a
+    # loaded 2-core machine): the wall and budget leave it well clear of a timeout.
     a, b = world / "process", world / "docker"
-    assert cli.main(score_argv(world, a, "--wall", "2", "--budget", "10")) == 0
-    argv = score_argv(world, b, "--wall", "2", "--budget", "10")
+    assert cli.main(score_argv(world, a, "--wall", "4", "--budget", "20")) == 0
+    argv = score_argv(world, b, "--wall", "4", "--budget", "20")
     argv[argv.index("process")] = "docker"
     assert cli.main(argv) == 0
     assert (a / "results.jsonl").read_bytes() == (b / "results.jsonl").read_bytes()

@@ -20,9 +20,11 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.outputs import warn
 from arcjudge.sandbox.backends import (
     BACKENDS,
+    EXECUTORS,
     BackendUnavailable,
     describe_protections,
     make_sandbox,
+    sandbox_for,
 )
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -35,7 +37,17 @@ DEFAULT_ENTRY_POINTS = ("transform", "solve", "verify", "p", "main")
 
 def _add_backend(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", default="auto", choices=BACKENDS, help="sandbox backend")
-    parser.add_argument("--workers", type=int, default=None, help="sandbox pool size")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="sandbox pool size (per node with ray)"
+    )
+    parser.add_argument(
+        "--executor", default="local", choices=EXECUTORS, help="run here, or on a Ray cluster"
+    )
+    parser.add_argument(
+        "--ray-address",
+        default=None,
+        help="Ray cluster to join (default: auto if RAY_ADDRESS is set, else a local Ray)",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -145,7 +157,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     labelled = [(s, i, p) for s in SPLITS for i, p in enumerate(task.split(s))]
     module_dirs = tuple(str(d) for d in args.module_dir)
-    with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sandbox:
+    with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sandbox:
         result = sandbox.run(
             program, [p.input for _, _, p in labelled], limits, policy=PolicyMode(args.policy)
         )

@@ -22,7 +22,7 @@ from arcjudge.harness.dimension_report import render_dimensions_report, summary_
 from arcjudge.harness.dimension_score import DimensionScoreConfig, DimensionScorer
 from arcjudge.harness.mixture import load_mixture
 from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
-from arcjudge.sandbox.backends import make_sandbox
+from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 
@@ -116,9 +116,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         update, close = _bar(len(task_files(args.tasks)), "task", args.no_progress)
         builder = Builder(config, update)
-        with make_sandbox(
-            args.backend, args.workers, module_dirs=builder.module_dirs(), warn=warn
-        ) as sandbox:
+        with sandbox_for(args, module_dirs=builder.module_dirs(), warn=warn) as sandbox:
             builder.run(sandbox)
         close()
         summary = builder.summary()
@@ -166,9 +164,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         update, close = _bar(scorer.work(), "job", args.no_progress)
         scorer.progress = update
-        with make_sandbox(
-            args.backend, args.workers, module_dirs=scorer.module_dirs(), warn=warn
-        ) as sandbox:
+        with sandbox_for(args, module_dirs=scorer.module_dirs(), warn=warn) as sandbox:
             scorer.run(sandbox)
         close()
         summary = scorer.summary()

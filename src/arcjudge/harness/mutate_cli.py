@@ -11,7 +11,7 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.mutate import MutateConfig, Mutator, summary_text
 from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
 from arcjudge.harness.store import ResultStore
-from arcjudge.sandbox.backends import make_sandbox
+from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_verifier_spec
@@ -73,7 +73,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     module_dirs = tuple(d for s in config.sources for d in s.module_dirs)
     store = None
     try:
-        with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sb:
+        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
             store = ResultStore(args.store or args.out / "cache.sqlite")
             mutator = Mutator(config, sb, store)
             mutator.run()

@@ -11,7 +11,7 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
 from arcjudge.harness.score import DEFAULT_ENTRY_POINTS, ScoreConfig, Scorer, summary_table
 from arcjudge.harness.store import ResultStore
-from arcjudge.sandbox.backends import make_sandbox
+from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
@@ -78,7 +78,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     store = None
     try:
-        with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sb:
+        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
             store = ResultStore(store_path)
             bar = None
 

@@ -11,7 +11,7 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.outputs import INTERRUPTED, warn
 from arcjudge.harness.store import ResultStore
 from arcjudge.harness.validate import ValidateConfig, Validator, print_summary, write_outputs
-from arcjudge.sandbox.backends import make_sandbox
+from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
@@ -95,7 +95,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     store = ResultStore(args.store or args.out / "cache.sqlite")
 
     try:
-        with make_sandbox(args.backend, args.workers, module_dirs=module_dirs, warn=warn) as sb:
+        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
             bar = None
             if not args.no_progress:
                 from tqdm import tqdm

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from arcjudge.sandbox.base import PooledSandbox
 
 BACKENDS = ("auto", "process", "docker")
+EXECUTORS = ("local", "ray")
 
 
 class BackendUnavailable(RuntimeError):
@@ -19,6 +20,9 @@ def make_sandbox(
     *,
     module_dirs: tuple[str, ...] = (),
     warn: Callable[[str], None] | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
+    report: Callable[[str], None] | None = None,
 ) -> PooledSandbox:
     """Build (but do not start) a sandbox.
 
@@ -28,6 +32,11 @@ def make_sandbox(
         workers: Pool size (default: one per core).
         module_dirs: Directories programs may import from (mounted into containers).
         warn: Receives the one-line warning when ``auto`` falls back to ``process``.
+        executor: ``local`` (a pool on this machine) or ``ray`` (a pool on every node of
+            a Ray cluster; ``backend`` and ``workers`` then apply per node).
+        ray_address: The cluster to join with ``ray`` (default: ``auto`` when
+            ``RAY_ADDRESS`` is set, else a Ray instance started on this machine).
+        report: With ``ray``, receives one summary line per node when the sandbox closes.
 
     Returns:
         The sandbox; use it as a context manager.
@@ -37,6 +46,20 @@ def make_sandbox(
     """
     if backend not in BACKENDS:
         raise BackendUnavailable(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    if executor not in EXECUTORS:
+        raise BackendUnavailable(
+            f"unknown executor {executor!r} (choose from {', '.join(EXECUTORS)})"
+        )
+    if executor == "ray":
+        from arcjudge.sandbox.ray_pool import RaySandbox, RayUnavailable
+
+        try:
+            return RaySandbox(
+                backend, ray_address, module_dirs=module_dirs, workers_per_node=workers,
+                report=report,
+            )  # fmt: skip
+        except RayUnavailable as exc:
+            raise BackendUnavailable(str(exc)) from None
     if backend in ("docker", "auto"):
         from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable
 
@@ -63,3 +86,31 @@ def describe_protections(name: str, protections: dict[str, bool]) -> str:
     if missing:
         line += f"; missing: {', '.join(missing)}"
     return line
+
+
+def sandbox_for(
+    args: object,
+    *,
+    module_dirs: tuple[str, ...] = (),
+    warn: Callable[[str], None] | None = None,
+) -> PooledSandbox:
+    """:func:`make_sandbox` from parsed command-line options.
+
+    Args:
+        args: An ``argparse.Namespace`` with ``backend`` and ``workers``, and optionally
+            ``executor`` and ``ray_address``.
+        module_dirs: Directories programs may import from.
+        warn: Receives one-line warnings.
+
+    Returns:
+        The sandbox (with ``ray``, per-node summary lines are printed when it closes).
+    """
+    return make_sandbox(
+        getattr(args, "backend", "auto"),
+        getattr(args, "workers", None),
+        module_dirs=module_dirs,
+        warn=warn,
+        executor=getattr(args, "executor", "local"),
+        ray_address=getattr(args, "ray_address", None),
+        report=print,
+    )

@@ -1,0 +1,420 @@
+"""Running sandbox work on a Ray cluster: one local sandbox pool per node.
+
+:class:`RaySandbox` has the interface of :class:`~arcjudge.sandbox.base.PooledSandbox`,
+so every command (validate, score, mutate, dimensions) runs unchanged on a cluster with
+``--executor ray``. The driver (the harness process) stays the only writer of the result
+store and the only holder of expected outputs; what travels is a ``Program`` and a batch
+of input grids (plain data), put once into Ray's object store and fetched once per node,
+and a ``ProgramResult`` back.
+
+On each node with CPUs a :class:`NodePool` actor is pinned (node affinity, not soft) and
+lazily starts that node's own sandbox pool (``--backend``: docker where the node has the
+daemon and image, else process with ``auto``), sized to the node's CPUs. The driver hands
+items to nodes through per-CPU slots, so a node never gets more concurrent items than it
+has CPUs. When an actor (its worker process) or a whole node dies mid-item, the driver
+re-creates the actor on a node that is still alive and runs the item again there: results
+already returned are kept by the harness, and the outputs equal an undisturbed run's.
+Closing the sandbox (also after Ctrl-C) closes every node pool, then kills the actors;
+each pool's workers also die with their actor process (their pipe or attach socket closes).
+
+Ray is optional: ``pip install 'arcjudge[ray]'``. It is imported only when this backend is
+used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import queue
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from arcjudge.sandbox.base import PooledSandbox, Worker, _checked
+from arcjudge.sandbox.policy import PolicyMode, decide
+from arcjudge.sandbox.types import (
+    GeneratorCall,
+    Grid,
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+)
+
+__all__ = ["NodeStats", "RaySandbox", "RayUnavailable", "ray_address_default"]
+
+log = logging.getLogger(__name__)
+
+ATTEMPTS = 4
+"""Runs of one item before it is given up as ``infra`` (each after a node or actor loss)."""
+
+_REF_CACHE = 4096
+_RESPONSE_SLACK = 60.0
+
+
+class RayUnavailable(RuntimeError):
+    """Ray is not installed or the cluster cannot be reached; the message says why."""
+
+
+def ray_address_default() -> str:
+    """``auto`` when ``RAY_ADDRESS`` is set (join that cluster), else ``local``.
+
+    ``local`` always starts a fresh single-node Ray instance for the run: a bare
+    ``ray.init()`` would also join whatever cluster ``/tmp/ray/ray_current_cluster`` names,
+    which a crashed earlier run may have left behind.
+    """
+    return "auto" if os.environ.get("RAY_ADDRESS") else "local"
+
+
+class NodePool:
+    """The per-node actor: a local sandbox pool, started on first use.
+
+    Plain class; :class:`RaySandbox` wraps it with ``ray.remote``. Its methods run in the
+    actor's threads (``max_concurrency``), and the pool is thread-safe.
+    """
+
+    def __init__(self, backend: str, workers: int, module_dirs: tuple[str, ...]) -> None:
+        self.backend = backend
+        self.workers = workers
+        self.module_dirs = module_dirs
+        self._box: PooledSandbox | None = None
+        self._lock = threading.Lock()
+
+    def _sandbox(self) -> PooledSandbox:
+        with self._lock:
+            if self._box is None:
+                from arcjudge.sandbox.backends import make_sandbox
+
+                box = make_sandbox(
+                    self.backend, self.workers, module_dirs=self.module_dirs, warn=log.warning
+                )
+                box.start()
+                self._box = box
+            return self._box
+
+    def info(self) -> dict[str, Any]:
+        """Start the pool; report the node, the backend and its protections."""
+        import socket
+
+        box = self._sandbox()
+        return {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "backend": box.name,
+            "size": box.size,
+            "protections": box.protections(),
+            "strong": list(box.strong_protections),
+        }
+
+    def execute(
+        self,
+        program: Program,
+        inputs: Sequence[Grid] | Sequence[GeneratorCall],
+        limits: Limits,
+        mode: str,
+    ) -> tuple[ProgramResult, float]:
+        """Run one item on this node's pool (policy already checked by the driver)."""
+        started = time.monotonic()
+        result = self._sandbox()._execute(program, inputs, limits, PolicyMode.OFF, mode)
+        return result, time.monotonic() - started
+
+    def pid(self) -> int:
+        """The actor's process id (tests kill it)."""
+        return os.getpid()
+
+    def close(self) -> bool:
+        """Stop the pool's workers (containers or processes)."""
+        with self._lock:
+            box, self._box = self._box, None
+        if box is not None:
+            box.close()
+        return True
+
+
+@dataclass
+class NodeStats:
+    """What one node did, for the per-node summary line."""
+
+    node_id: str
+    address: str
+    cpus: int
+    items: int = 0
+    seconds: float = 0.0
+    failures: int = 0
+    lost: int = 0
+    info: dict = field(default_factory=dict)
+
+    def line(self) -> str:
+        """``node ADDRESS (ID): N items, S s in the sandbox, F failures, L actor losses``."""
+        return (
+            f"node {self.address} ({self.node_id[:8]}, {self.cpus} CPU): {self.items} items, "
+            f"{self.seconds:.1f} s in the sandbox, {self.failures} infra failures, "
+            f"{self.lost} actor losses"
+        )
+
+
+@dataclass
+class _Node:
+    stats: NodeStats
+    actor: Any = None
+    alive: bool = True
+    generation: int = 0
+
+
+class RaySandbox(PooledSandbox):
+    """Items run on :class:`NodePool` actors, one per cluster node.
+
+    Args:
+        backend: The backend each node uses (``auto``, ``process``, ``docker``).
+        address: Ray address (``auto``, ``ray://...``, ``host:port``), or ``local`` (the
+            default without ``RAY_ADDRESS``) to start a Ray instance on this machine.
+        module_dirs: Directories programs import from; the same paths must exist on every
+            node (a shared file system, or the same checkout everywhere).
+        workers_per_node: Pool size per node (default: the node's CPUs).
+        report: Receives one line per node when the sandbox is closed.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        backend: str = "auto",
+        address: str | None = None,
+        *,
+        module_dirs: tuple[str, ...] = (),
+        workers_per_node: int | None = None,
+        report: Callable[[str], None] | None = None,
+    ) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise RayUnavailable(
+                "--executor ray needs Ray: pip install 'arcjudge[ray]' (or pip install ray)"
+            ) from None
+        self._ray = ray
+        self.backend = backend
+        self.address = address or ray_address_default()
+        self.module_dirs = tuple(module_dirs)
+        self.workers_per_node = workers_per_node
+        self.report = report
+        self._nodes: dict[str, _Node] = {}
+        self._slots: queue.Queue[str] = queue.Queue()
+        self._refs: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
+        self._refs_lock = threading.Lock()
+        self._nodes_lock = threading.Lock()
+        self._we_started_ray = False
+        self._actor_class: Any = None
+        super().__init__(1)
+
+    # ----------------------------------------------------------------- set-up
+
+    def _spawn_worker(self) -> Worker:  # pragma: no cover - items go to NodePool actors
+        raise NotImplementedError("RaySandbox has no local workers")
+
+    def _connect(self) -> None:
+        ray = self._ray
+        if not ray.is_initialized():
+            try:
+                ray.init(
+                    address=self.address,
+                    include_dashboard=False,
+                    logging_level=logging.ERROR,
+                    log_to_driver=False,
+                    configure_logging=True,
+                )
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise RayUnavailable(
+                    f"cannot reach Ray at {self.address or 'local'}: {exc}"
+                ) from None
+            self._we_started_ray = True
+        self._actor_class = ray.remote(NodePool)
+
+    def _make_actor(self, node: _Node) -> Any:
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        workers = self.workers_per_node or node.stats.cpus
+        node.generation += 1
+        return self._actor_class.options(
+            num_cpus=0,
+            max_concurrency=node.stats.cpus + 4,
+            max_restarts=0,
+            name=None,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node.stats.node_id, soft=False),
+        ).remote(self.backend, workers, self.module_dirs)
+
+    def start(self) -> None:
+        """Connect, create one actor per node with CPUs, start their pools."""
+        with self._lock:
+            if self._started:
+                return
+            if self._closed:
+                raise RuntimeError("sandbox is closed")
+            self._connect()
+            nodes = [
+                n
+                for n in self._ray.nodes()
+                if n.get("Alive") and int(n.get("Resources", {}).get("CPU", 0)) > 0
+            ]
+            if not nodes:
+                raise RayUnavailable("the Ray cluster has no live node with CPUs")
+            for n in sorted(nodes, key=lambda n: n["NodeID"]):
+                cpus = int(n["Resources"]["CPU"])
+                stats = NodeStats(n["NodeID"], str(n.get("NodeManagerAddress", "?")), cpus)
+                node = _Node(stats)
+                node.actor = self._make_actor(node)
+                self._nodes[stats.node_id] = node
+            infos = self._ray.get([n.actor.info.remote() for n in self._nodes.values()])
+            for node, info in zip(self._nodes.values(), infos, strict=True):
+                node.stats.info = info
+                for _ in range(self.workers_per_node or node.stats.cpus):
+                    self._slots.put(node.stats.node_id)
+            self.size = self._slots.qsize()
+            # A protection counts only when every node has it.
+            keys = set().union(*(i["protections"] for i in infos))
+            self._protections = {
+                k: all(i["protections"].get(k, False) for i in infos) for k in keys
+            }
+            self.strong_protections = tuple(infos[0]["strong"])
+            self._started = True
+        missing = self.missing_protections()
+        if missing:
+            log.warning("ray sandbox nodes are running without: %s", ", ".join(missing))
+
+    # -------------------------------------------------------------- transport
+
+    def _ref(self, key: Any, value: Any) -> Any:
+        """An object-store reference for ``value``, put once and reused (LRU bounded)."""
+        with self._refs_lock:
+            hit = self._refs.get(key)
+            if hit is not None:
+                self._refs.move_to_end(key)
+                return hit[0]
+        ref = self._ray.put(value)
+        with self._refs_lock:
+            self._refs[key] = (ref, value)  # value kept alive: id-based keys stay valid
+            while len(self._refs) > _REF_CACHE:
+                self._refs.popitem(last=False)
+        return ref
+
+    def _take_slot(self) -> str | None:
+        while True:
+            try:
+                node_id = self._slots.get(timeout=0.2)
+            except queue.Empty:
+                if self._closed:
+                    return None
+                with self._nodes_lock:
+                    if not any(n.alive for n in self._nodes.values()):
+                        return None
+                continue
+            node = self._nodes[node_id]
+            if node.alive:
+                return node_id
+            # a slot of a dead node: dropped (the cluster lost that capacity)
+
+    def _node_lost(self, node: _Node, generation: int, error: BaseException) -> None:
+        """The actor died: re-create it if its node still lives, else retire the node."""
+        with self._nodes_lock:
+            if node.generation != generation or self._closed:
+                return  # another thread already handled this loss
+            node.stats.lost += 1
+            alive = {n["NodeID"] for n in self._ray.nodes() if n.get("Alive")}
+            if node.stats.node_id in alive:
+                log.warning("ray actor on node %s lost (%s); restarting it",
+                            node.stats.address, type(error).__name__)  # fmt: skip
+                node.actor = self._make_actor(node)
+            else:
+                log.warning("ray node %s lost; its items move to other nodes", node.stats.address)
+                node.alive = False
+
+    def _execute(
+        self,
+        program: Program,
+        inputs: Sequence[Grid] | Sequence[GeneratorCall],
+        limits: Limits,
+        policy: PolicyMode,
+        mode: str,
+    ) -> ProgramResult:
+        rejected, findings = False, ()
+        if PolicyMode(policy) is not PolicyMode.OFF:
+            rejected, findings = decide(policy, _checked(program.source))
+        if rejected:
+            return ProgramResult(
+                ProgramStatus.POLICY_REJECTED, error="; ".join(findings)[:4000], findings=findings
+            )
+        self.start()
+        program_ref = self._ref(("program", program), program)
+        batch = list(inputs)
+        inputs_ref = self._ref(("inputs", tuple(id(x) for x in batch)), batch)
+        timeout = limits.total_seconds + limits.wall_seconds + _RESPONSE_SLACK
+        problem = "no node answered"
+        for _attempt in range(ATTEMPTS):
+            node_id = self._take_slot()
+            if node_id is None:
+                return ProgramResult(ProgramStatus.INFRA, error="sandbox closed or no node left")
+            node = self._nodes[node_id]
+            generation, actor = node.generation, node.actor
+            try:
+                ref = actor.execute.remote(program_ref, inputs_ref, limits, mode)
+                result, seconds = self._ray.get(ref, timeout=timeout)
+            except Exception as exc:  # actor or node death, object loss, timeout
+                problem = f"{type(exc).__name__}: {str(exc)[:300]}"
+                if self._closed:
+                    self._slots.put(node_id)
+                    return ProgramResult(ProgramStatus.INFRA, error="sandbox closed")
+                self._node_lost(node, generation, exc)
+                self._slots.put(node_id)
+                continue
+            self._slots.put(node_id)
+            stats = node.stats
+            with self._nodes_lock:
+                stats.items += 1
+                stats.seconds += seconds
+                stats.failures += result.status is ProgramStatus.INFRA
+            if findings:
+                result = dataclasses.replace(result, findings=tuple(findings))
+            return result
+        return ProgramResult(ProgramStatus.INFRA, error=f"failed {ATTEMPTS} times: {problem}")
+
+    # ---------------------------------------------------------------- closing
+
+    def node_stats(self) -> list[NodeStats]:
+        """Per-node counts so far (node id order)."""
+        return [n.stats for n in self._nodes.values()]
+
+    def close(self) -> None:
+        """Close every node's pool, kill the actors, disconnect (if we connected)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        ray = self._ray
+        nodes = list(self._nodes.values())
+        pending = []
+        for node in nodes:
+            if node.actor is not None and node.alive:
+                try:
+                    pending.append(node.actor.close.remote())
+                except Exception:  # the actor may already be gone
+                    pass
+        if pending:
+            try:
+                ray.wait(pending, num_returns=len(pending), timeout=60)
+            except Exception:
+                pass
+        for node in nodes:
+            if node.actor is not None:
+                try:
+                    ray.kill(node.actor)
+                except Exception:
+                    pass
+        self._refs.clear()
+        if self.report is not None:
+            for stats in self.node_stats():
+                self.report(stats.line())
+        if self._we_started_ray and ray.is_initialized():
+            ray.shutdown()

@@ -1,6 +1,7 @@
 """Benchmark `arcjudge score`: 2,000 programs of our own x (demonstrations + ARC-GEN pairs).
 
 Run by hand:  python bench/score_full.py [--programs 2000] [--backend process] [--workers 2]
+                  [--executor local|ray] [--ray-address ADDR] [--keep DIR] [--skip-raw]
 
 Programs are generated (our own code): for each of 400 training tasks, five Definition-style
 programs that apply simple grid transforms (identity, flips, transpose, a colour map, and a
@@ -78,6 +79,10 @@ def main() -> None:
     parser.add_argument("--backend", default="process")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--executor", default="local", choices=("local", "ray"))
+    parser.add_argument("--ray-address", default=None)
+    parser.add_argument("--keep", type=Path, help="copy results.jsonl here (to compare runs)")
+    parser.add_argument("--skip-raw", action="store_true")
     args = parser.parse_args()
     tasks = args.data / "arc-agi-1" / "training"
     arcgen = args.data / "arc-gen-100k"
@@ -85,7 +90,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         programs = Path(tmp) / "programs.jsonl"
         write_programs(programs, args.programs, task_ids)
-        raw_seconds, calls = raw(programs, tasks, arcgen)
+        raw_seconds, calls = (float("nan"), 0) if args.skip_raw else raw(programs, tasks, arcgen)
         print(f"raw in-process (1 core): {args.programs} programs, {calls} calls, "
               f"{raw_seconds:.1f} s")  # fmt: skip
         for label, store in (("cold", None), ("warm", Path(tmp) / "out" / "cache.sqlite")):
@@ -93,7 +98,9 @@ def main() -> None:
             argv = [sys.executable, "-m", "arcjudge.cli", "score", "--programs", str(programs),
                     "--tasks", str(tasks), "--arcgen", str(arcgen), "--out", str(out),
                     "--backend", args.backend, "--workers", str(args.workers),
-                    "--no-progress"]  # fmt: skip
+                    "--no-progress", "--executor", args.executor]  # fmt: skip
+            if args.ray_address:
+                argv += ["--ray-address", args.ray_address]
             start = time.perf_counter()
             proc = subprocess.run(argv, capture_output=True, text=True, check=False)
             seconds = time.perf_counter() - start
@@ -102,10 +109,15 @@ def main() -> None:
                 print(proc.stderr[-2000:])
                 raise SystemExit(1)
             rate = args.programs / seconds * 60
-            print(f"score {label} ({args.backend}, {args.workers} workers): {seconds:.1f} s = "
+            print(f"score {label} ({args.executor}, {args.backend}, {args.workers} workers): "
+                  f"{seconds:.1f} s = "
                   f"{rate:.0f} programs/min, {seconds / raw_seconds:.3f}x raw; peak RSS of "
                   f"children so far {usage.ru_maxrss / 1024:.0f} MiB")  # fmt: skip
             print("\n".join(proc.stdout.splitlines()[:3]))
+            print("\n".join(x for x in proc.stdout.splitlines() if x.startswith("node ")))
+            if args.keep and label == "cold":
+                args.keep.mkdir(parents=True, exist_ok=True)
+                (args.keep / "results.jsonl").write_bytes((out / "results.jsonl").read_bytes())
             del store
         print(f"load average {os.getloadavg()[0]:.2f}")
 

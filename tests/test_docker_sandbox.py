@@ -55,6 +55,38 @@ def test_close_removes_containers(docker_image):
     assert sb.leftover_containers() == []
 
 
+def test_containers_die_with_their_owner_process(docker_image):
+    """An owner killed with SIGKILL (no close, no atexit: e.g. a Ray actor) leaves nothing."""
+    import signal
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, time\n"
+        "from arcjudge.sandbox.docker import DockerSandbox\n"
+        f"sb = DockerSandbox(workers=2, image={docker_image!r})\n"
+        "sb.start()\n"
+        "print(sb.run_id, flush=True)\n"
+        "time.sleep(300)\n"
+    )
+    owner = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        run_id = owner.stdout.readline().strip()
+        client = docker_client()
+        filters = {"label": f"{LABEL}.run={run_id}"}
+        assert run_id and len(client.containers.list(all=True, filters=filters)) == 2
+        owner.send_signal(signal.SIGKILL)
+        owner.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while client.containers.list(all=True, filters=filters) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert client.containers.list(all=True, filters=filters) == []
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+        owner.stdout.close()
+
+
 def test_prune_removes_containers_of_dead_owners(docker_image):
     client = docker_client()
     dead = f"{socket.gethostname()}:{2**22 + 7}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -211,3 +212,72 @@ def test_ctrl_c_on_the_driver_leaves_nothing_running(cluster_address, tmp_path):
     assert not leftover_processes(set())
     assert not (out / "results.jsonl").exists()  # interrupted: no partial outputs
     assert cached_rows(out / "cache.sqlite") >= 3  # finished work is kept for the rerun
+
+
+def test_losing_a_whole_node_mid_run_changes_nothing(tmp_path):
+    _require_ray()
+    from ray.cluster_utils import Cluster
+
+    cluster = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False}
+    )
+    extra = cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    try:
+        programs(tmp_path / "programs.jsonl", 6, sleep=0.05)
+        tasks_dir(tmp_path)
+        local, remote = tmp_path / "local", tmp_path / "ray"
+        assert cli.main(score_argv(tmp_path, local, "--chunk", "2")) == 0
+        proc = _spawn(
+            score_argv(
+                tmp_path,
+                remote,
+                "--chunk",
+                "2",
+                "--executor",
+                "ray",
+                "--ray-address",
+                cluster.address,
+            )
+        )
+        try:
+            _wait_rows(remote / "cache.sqlite", proc, 8)
+            cluster.remove_node(extra)  # the node's raylet and workers are killed
+            stdout, stderr = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 0, stderr
+        for name in ("results.jsonl", "summary.json"):
+            assert (local / name).read_bytes() == (remote / name).read_bytes(), name
+        assert "infra" not in (remote / "results.jsonl").read_text()
+        assert re.search(r"[1-9]\d* actor losses", stdout), stdout
+    finally:
+        cluster.shutdown()
+    deadline = time.monotonic() + 30
+    while (node_pool_processes() or leftover_processes(set())) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not node_pool_processes()
+    assert not leftover_processes(set())
+
+
+def test_programs_and_batches_are_put_once(cluster_address, monkeypatch):
+    _require_ray()
+    import ray
+
+    from arcjudge.sandbox.ray_pool import RaySandbox
+    from arcjudge.sandbox.types import VERIFIER_LIMITS, Program
+
+    puts = []
+    real_put = ray.put
+    monkeypatch.setattr(ray, "put", lambda value, **kw: puts.append(value) or real_put(value, **kw))
+    program = Program(b"def transform(g):\n    return g\n", ("transform",))
+    batches = [[((k,),), ((k, k),)] for k in range(3)]
+    with RaySandbox("process", cluster_address) as sb:
+        for _ in range(4):
+            for batch in batches:
+                result = sb.run(program, list(batch), VERIFIER_LIMITS)
+                assert [r.grid for r in result.results] == batch
+        items = sum(s.items for s in sb.node_stats())
+    assert items == 12
+    assert len(puts) == 1 + len(batches)  # one program, three batches: 4 puts for 12 items

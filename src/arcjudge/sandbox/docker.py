@@ -129,12 +129,25 @@ def container_protections(attrs: dict[str, Any]) -> dict[str, bool]:
     }
 
 
+def _create_container(client: Any, image: str, argv: list[str], options: dict) -> Any:
+    """``client.containers.create`` with ``StdinOnce`` set (the SDK has no option for it)."""
+    from docker.models.containers import _create_container_args
+
+    kwargs = _create_container_args(
+        {**options, "image": image, "command": argv, "version": client.api._version}
+    )
+    config = client.api.create_container_config(**kwargs)
+    config["StdinOnce"] = True
+    created = client.api.create_container_from_config(config)
+    return client.containers.get(created["Id"])
+
+
 class DockerWorker(FrameWorker):
     """A container whose supervisor is reached over the attached stdin/stdout stream."""
 
     def __init__(self, client: Any, image: str, options: dict[str, Any], argv: list[str]) -> None:
         super().__init__()
-        self.container = client.containers.create(image, argv, **options)
+        self.container = _create_container(client, image, argv, options)
         self._raw = b""
         try:
             attached = client.api.attach_socket(
@@ -267,6 +280,10 @@ class DockerSandbox(PooledSandbox):
             volumes[host] = {"bind": inside, "mode": "ro"}
         options = {
             "stdin_open": True,
+            # With StdinOnce (set in DockerWorker), when the attached client goes away (its
+            # process killed, e.g. a Ray actor) stdin closes, the supervisor (PID 1) reads
+            # EOF and exits, and the container removes itself: none outlives its owner.
+            "auto_remove": True,
             "network_mode": "none",
             "read_only": True,
             "tmpfs": {

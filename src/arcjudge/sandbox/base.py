@@ -320,6 +320,24 @@ class PooledSandbox(abc.ABC):
             return ProgramResult(
                 ProgramStatus.POLICY_REJECTED, error="; ".join(findings)[:4000], findings=findings
             )
+        reply = self._exchange(program, inputs, limits, mode)
+        if isinstance(reply, ProgramResult):
+            return reply
+        return decode_result(reply, len(inputs), findings)
+
+    def _exchange(
+        self,
+        program: Program,
+        inputs: Sequence[Grid] | Sequence[GeneratorCall],
+        limits: Limits,
+        mode: str,
+    ) -> dict | ProgramResult:
+        """Send one job to a worker (a lost worker is replaced and the job sent once more).
+
+        Returns:
+            The supervisor's raw reply (plain JSON data, decoded by ``decode_result``), or
+            an ``infra`` result when no worker could answer.
+        """
         self.start()
         message = encode_job(self._prepare(program), inputs, limits, mode)
         timeout = limits.total_seconds + limits.wall_seconds + RESPONSE_SLACK_SECONDS
@@ -335,7 +353,7 @@ class PooledSandbox(abc.ABC):
                 self._replace(worker)
                 continue
             self._idle.put(worker)
-            return decode_result(reply, len(inputs), findings)
+            return reply
         return ProgramResult(ProgramStatus.INFRA, error=f"sandbox failed twice: {problem}")
 
     def _take_worker(self) -> Worker | None:

@@ -23,7 +23,6 @@ used.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import queue
@@ -34,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcjudge.sandbox.base import PooledSandbox, Worker, _checked
+from arcjudge.sandbox.base import PooledSandbox, Worker, _checked, decode_result
 from arcjudge.sandbox.policy import PolicyMode, decide
 from arcjudge.sandbox.types import (
     GeneratorCall,
@@ -116,11 +115,16 @@ class NodePool:
         inputs: Sequence[Grid] | Sequence[GeneratorCall],
         limits: Limits,
         mode: str,
-    ) -> tuple[ProgramResult, float]:
-        """Run one item on this node's pool (policy already checked by the driver)."""
+    ) -> tuple[dict | ProgramResult, float]:
+        """Run one item on this node's pool (policy already checked by the driver).
+
+        Returns:
+            The supervisor's raw reply (plain data: cheaper to ship than decoded results;
+            the driver decodes it) or an ``infra`` result, and the seconds it took.
+        """
         started = time.monotonic()
-        result = self._sandbox()._execute(program, inputs, limits, PolicyMode.OFF, mode)
-        return result, time.monotonic() - started
+        reply = self._sandbox()._exchange(program, inputs, limits, mode)
+        return reply, time.monotonic() - started
 
     def pid(self) -> int:
         """The actor's process id (tests kill it)."""
@@ -360,7 +364,7 @@ class RaySandbox(PooledSandbox):
             generation, actor = node.generation, node.actor
             try:
                 ref = actor.execute.remote(program_ref, inputs_ref, limits, mode)
-                result, seconds = self._ray.get(ref, timeout=timeout)
+                reply, seconds = self._ray.get(ref, timeout=timeout)
             except Exception as exc:  # actor or node death, object loss, timeout
                 problem = f"{type(exc).__name__}: {str(exc)[:300]}"
                 if self._closed:
@@ -370,13 +374,15 @@ class RaySandbox(PooledSandbox):
                 self._slots.put(node_id)
                 continue
             self._slots.put(node_id)
+            if isinstance(reply, ProgramResult):
+                result = reply  # infra on the node, as a local pool reports it
+            else:
+                result = decode_result(reply, len(batch), findings)
             stats = node.stats
             with self._nodes_lock:
                 stats.items += 1
                 stats.seconds += seconds
                 stats.failures += result.status is ProgramStatus.INFRA
-            if findings:
-                result = dataclasses.replace(result, findings=tuple(findings))
             return result
         return ProgramResult(ProgramStatus.INFRA, error=f"failed {ATTEMPTS} times: {problem}")
 

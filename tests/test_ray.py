@@ -52,6 +52,11 @@ def cluster_address():
     cluster.shutdown()
 
 
+def sandbox_strays(since: float) -> list[psutil.Process]:
+    """Runner processes started since ``since`` (other tests' live pools are older)."""
+    return leftover_processes(set(), since)
+
+
 def node_pool_processes() -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
@@ -101,6 +106,7 @@ def score_argv(root: Path, out: Path, *extra: str) -> list[str]:
 
 
 def test_score_on_ray_equals_local(cluster_address, tmp_path, capsys):
+    started = time.time()
     programs(tmp_path / "programs.jsonl", 9)
     tasks_dir(tmp_path)
     local, remote = tmp_path / "local", tmp_path / "ray"
@@ -117,7 +123,7 @@ def test_score_on_ray_equals_local(cluster_address, tmp_path, capsys):
     # Both nodes did work: 9 programs x 7 chunks of at most 4 of the 25 inputs.
     assert all(" 0 items" not in line for line in node_lines), node_lines
     assert not node_pool_processes()
-    assert not leftover_processes(set())
+    assert not sandbox_strays(started)
 
 
 def test_validate_on_ray_equals_local(cluster_address, tmp_path):
@@ -160,6 +166,7 @@ def _wait_rows(store: Path, proc: subprocess.Popen, rows: int, limit: float = 12
 
 
 def test_killing_a_node_actor_mid_run_changes_nothing(cluster_address, tmp_path):
+    started = time.time()
     programs(tmp_path / "programs.jsonl", 6, sleep=0.05)
     tasks_dir(tmp_path)
     local, remote = tmp_path / "local", tmp_path / "ray"
@@ -185,10 +192,11 @@ def test_killing_a_node_actor_mid_run_changes_nothing(cluster_address, tmp_path)
     assert "infra" not in (remote / "results.jsonl").read_text()
     time.sleep(1.0)
     assert not node_pool_processes()
-    assert not leftover_processes(set())
+    assert not sandbox_strays(started)
 
 
 def test_ctrl_c_on_the_driver_leaves_nothing_running(cluster_address, tmp_path):
+    started = time.time()
     programs(tmp_path / "programs.jsonl", 6, sleep=0.2)
     tasks_dir(tmp_path)
     out = tmp_path / "ray"
@@ -206,15 +214,16 @@ def test_ctrl_c_on_the_driver_leaves_nothing_running(cluster_address, tmp_path):
             proc.kill()
     assert proc.returncode == 130, stderr
     deadline = time.monotonic() + 30
-    while (node_pool_processes() or leftover_processes(set())) and time.monotonic() < deadline:
+    while (node_pool_processes() or sandbox_strays(started)) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not node_pool_processes()
-    assert not leftover_processes(set())
+    assert not sandbox_strays(started)
     assert not (out / "results.jsonl").exists()  # interrupted: no partial outputs
     assert cached_rows(out / "cache.sqlite") >= 3  # finished work is kept for the rerun
 
 
 def test_losing_a_whole_node_mid_run_changes_nothing(tmp_path):
+    started = time.time()
     _require_ray()
     from ray.cluster_utils import Cluster
 
@@ -255,10 +264,10 @@ def test_losing_a_whole_node_mid_run_changes_nothing(tmp_path):
     finally:
         cluster.shutdown()
     deadline = time.monotonic() + 30
-    while (node_pool_processes() or leftover_processes(set())) and time.monotonic() < deadline:
+    while (node_pool_processes() or sandbox_strays(started)) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not node_pool_processes()
-    assert not leftover_processes(set())
+    assert not sandbox_strays(started)
 
 
 def test_programs_and_batches_are_put_once(cluster_address, monkeypatch):

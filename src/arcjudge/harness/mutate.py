@@ -17,7 +17,7 @@ import hashlib
 import json
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,8 +81,15 @@ def _tiebreak(seed: int, *parts: object) -> str:
 class Mutator:
     """Runs one ``mutate``; outputs end up in ``mutants``, ``corruptions``, ``summary()``."""
 
-    def __init__(self, config: MutateConfig, sandbox: PooledSandbox, store: ResultStore) -> None:
+    def __init__(
+        self,
+        config: MutateConfig,
+        sandbox: PooledSandbox,
+        store: ResultStore,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
         self.config = config
+        self.progress = progress
         self.sandbox = sandbox
         self.store = store
         self.task_paths = task_files(config.tasks_dir)
@@ -160,6 +167,8 @@ class Mutator:
         candidates: list[Candidate],
         outcomes: list[Outcome],
     ) -> None:
+        if self.progress is not None:
+            self.progress(1)
         originals = {
             c.meta.source: o
             for c, o in zip(candidates, outcomes, strict=True)

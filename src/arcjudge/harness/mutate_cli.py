@@ -29,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--wall", type=float, default=10.0, help="seconds per call")
     parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
 
 
@@ -75,8 +76,15 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     try:
         with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
             store = ResultStore(args.store or args.out / "cache.sqlite")
-            mutator = Mutator(config, sb, store)
+            bar = None
+            if not args.no_progress:
+                from tqdm import tqdm
+
+                bar = tqdm(total=len(task_files(config.tasks_dir)), unit="task", file=sys.stderr)
+            mutator = Mutator(config, sb, store, bar.update if bar is not None else None)
             mutator.run()
+            if bar is not None:
+                bar.close()
         summary = mutator.summary()
         write_atomic(
             args.out,

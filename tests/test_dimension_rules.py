@@ -164,6 +164,8 @@ GRID = [[1, 2], [3, 4]]
         ("classification", ["valid"] * 4, "got 4"),
         ("classification", "valid", "list of 5"),
         ("classification", ["valid", "maybe", "valid", "valid", "valid"], "judgment 1"),
+        ("classification", ["Correct", "incorrect", "TRUE", "false", "valid"], None),
+        ("classification", ["valid", "valid", "valid", "valid", "yes"], "judgment 4"),
         ("classification", [1, 0, 1, 0, 1], "judgment 0"),
         ("generation", {"input": GRID, "output": GRID}, None),
         ("generation", {"input": GRID}, "'input' and 'output'"),

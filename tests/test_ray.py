@@ -290,3 +290,39 @@ def test_programs_and_batches_are_put_once(cluster_address, monkeypatch):
         items = sum(s.items for s in sb.node_stats())
     assert items == 12
     assert len(puts) == 1 + len(batches)  # one program, three batches: 4 puts for 12 items
+
+
+def test_mutate_on_ray_equals_local(cluster_address, tmp_path):
+    # --wall 1: a few mutants of the sample's verifiers loop forever.
+    args = [
+        "mutate",
+        "--tasks",
+        str(SAMPLE / "tasks"),
+        "--inputs",
+        "4",
+        "--wall",
+        "1",
+        "--backend",
+        "process",
+        "--no-progress",
+        "--source",
+        f"module=module:{SAMPLE / 'module'}",
+    ]
+    assert cli.main([*args, "--out", str(tmp_path / "local")]) == 0
+    assert (
+        cli.main(
+            [
+                *args,
+                "--out",
+                str(tmp_path / "ray"),
+                "--executor",
+                "ray",
+                "--ray-address",
+                cluster_address,
+            ]
+        )
+        == 0
+    )
+    for name in ("mutants.jsonl", "corruptions.jsonl", "summary.json"):
+        assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes()
+    assert (tmp_path / "ray" / "corruptions.jsonl").read_text().count("\n") > 10

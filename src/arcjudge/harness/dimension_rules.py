@@ -9,7 +9,8 @@ answer becomes a failed item with the reason.
 Answer shapes (the ``answer`` field of an answers JSONL line):
 
 * ``classification``: a list of 5 judgments, one per candidate in order; each is
-  ``"valid"`` / ``"invalid"`` (any case) or ``true`` (valid) / ``false`` (invalid).
+  ``"valid"`` / ``"invalid"`` (also ``"correct"`` / ``"incorrect"``, ``"true"`` /
+  ``"false"``; any case, surrounding spaces ignored) or ``true`` (valid) / ``false``.
   ``{"judgments": [...]}`` is accepted too.
 * ``generation``: ``{"input": grid, "output": grid}``.
 * ``editing``: ``{"input": grid, "output": grid}``: the edited pair.
@@ -57,7 +58,14 @@ DIMENSION_ALIASES: dict[str, str] = {
     "classify": "classification",
 }
 
-_JUDGMENTS = {"valid": True, "invalid": False}
+_JUDGMENTS = {
+    "valid": True,
+    "invalid": False,
+    "true": True,
+    "false": False,
+    "correct": True,
+    "incorrect": False,
+}
 
 
 @dataclass(frozen=True)

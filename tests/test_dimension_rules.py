@@ -106,28 +106,33 @@ DEMO = (ZEROS10, ZEROS10)
 
 
 @pytest.mark.parametrize(
-    ("moved_in", "moved_out", "passed"),
+    ("moved_in", "moved_out", "passed", "strict_passed"),
     [
-        (1, 1, False),  # exactly at the threshold 0.1: still a copy
-        (2, 2, True),  # above on both sides
-        (2, 1, False),  # output too close
-        (1, 2, False),  # input too close
-        (0, 0, False),  # verbatim copy
-        (10, 10, True),
+        (1, 1, False, False),  # both exactly at the threshold 0.1: a copy
+        (2, 2, True, True),  # above on both sides
+        (2, 1, True, False),  # only the output near: a copy only when strict
+        (1, 2, True, False),  # only the input near: a copy only when strict
+        (0, 10, True, False),  # same input, other output
+        (0, 0, False, False),  # verbatim copy
+        (10, 10, True, True),
     ],
 )
-def test_generation_threshold_edges(moved_in, moved_out, passed):
+def test_generation_threshold_edges(moved_in, moved_out, passed, strict_passed):
     pair = (differing(moved_in, 10), differing(moved_out, 10))
     verdict = generation_verdict(pair, (OK, pair[1]), [DEMO], 0.10)
     assert verdict.passed is passed, verdict.reason
-    if not passed:
-        assert "copy of demonstration 0" in verdict.reason
+    strict = generation_verdict(pair, (OK, pair[1]), [DEMO], 0.10, strict=True)
+    assert strict.passed is strict_passed, strict.reason
+    for v in (verdict, strict):
+        if not v.passed:
+            assert "copy of demonstration 0" in v.reason
 
 
 def test_generation_checks_every_demonstration_and_the_verifier():
     far = (differing(5, 10), differing(5, 10))
-    demos = [DEMO, (differing(5, 10), row([9] * 10))]  # second demo: same input
+    demos = [DEMO, (differing(5, 10), differing(4, 10))]  # second demo: 0 and 0.1 away
     assert "demonstration 1" in generation_verdict(far, (OK, far[1]), demos, 0.1).reason
+    assert generation_verdict(far, (OK, far[1]), demos, 0.09).passed
     wrong = generation_verdict(far, (OK, ZEROS10), [DEMO], 0.1)
     assert not wrong.passed and "different output" in wrong.reason
     assert generation_verdict(far, (OK, far[1]), [DEMO], 0.1).passed

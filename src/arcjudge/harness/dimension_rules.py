@@ -17,8 +17,8 @@ Answer shapes (the ``answer`` field of an answers JSONL line):
 * ``inversion``: ``{"input": grid}`` or the grid itself.
 
 Distances are padded normalized Hamming distances, compared exactly (as fractions), so an
-edit at distance exactly 0.70 is allowed and a generated grid at exactly the threshold is
-a copy.
+edit at distance exactly 0.70 is allowed and a generated grid at exactly the threshold
+counts as near its demonstration.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ __all__ = [
     "editing_verdict",
     "generation_verdict",
     "inversion_verdict",
+    "is_copy",
     "normalize_dimension",
     "parse_answer",
 ]
@@ -200,6 +201,23 @@ def classification_verdict(labels: Sequence[str], judgments: Sequence[bool]) -> 
     return Verdict(False, f"wrong judgment on candidate(s) {wrong}", detail)
 
 
+def is_copy(
+    pair: tuple[Grid, Grid], demo: tuple[Grid, Grid], min_distance: float, strict: bool = False
+) -> tuple[bool, Fraction, Fraction]:
+    """Whether ``pair`` copies ``demo``, with the input and output distances.
+
+    By default a pair copies a demonstration when *both* its input and its output are
+    within ``min_distance`` of the demonstration's (a fresh instance of a task with sparse,
+    same-sized inputs may well have a near input but a different output, and tasks whose
+    outputs take only a few values reuse a demonstration's output). With ``strict``,
+    either side within the threshold makes a copy.
+    """
+    limit = _exact(min_distance)
+    d_in, d_out = distance(pair[0], demo[0]), distance(pair[1], demo[1])
+    near_in, near_out = d_in <= limit, d_out <= limit
+    return ((near_in or near_out) if strict else (near_in and near_out)), d_in, d_out
+
+
 def generation_verdict(
     pair: tuple[Grid, Grid],
     verifier: VerifierOutput,
@@ -207,11 +225,12 @@ def generation_verdict(
     min_distance: float,
     arcgen_digests: set[str] | None = None,
     digest: str | None = None,
+    strict: bool = False,
 ) -> Verdict:
     """verifier(input) == output, and the pair is no copy of a demonstration.
 
-    The pair is a copy of demonstration ``d`` unless both its input and its output are
-    *farther* than ``min_distance`` from ``d``'s input and output.
+    See :func:`is_copy` for when a pair copies a demonstration (distances compared
+    exactly; a distance equal to ``min_distance`` counts as near).
 
     Args:
         pair: The generated ``(input, output)``.
@@ -220,19 +239,20 @@ def generation_verdict(
         min_distance: The threshold.
         arcgen_digests: When given, digests of ARC-GEN pairs the pair must not equal.
         digest: The pair's digest (needed with ``arcgen_digests``).
+        strict: Input and output must each be farther than the threshold from every
+            demonstration.
     """
-    grid_in, grid_out = pair
-    limit = _exact(min_distance)
     nearest = None
-    for i, (demo_in, demo_out) in enumerate(avoid):
-        d_in, d_out = distance(grid_in, demo_in), distance(grid_out, demo_out)
-        low = min(d_in, d_out)
+    for i, demo in enumerate(avoid):
+        copied, d_in, d_out = is_copy(pair, demo, min_distance, strict)
+        low = max(d_in, d_out) if not strict else min(d_in, d_out)
         nearest = low if nearest is None else min(nearest, low)
-        if d_in <= limit or d_out <= limit:
-            side, value = ("input", d_in) if d_in <= limit else ("output", d_out)
+        if copied:
             return Verdict(
                 False,
-                f"copy of demonstration {i}: {side} distance {float(value):.4f} <= {min_distance}",
+                f"copy of demonstration {i}: input distance {float(d_in):.4f}, output "
+                f"distance {float(d_out):.4f} (threshold {min_distance}"
+                f"{', strict' if strict else ''})",
                 {
                     "demonstration": i,
                     "input_distance": float(d_in),
@@ -242,7 +262,7 @@ def generation_verdict(
     detail = {"nearest_distance": None if nearest is None else float(nearest)}
     if arcgen_digests is not None and digest in arcgen_digests:
         return Verdict(False, "the pair is an ARC-GEN stable pair", detail)
-    reason = _verifier_says(verifier, grid_out, "generated input")
+    reason = _verifier_says(verifier, pair[1], "generated input")
     return Verdict(reason is None, reason, detail)
 
 

@@ -74,6 +74,7 @@ class DimensionScoreConfig:
     min_distance: float = DEFAULT_MIN_DISTANCE
     edit_max_distance: float = EDIT_MAX_DISTANCE
     exclude_arcgen: bool = False
+    strict_generation: bool = False
     verifier_limits: Limits = VERIFIER_LIMITS
     definition_limits: Limits = DEFINITION_LIMITS
     entry_points: tuple[str, ...] = DEFAULT_ENTRY_POINTS
@@ -324,6 +325,7 @@ class DimensionScorer:
                 self.config.min_distance,
                 digests,
                 pair_digest(*pair) if digests is not None else None,  # type: ignore[misc]
+                strict=self.config.strict_generation,
             )
         if dim == "editing":
             corrupted = (to_grid(prompt["input"]), to_grid(prompt["output"]))
@@ -492,6 +494,7 @@ class DimensionScorer:
             "min_distance": c.min_distance,
             "edit_max_distance": c.edit_max_distance,
             "exclude_arcgen": c.exclude_arcgen,
+            "strict_generation": c.strict_generation,
             "tasks": len(self.tasks),
             "full_tasks": len(self.full_tasks()),
             "items": len(self.items),

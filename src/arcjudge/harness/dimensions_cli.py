@@ -60,7 +60,13 @@ def add_arguments(
         "--min-distance",
         type=float,
         default=DEFAULT_MIN_DISTANCE,
-        help="generation: distance to every demonstration must exceed this",
+        help="generation: a pair this close to a demonstration on input and output is a copy",
+    )
+    score.add_argument(
+        "--strict-generation",
+        action="store_true",
+        help="generation: input and output must each be farther than that from every "
+        "demonstration (no pair can pass on tasks whose outputs repeat a demonstration's)",
     )
     score.add_argument(
         "--exclude-arcgen", action="store_true", help="generation: fail exact ARC-GEN pairs"
@@ -158,6 +164,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         min_distance=args.min_distance,
         edit_max_distance=EDIT_MAX_DISTANCE,
         exclude_arcgen=args.exclude_arcgen,
+        strict_generation=args.strict_generation,
         verifier_limits=limits,
     )
     scorer = DimensionScorer(config)

@@ -389,21 +389,30 @@ class Builder:
         }
 
     def _editing(self, plan: _TaskPlan, rng: random.Random) -> dict | None:
-        weights = {k: self.config.mixture.weight(k) for k in EDITING_TYPES if plan.confirmed.get(k)}
-        weights = {k: w for k, w in weights.items() if w > 0} or {
-            k: 1.0 for k in EDITING_TYPES if plan.confirmed.get(k)
+        """One invalid pair, preferring types and pairs that can be repaired in the limit."""
+        repairs = {
+            kind: [self._best_repair(plan, cand, out) for cand, out in plan.confirmed[kind]]
+            for kind in EDITING_TYPES
+            if plan.confirmed.get(kind)
         }
-        if not weights:
+        if not repairs:
             return None
+        repairable = [k for k, rs in repairs.items() if any(r is not None for r in rs)]
+        kinds = repairable or list(repairs)
+        weights = {k: self.config.mixture.weight(k) for k in kinds}
+        weights = {k: w for k, w in weights.items() if w > 0} or dict.fromkeys(kinds, 1.0)
         kind = draw(weights, rng)
         options = plan.confirmed[kind]
-        repairs = [self._best_repair(plan, cand, out) for cand, out in options]
-        fixable = [i for i, r in enumerate(repairs) if r is not None]
+        fixable = [i for i, r in enumerate(repairs[kind]) if r is not None]
         index = rng.choice(fixable or list(range(len(options))))
         cand, _ = options[index]
-        key: dict = {"kind": kind, "provenance": dict(cand.detail), "weights": weights}
-        best = repairs[index]
-        key["reference_edit"] = None if best is None else _pair_json(*best)
+        best = repairs[kind][index]
+        key: dict = {
+            "kind": kind,
+            "provenance": dict(cand.detail),
+            "weights": weights,
+            "reference_edit": None if best is None else _pair_json(*best),
+        }
         return {"prompt": _pair_json(cand.input, cand.output), "key": key}
 
     def _best_repair(

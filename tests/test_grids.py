@@ -21,6 +21,7 @@ import arcjudge.sandbox.runtime.canonical as canonical_module
 from arcjudge.grids import (
     MAX_SIDE,
     GridRejected,
+    canonical_distance,
     canonicalize,
     hamming_distance,
     is_grid,
@@ -841,6 +842,7 @@ def test_prop_hamming_matches_reference(a: tuple, b: tuple) -> None:
     assert d == pytest.approx(reference_hamming(a, b))
     assert d == hamming_distance(b, a)
     assert (d == 0.0) == (a == b)
+    assert canonical_distance(a, b) == d  # the unchecked fast version: the same float
 
 
 @given(small_grids)

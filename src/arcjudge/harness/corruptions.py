@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arcjudge.grids import MAX_SIDE, Grid, hamming_distance, to_lists
+from arcjudge.grids import MAX_SIDE, Grid, canonical_distance, to_lists
 from arcjudge.tasks import Pair
 
 __all__ = [
@@ -258,7 +258,7 @@ def instance_mismatch(
     if not first_index:
         return None
     ranked = sorted(
-        ((hamming_distance(target.output, out), i, out) for out, i in first_index.items()),
+        ((canonical_distance(target.output, out), i, out) for out, i in first_index.items()),
         key=lambda item: (item[0], item[1]),
     )
     choices = ranked[:nearest]

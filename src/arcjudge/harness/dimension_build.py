@@ -72,6 +72,7 @@ and its output is a copy. At 0.05 every ARC-AGI-1 training task has ARC-GEN pair
 pass; at 0.10 one (ae3edfdc) has none among its first 120 (see docs/dimensions.md)."""
 
 DEFAULT_SEED = 77
+_WINDOW = 32  # tasks planned, confirmed and drawn together (bounds memory)
 DEFAULT_PER_KIND = 6
 
 
@@ -129,6 +130,7 @@ class _TaskPlan:
     confirmed: dict[str, list[tuple[CandidatePair, Grid | None]]] = field(default_factory=dict)
     verifier_failures: Counter[str] = field(default_factory=Counter)
     sources: dict[int, Pair] = field(default_factory=dict)  # id(candidate) -> valid pair
+    arcgen_digests: list[str] = field(default_factory=list)
 
 
 def _rng(seed: int, task_id: str, purpose: str) -> random.Random:
@@ -194,22 +196,20 @@ class Builder:
         self.skipped: dict[str, str] = {}
         self.records: list[dict] = []
         self.per_task: dict[str, dict] = {}
-        self._tasks: dict[str, Task] = {}
         self._programs: dict[str, VerifierSource] = {}
 
     # ----------------------------------------------------------------- inputs
 
     def _task(self, task_id: str) -> Task | None:
-        if task_id not in self._tasks:
-            path = self.task_paths.get(task_id)
-            if path is None:
-                return None
-            try:
-                self._tasks[task_id] = load_task(path)
-            except TaskFormatError as exc:
-                self.skipped[task_id] = f"unreadable task: {exc}"
-                return None
-        return self._tasks[task_id]
+        """Load a task (not kept: ARC-GEN pairs are large; the caller keeps what it needs)."""
+        path = self.task_paths.get(task_id)
+        if path is None:
+            return None
+        try:
+            return load_task(path)
+        except TaskFormatError as exc:
+            self.skipped[task_id] = f"unreadable task: {exc}"
+            return None
 
     def _verifier(self, task_id: str) -> tuple[dict, Program] | None:
         name = self.chosen.get(task_id)
@@ -256,9 +256,10 @@ class Builder:
         verifier, program = found
         seed, per_kind = self.config.seed, self.config.per_kind
         known = {(p.input, p.output) for p in (*task.train, *task.test)}
+        all_arcgen = arcgen_pairs(task, self.config.arcgen_dir)
         arcgen = [
             (p, "arc-gen", i)
-            for i, p in enumerate(arcgen_pairs(task, self.config.arcgen_dir))
+            for i, p in enumerate(all_arcgen)
             if p.output is not None and (p.input, p.output) not in known
         ]
         valid = arcgen or [(p, "test", i) for i, p in enumerate(task.test) if p.output is not None]
@@ -307,14 +308,11 @@ class Builder:
             sources[id(cand)] = valid_pairs[cand.detail["source_index"]]
         for cand in proposed.get("instance_mismatch", []):
             sources[id(cand)] = pool[cand.detail["source_index"]]
-        return _TaskPlan(task, verifier, program, valid, proposed, sources=sources)
-
-    def _plans(self) -> Iterator[_TaskPlan]:
-        demos_by_task = self._demos_by_task()
-        for task_id in sorted(self.task_paths):
-            plan = self._plan(task_id, demos_by_task)
-            if plan is not None:
-                yield plan
+        digests = sorted(
+            {pair_digest(p.input, p.output) for p in all_arcgen if p.output is not None}
+        )
+        return _TaskPlan(task, verifier, program, valid, proposed, sources=sources,
+                         arcgen_digests=digests)  # fmt: skip
 
     # ------------------------------------------------------------- confirming
 
@@ -449,16 +447,9 @@ class Builder:
             ):
                 reference = {**_pair_json(pair.input, pair.output), "split": split, "index": index}
                 break
-        arcgen = sorted(
-            {
-                pair_digest(p.input, p.output)
-                for p in arcgen_pairs(plan.task, self.config.arcgen_dir)
-                if p.output is not None
-            }
-        )
         return {
             "prompt": {"avoid": [_pair_json(d.input, d.output) for d in demos]},  # type: ignore[arg-type]
-            "key": {"arcgen_digests": arcgen, "reference": reference},
+            "key": {"arcgen_digests": plan.arcgen_digests, "reference": reference},
         }
 
     def _inversion(self, plan: _TaskPlan) -> dict:
@@ -525,7 +516,20 @@ class Builder:
 
         Fills ``records`` (task order, then dimension order).
         """
-        plans = list(self._plans())
+        demos_by_task = self._demos_by_task()
+        window: list[_TaskPlan] = []
+        for task_id in sorted(self.task_paths):
+            plan = self._plan(task_id, demos_by_task)
+            if plan is not None:
+                window.append(plan)
+            if len(window) >= _WINDOW:
+                self._finish(sandbox, window)
+                window = []
+        if window:
+            self._finish(sandbox, window)
+
+    def _finish(self, sandbox: PooledSandbox, plans: list[_TaskPlan]) -> None:
+        """Confirm and draw a window of tasks (then their ARC-GEN pairs can be freed)."""
         self._confirm(sandbox, plans)
         for plan in plans:
             self.records.extend(self._instances(plan))

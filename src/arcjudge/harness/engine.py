@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcjudge.grids import Grid
-from arcjudge.harness.store import ResultStore, StoredResult
+from arcjudge.harness.store import ResultStore, StoredResult, input_text
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits, Program, ProgramResult, ProgramStatus, Status
@@ -167,6 +167,7 @@ class Engine:
         self, task_id: str, instances: list[Instance], candidates: list[Candidate]
     ) -> _Task:
         task = _Task(task_id, instances, candidates, [], [])
+        texts: list[str] | None = None  # each input's canonical text, shared by candidates
         for index, cand in enumerate(candidates):
             outcome = Outcome(results=[None] * len(instances))
             queue: deque[_Chunk] = deque()
@@ -180,7 +181,9 @@ class Engine:
                 continue
             for start in range(0, len(instances), self.chunk):
                 positions = list(range(start, min(start + self.chunk, len(instances))))
-                keys = [self.store.input_key(cand.key, instances[p].grid) for p in positions]
+                if texts is None:
+                    texts = [input_text(inst.grid) for inst in instances]
+                keys = [self.store.text_key(cand.key, texts[p]) for p in positions]
                 cached = self.store.get_many(keys)
                 for p, k in zip(positions, keys, strict=True):
                     outcome.results[p] = cached.get(k)

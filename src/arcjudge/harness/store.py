@@ -111,6 +111,11 @@ class ResultStore:
         """Key of one input's result."""
         return _digest(prog_key, input_text(item))
 
+    @staticmethod
+    def text_key(prog_key: str, text: str) -> str:
+        """``input_key`` from the input's ``input_text`` (computed once, used per program)."""
+        return _digest(prog_key, text)
+
     def get_program(self, prog_key: str) -> tuple[ProgramStatus, str | None] | None:
         """Return a stored program-level failure, if any."""
         row = self._db.execute(

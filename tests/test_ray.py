@@ -326,3 +326,26 @@ def test_mutate_on_ray_equals_local(cluster_address, tmp_path):
     for name in ("mutants.jsonl", "corruptions.jsonl", "summary.json"):
         assert (tmp_path / "local" / name).read_bytes() == (tmp_path / "ray" / name).read_bytes()
     assert (tmp_path / "ray" / "corruptions.jsonl").read_text().count("\n") > 10
+
+
+def test_unreachable_cluster_is_a_clear_error(tmp_path, capsys):
+    _require_ray()
+    programs(tmp_path / "programs.jsonl", 1)
+    tasks_dir(tmp_path)
+    started = time.monotonic()
+    argv = score_argv(
+        tmp_path, tmp_path / "out", "--executor", "ray", "--ray-address", "127.0.0.1:9"
+    )
+    assert cli.main(argv) == 2
+    assert time.monotonic() - started < 30
+    err = capsys.readouterr().err
+    assert "arcjudge: error: no Ray cluster answers at 127.0.0.1:9" in err
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+def test_without_ray_installed_the_error_says_how_to_get_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    programs(tmp_path / "programs.jsonl", 1)
+    tasks_dir(tmp_path)
+    assert cli.main(score_argv(tmp_path, tmp_path / "out", "--executor", "ray")) == 2
+    assert "pip install 'arcjudge[ray]'" in capsys.readouterr().err

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -33,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arcjudge.sandbox.backends import BackendUnavailable
 from arcjudge.sandbox.base import PooledSandbox, Worker, _checked, decode_result
 from arcjudge.sandbox.policy import PolicyMode, decide
 from arcjudge.sandbox.types import (
@@ -55,7 +57,7 @@ _REF_CACHE = 4096
 _RESPONSE_SLACK = 60.0
 
 
-class RayUnavailable(RuntimeError):
+class RayUnavailable(BackendUnavailable):
     """Ray is not installed or the cluster cannot be reached; the message says why."""
 
 
@@ -97,8 +99,6 @@ class NodePool:
 
     def info(self) -> dict[str, Any]:
         """Start the pool; report the node, the backend and its protections."""
-        import socket
-
         box = self._sandbox()
         return {
             "pid": os.getpid(),
@@ -213,15 +213,35 @@ class RaySandbox(PooledSandbox):
         self._we_started_ray = False
         self._actor_class: Any = None
         super().__init__(1)
+        self._check_reachable()
 
     # ----------------------------------------------------------------- set-up
 
     def _spawn_worker(self) -> Worker:  # pragma: no cover - items go to NodePool actors
         raise NotImplementedError("RaySandbox has no local workers")
 
+    def _check_reachable(self) -> None:
+        """Fail fast when nothing listens at a ``host:port`` address (Ray waits minutes)."""
+        address = self.address
+        if address == "auto":
+            address = os.environ.get("RAY_ADDRESS", "")
+        if not address or address == "local" or "://" in address:
+            return
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            raise RayUnavailable(f"--ray-address {address!r}: expected HOST:PORT, auto or local")
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+        except OSError as exc:
+            raise RayUnavailable(
+                f"no Ray cluster answers at {address} ({exc.strerror or exc}); start one with "
+                "'ray start --head' or check the address"
+            ) from None
+
     def _connect(self) -> None:
         ray = self._ray
         if not ray.is_initialized():
+            self._check_reachable()
             try:
                 ray.init(
                     address=self.address,

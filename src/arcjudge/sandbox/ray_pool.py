@@ -10,10 +10,11 @@ and a ``ProgramResult`` back.
 On each node with CPUs a :class:`NodePool` actor is pinned (node affinity, not soft) and
 lazily starts that node's own sandbox pool (``--backend``: docker where the node has the
 daemon and image, else process with ``auto``), sized to the node's CPUs. The driver hands
-items to nodes through per-CPU slots, so a node never gets more concurrent items than it
-has CPUs. When an actor (its worker process) or a whole node dies mid-item, the driver
-re-creates the actor on a node that is still alive and runs the item again there: results
-already returned are kept by the harness, and the outputs equal an undisturbed run's.
+items to nodes through slots, two per pool worker (one item running, one queued on the
+node, so no worker waits for a round trip to the driver). When an actor (its worker
+process) or a whole node dies mid-item, the driver re-creates the actor if its node still
+lives and runs the item again on a live node: results already returned are kept by the
+harness, and the outputs equal an undisturbed run's.
 Closing the sandbox (also after Ctrl-C) closes every node pool, then kills the actors;
 each pool's workers also die with their actor process (their pipe or attach socket closes).
 
@@ -53,6 +54,9 @@ log = logging.getLogger(__name__)
 ATTEMPTS = 4
 """Runs of one item before it is given up as ``infra`` (each after a node or actor loss)."""
 
+_DEPTH = 2
+"""Items in flight per pool worker: one running, one queued on its node, so a worker does
+not sit idle during the round trip to the driver."""
 _REF_CACHE = 4096
 _RESPONSE_SLACK = 60.0
 
@@ -215,6 +219,17 @@ class RaySandbox(PooledSandbox):
         super().__init__(1)
         self._check_reachable()
 
+    @property
+    def size(self) -> int:  # type: ignore[override]
+        """Items the cluster runs at once (pool workers over all nodes); connects first."""
+        if not self._started and not self._closed:
+            self.start()
+        return self._size
+
+    @size.setter
+    def size(self, value: int) -> None:
+        self._size = value
+
     # ----------------------------------------------------------------- set-up
 
     def _spawn_worker(self) -> Worker:  # pragma: no cover - items go to NodePool actors
@@ -264,7 +279,7 @@ class RaySandbox(PooledSandbox):
         node.generation += 1
         return self._actor_class.options(
             num_cpus=0,
-            max_concurrency=node.stats.cpus + 4,
+            max_concurrency=_DEPTH * workers + 4,
             max_restarts=0,
             name=None,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node.stats.node_id, soft=False),
@@ -294,7 +309,7 @@ class RaySandbox(PooledSandbox):
             infos = self._ray.get([n.actor.info.remote() for n in self._nodes.values()])
             for node, info in zip(self._nodes.values(), infos, strict=True):
                 node.stats.info = info
-                for _ in range(self.workers_per_node or node.stats.cpus):
+                for _ in range(_DEPTH * (self.workers_per_node or node.stats.cpus)):
                     self._slots.put(node.stats.node_id)
             self.size = self._slots.qsize()
             # A protection counts only when every node has it.
@@ -384,7 +399,7 @@ class RaySandbox(PooledSandbox):
             generation, actor = node.generation, node.actor
             try:
                 ref = actor.execute.remote(program_ref, inputs_ref, limits, mode)
-                reply, seconds = self._ray.get(ref, timeout=timeout)
+                reply, _ = self._ray.get(ref, timeout=timeout)
             except Exception as exc:  # actor or node death, object loss, timeout
                 problem = f"{type(exc).__name__}: {str(exc)[:300]}"
                 if self._closed:
@@ -401,7 +416,7 @@ class RaySandbox(PooledSandbox):
             stats = node.stats
             with self._nodes_lock:
                 stats.items += 1
-                stats.seconds += seconds
+                stats.seconds += result.seconds  # the supervisor's batch time, no queueing
                 stats.failures += result.status is ProgramStatus.INFRA
             return result
         return ProgramResult(ProgramStatus.INFRA, error=f"failed {ATTEMPTS} times: {problem}")

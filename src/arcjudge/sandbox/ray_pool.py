@@ -29,15 +29,13 @@ import os
 import queue
 import socket
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arcjudge.sandbox.backends import BackendUnavailable
-from arcjudge.sandbox.base import PooledSandbox, Worker, _checked, decode_result
-from arcjudge.sandbox.policy import PolicyMode, decide
+from arcjudge.sandbox.base import PooledSandbox, Worker
 from arcjudge.sandbox.types import (
     GeneratorCall,
     Grid,
@@ -119,16 +117,14 @@ class NodePool:
         inputs: Sequence[Grid] | Sequence[GeneratorCall],
         limits: Limits,
         mode: str,
-    ) -> tuple[dict | ProgramResult, float]:
+    ) -> dict | ProgramResult:
         """Run one item on this node's pool (policy already checked by the driver).
 
         Returns:
             The supervisor's raw reply (plain data: cheaper to ship than decoded results;
-            the driver decodes it) or an ``infra`` result, and the seconds it took.
+            the driver decodes it) or an ``infra`` result.
         """
-        started = time.monotonic()
-        reply = self._sandbox()._exchange(program, inputs, limits, mode)
-        return reply, time.monotonic() - started
+        return self._sandbox()._exchange(program, inputs, limits, mode)
 
     def pid(self) -> int:
         """The actor's process id (tests kill it)."""
@@ -370,21 +366,18 @@ class RaySandbox(PooledSandbox):
                 log.warning("ray node %s lost; its items move to other nodes", node.stats.address)
                 node.alive = False
 
-    def _execute(
+    def _exchange(
         self,
         program: Program,
         inputs: Sequence[Grid] | Sequence[GeneratorCall],
         limits: Limits,
-        policy: PolicyMode,
         mode: str,
-    ) -> ProgramResult:
-        rejected, findings = False, ()
-        if PolicyMode(policy) is not PolicyMode.OFF:
-            rejected, findings = decide(policy, _checked(program.source))
-        if rejected:
-            return ProgramResult(
-                ProgramStatus.POLICY_REJECTED, error="; ".join(findings)[:4000], findings=findings
-            )
+    ) -> dict | ProgramResult:
+        """Send one item to a node (the base class checks the policy and decodes the reply).
+
+        The item goes to a free slot's node; on actor or node loss it is sent again,
+        elsewhere if the node is gone, up to ``ATTEMPTS`` times.
+        """
         self.start()
         program_ref = self._ref(("program", program), program)
         batch = list(inputs)
@@ -398,28 +391,32 @@ class RaySandbox(PooledSandbox):
             node = self._nodes[node_id]
             generation, actor = node.generation, node.actor
             try:
-                ref = actor.execute.remote(program_ref, inputs_ref, limits, mode)
-                reply, _ = self._ray.get(ref, timeout=timeout)
+                reply = self._ray.get(
+                    actor.execute.remote(program_ref, inputs_ref, limits, mode), timeout=timeout
+                )
             except Exception as exc:  # actor or node death, object loss, timeout
                 problem = f"{type(exc).__name__}: {str(exc)[:300]}"
+                self._slots.put(node_id)
                 if self._closed:
-                    self._slots.put(node_id)
                     return ProgramResult(ProgramStatus.INFRA, error="sandbox closed")
                 self._node_lost(node, generation, exc)
-                self._slots.put(node_id)
                 continue
             self._slots.put(node_id)
-            if isinstance(reply, ProgramResult):
-                result = reply  # infra on the node, as a local pool reports it
-            else:
-                result = decode_result(reply, len(batch), findings)
-            stats = node.stats
-            with self._nodes_lock:
-                stats.items += 1
-                stats.seconds += result.seconds  # the supervisor's batch time, no queueing
-                stats.failures += result.status is ProgramStatus.INFRA
-            return result
+            self._count(node.stats, reply)
+            return reply
         return ProgramResult(ProgramStatus.INFRA, error=f"failed {ATTEMPTS} times: {problem}")
+
+    def _count(self, stats: NodeStats, reply: dict | ProgramResult) -> None:
+        """Add one item to its node's line (seconds: the supervisor's, without queueing)."""
+        if isinstance(reply, ProgramResult):
+            seconds, infra = reply.seconds, reply.status is ProgramStatus.INFRA
+        else:
+            seconds = float(reply.get("seconds") or 0.0)
+            infra = reply.get("status") == ProgramStatus.INFRA.value
+        with self._nodes_lock:
+            stats.items += 1
+            stats.seconds += seconds
+            stats.failures += infra
 
     # ---------------------------------------------------------------- closing
 

@@ -165,22 +165,22 @@ def _wait_rows(store: Path, proc: subprocess.Popen, rows: int, limit: float = 12
         time.sleep(0.1)
 
 
-def test_killing_a_node_actor_mid_run_changes_nothing(cluster_address, tmp_path):
-    started = time.time()
-    programs(tmp_path / "programs.jsonl", 6, sleep=0.05)
-    tasks_dir(tmp_path)
-    local, remote = tmp_path / "local", tmp_path / "ray"
-    assert cli.main(score_argv(tmp_path, local, "--chunk", "2")) == 0
+def disturbed_run_equals_local(root: Path, address: str, disturb) -> str:
+    """Score locally, then on Ray calling ``disturb()`` mid-run; same outputs, no infra.
+
+    Returns:
+        The Ray run's stdout (its per-node lines).
+    """
+    programs(root / "programs.jsonl", 6, sleep=0.05)
+    tasks_dir(root)
+    local, remote = root / "local", root / "ray"
+    assert cli.main(score_argv(root, local, "--chunk", "2")) == 0
     proc = _spawn(
-        score_argv(
-            tmp_path, remote, "--chunk", "2", "--executor", "ray", "--ray-address", cluster_address
-        )
+        score_argv(root, remote, "--chunk", "2", "--executor", "ray", "--ray-address", address)
     )
     try:
         _wait_rows(remote / "cache.sqlite", proc, 8)
-        victims = node_pool_processes()
-        assert len(victims) == 2, victims
-        victims[-1].kill()  # SIGKILL the actor process of one node, items in flight
+        disturb()
         stdout, stderr = proc.communicate(timeout=300)
     finally:
         if proc.poll() is None:
@@ -188,11 +188,29 @@ def test_killing_a_node_actor_mid_run_changes_nothing(cluster_address, tmp_path)
     assert proc.returncode == 0, stderr
     for name in ("results.jsonl", "summary.json"):
         assert (local / name).read_bytes() == (remote / name).read_bytes(), name
-    assert "1 actor losses" in stdout, stdout
     assert "infra" not in (remote / "results.jsonl").read_text()
-    time.sleep(1.0)
+    return stdout
+
+
+def assert_nothing_left(started: float) -> None:
+    deadline = time.monotonic() + 30
+    while (node_pool_processes() or sandbox_strays(started)) and time.monotonic() < deadline:
+        time.sleep(0.5)
     assert not node_pool_processes()
     assert not sandbox_strays(started)
+
+
+def test_killing_a_node_actor_mid_run_changes_nothing(cluster_address, tmp_path):
+    started = time.time()
+
+    def kill_one_actor():
+        victims = node_pool_processes()
+        assert len(victims) == 2, victims
+        victims[-1].kill()  # SIGKILL the actor process of one node, items in flight
+
+    stdout = disturbed_run_equals_local(tmp_path, cluster_address, kill_one_actor)
+    assert "1 actor losses" in stdout, stdout
+    assert_nothing_left(started)
 
 
 def test_ctrl_c_on_the_driver_leaves_nothing_running(cluster_address, tmp_path):
@@ -213,11 +231,7 @@ def test_ctrl_c_on_the_driver_leaves_nothing_running(cluster_address, tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130, stderr
-    deadline = time.monotonic() + 30
-    while (node_pool_processes() or sandbox_strays(started)) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not node_pool_processes()
-    assert not sandbox_strays(started)
+    assert_nothing_left(started)
     assert not (out / "results.jsonl").exists()  # interrupted: no partial outputs
     assert cached_rows(out / "cache.sqlite") >= 3  # finished work is kept for the rerun
 
@@ -233,41 +247,14 @@ def test_losing_a_whole_node_mid_run_changes_nothing(tmp_path):
     extra = cluster.add_node(num_cpus=1)
     cluster.wait_for_nodes()
     try:
-        programs(tmp_path / "programs.jsonl", 6, sleep=0.05)
-        tasks_dir(tmp_path)
-        local, remote = tmp_path / "local", tmp_path / "ray"
-        assert cli.main(score_argv(tmp_path, local, "--chunk", "2")) == 0
-        proc = _spawn(
-            score_argv(
-                tmp_path,
-                remote,
-                "--chunk",
-                "2",
-                "--executor",
-                "ray",
-                "--ray-address",
-                cluster.address,
-            )
+        # remove_node kills the node's raylet and workers
+        stdout = disturbed_run_equals_local(
+            tmp_path, cluster.address, lambda: cluster.remove_node(extra)
         )
-        try:
-            _wait_rows(remote / "cache.sqlite", proc, 8)
-            cluster.remove_node(extra)  # the node's raylet and workers are killed
-            stdout, stderr = proc.communicate(timeout=300)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert proc.returncode == 0, stderr
-        for name in ("results.jsonl", "summary.json"):
-            assert (local / name).read_bytes() == (remote / name).read_bytes(), name
-        assert "infra" not in (remote / "results.jsonl").read_text()
         assert re.search(r"[1-9]\d* actor losses", stdout), stdout
     finally:
         cluster.shutdown()
-    deadline = time.monotonic() + 30
-    while (node_pool_processes() or sandbox_strays(started)) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert not node_pool_processes()
-    assert not sandbox_strays(started)
+    assert_nothing_left(started)
 
 
 def test_programs_and_batches_are_put_once(cluster_address, monkeypatch):

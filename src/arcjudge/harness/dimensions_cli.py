@@ -23,6 +23,7 @@ from arcjudge.harness.dimension_score import DimensionScoreConfig, DimensionScor
 from arcjudge.harness.mixture import load_mixture
 from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
 from arcjudge.sandbox.backends import sandbox_for
+from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 
@@ -91,6 +92,30 @@ def _bar(total: int, unit: str, quiet: bool) -> tuple[Callable[[int], None], Cal
     return bar.update, bar.close
 
 
+def _wall(seconds: float) -> Limits:
+    try:
+        return Limits(wall_seconds=seconds)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _run_then_write(
+    args: argparse.Namespace,
+    module_dirs: tuple[str, ...],
+    run: Callable[[PooledSandbox], None],
+    files: Callable[[], dict[str, str]],
+) -> bool:
+    """Run in the sandbox, then write the outputs atomically; ``False`` after Ctrl-C."""
+    try:
+        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sandbox:
+            run(sandbox)
+        write_atomic(args.out, files())
+    except KeyboardInterrupt:
+        print(INTERRUPTED.split(";")[0] + "; nothing was written", file=sys.stderr)
+        return False
+    return True
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions build``."""
     task_files(args.tasks)
@@ -103,10 +128,6 @@ def cmd_build(args: argparse.Namespace) -> int:
         _file(flag, path)
     if args.per_kind < 1:
         raise UsageError("--per-kind must be >= 1")
-    try:
-        limits = Limits(wall_seconds=args.wall)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     config = BuildConfig(
         tasks_dir=args.tasks,
         manifest_dir=args.manifest,
@@ -117,25 +138,23 @@ def cmd_build(args: argparse.Namespace) -> int:
         mixture=load_mixture(args.mixture),
         seed=args.seed,
         per_kind=args.per_kind,
-        limits=limits,
+        limits=_wall(args.wall),
     )
-    try:
-        update, close = _bar(len(task_files(args.tasks)), "task", args.no_progress)
-        builder = Builder(config, update)
-        with sandbox_for(args, module_dirs=builder.module_dirs(), warn=warn) as sandbox:
-            builder.run(sandbox)
+    update, close = _bar(len(task_files(args.tasks)), "task", args.no_progress)
+    builder = Builder(config, update)
+    made: dict = {}
+
+    def files() -> dict[str, str]:
         close()
-        summary = builder.summary()
-        write_atomic(
-            args.out,
-            {
-                "instances.jsonl": "".join(builder.lines()),
-                "build.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
-            },
-        )
-    except KeyboardInterrupt:
-        print(INTERRUPTED.split(";")[0] + "; nothing was written", file=sys.stderr)
+        made["summary"] = builder.summary()
+        return {
+            "instances.jsonl": "".join(builder.lines()),
+            "build.json": json.dumps(made["summary"], sort_keys=True, indent=1) + "\n",
+        }
+
+    if not _run_then_write(args, builder.module_dirs(), builder.run, files):
         return 130
+    summary = made["summary"]
     for reason in summary["human_error_rows_skipped"][:5]:
         warn(f"--human-errors: skipped {reason}")
     print(summary_text(summary))
@@ -152,10 +171,6 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise UsageError(f"--definitions {args.definitions}: no results.jsonl (run arcjudge score)")
     if not 0 <= args.min_distance < 1:
         raise UsageError("--min-distance must be in [0, 1)")
-    try:
-        limits = Limits(wall_seconds=args.wall)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     config = DimensionScoreConfig(
         instances_file=args.instances,
         answers_file=args.answers,
@@ -165,27 +180,24 @@ def cmd_score(args: argparse.Namespace) -> int:
         edit_max_distance=EDIT_MAX_DISTANCE,
         exclude_arcgen=args.exclude_arcgen,
         strict_generation=args.strict_generation,
-        verifier_limits=limits,
+        verifier_limits=_wall(args.wall),
     )
     scorer = DimensionScorer(config)
-    try:
-        update, close = _bar(scorer.work(), "job", args.no_progress)
-        scorer.progress = update
-        with sandbox_for(args, module_dirs=scorer.module_dirs(), warn=warn) as sandbox:
-            scorer.run(sandbox)
+    scorer.progress, close = _bar(scorer.work(), "job", args.no_progress)
+    made: dict = {}
+
+    def files() -> dict[str, str]:
         close()
-        summary = scorer.summary()
-        write_atomic(
-            args.out,
-            {
-                "items.jsonl": "".join(scorer.item_lines()),
-                "summary.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
-                "report.html": render_dimensions_report(summary),
-            },
-        )
-    except KeyboardInterrupt:
-        print(INTERRUPTED.split(";")[0] + "; nothing was written", file=sys.stderr)
+        made["summary"] = summary = scorer.summary()
+        return {
+            "items.jsonl": "".join(scorer.item_lines()),
+            "summary.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
+            "report.html": render_dimensions_report(summary),
+        }
+
+    if not _run_then_write(args, scorer.module_dirs(), scorer.run, files):
         return 130
+    summary = made["summary"]
     if summary["answers_problem_count"]:
         warn(f"{summary['answers_problem_count']} answer line(s) not used (see summary.json)")
     for note in summary["definition_notes"][:5]:

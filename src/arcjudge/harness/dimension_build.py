@@ -17,7 +17,7 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -35,6 +35,7 @@ from arcjudge.harness.corruptions import (
 )
 from arcjudge.harness.dimension_rules import distance, is_copy
 from arcjudge.harness.instances import arcgen_pairs
+from arcjudge.harness.manifest import read_manifest
 from arcjudge.harness.mixture import INVALID_TYPES, PRESETS, Mixture, draw
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -137,22 +138,6 @@ def _rng(seed: int, task_id: str, purpose: str) -> random.Random:
     return random.Random(f"arcjudge-dimensions:{seed}:{task_id}:{purpose}")
 
 
-def _read_manifest(manifest_dir: Path) -> tuple[dict[str, dict], dict[str, str]]:
-    path = manifest_dir / "manifest.json"
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        sources = {s["name"]: s for s in manifest["sources"]}
-        chosen = {t: e.get("chosen") for t, e in manifest["tasks"].items() if e.get("chosen")}
-    except FileNotFoundError:
-        raise UsageError(f"--manifest {manifest_dir}: no manifest.json (run validate)") from None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"{path}: not a validate manifest ({exc})") from None
-    missing = sorted({name for name in chosen.values() if name not in sources})
-    if missing:
-        raise UsageError(f"{path}: chosen sources not described: {', '.join(missing)}")
-    return sources, chosen
-
-
 def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
     """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task)."""
     result: dict[str, list[CandidatePair]] = {}
@@ -184,7 +169,8 @@ class Builder:
     def __init__(self, config: BuildConfig, progress: Callable[[int], None] | None = None) -> None:
         self.config = config
         self.progress = progress
-        self.sources, self.chosen = _read_manifest(config.manifest_dir)
+        self.manifest = read_manifest(config.manifest_dir)
+        self.chosen = self.manifest.chosen
         self.task_paths = {p.stem: p for p in task_files(config.tasks_dir)}
         self.human = (
             load_human_errors(config.human_errors_file) if config.human_errors_file else None
@@ -211,27 +197,29 @@ class Builder:
             self.skipped[task_id] = f"unreadable task: {exc}"
             return None
 
+    def _source(self, name: str) -> VerifierSource:
+        """The manifest's source ``name`` (built once: RE-ARC files are sliced on load)."""
+        if name not in self._programs:
+            self._programs[name] = self.manifest.verifier_source(name)
+        return self._programs[name]
+
     def _verifier(self, task_id: str) -> tuple[dict, Program] | None:
         name = self.chosen.get(task_id)
         if not name:
             self.skipped[task_id] = "no valid verifier in the manifest"
             return None
-        spec = self.sources[name]
-        if name not in self._programs:
-            self._programs[name] = VerifierSource(name, spec["kind"], spec["path"])
-        program = self._programs[name].program_for(task_id).program
+        program = self._source(name).program_for(task_id).program
         if program is None:
             self.skipped[task_id] = f"source {name!r} has no program for the task"
             return None
+        spec = self.manifest.sources[name]
         return {"source": name, "kind": spec["kind"], "path": str(spec["path"])}, program
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the chosen verifier sources import from (for the sandbox)."""
         dirs: list[str] = []
         for name in sorted(set(self.chosen.values())):
-            spec = self.sources[name]
-            source = VerifierSource(name, spec["kind"], spec["path"])
-            dirs.extend(d for d in source.module_dirs if d not in dirs)
+            dirs.extend(d for d in self._source(name).module_dirs if d not in dirs)
         return tuple(dirs)
 
     def _demos_by_task(self) -> dict[str, tuple[Pair, ...]]:
@@ -569,10 +557,11 @@ class Builder:
         }
 
 
-def _distinct(candidates: object) -> list[CandidatePair]:
+def _distinct(candidates: Iterable[CandidatePair]) -> list[CandidatePair]:
+    """Candidates in order, each (input, output) pair kept once."""
     seen: set[tuple[Grid, Grid]] = set()
     result = []
-    for cand in candidates:  # type: ignore[attr-defined]
+    for cand in candidates:
         if (cand.input, cand.output) not in seen:
             seen.add((cand.input, cand.output))
             result.append(cand)

@@ -24,6 +24,7 @@ from pathlib import Path
 from arcjudge.grids import hamming_distance
 from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
 from arcjudge.harness.instances import task_instances
+from arcjudge.harness.manifest import read_manifest
 from arcjudge.harness.store import ResultStore, module_fingerprint, program_key
 from arcjudge.mutation import Operator, default_operators, enumerate_mutants
 from arcjudge.sandbox.base import PooledSandbox
@@ -94,21 +95,11 @@ class Mutator:
         self.store = store
         self.task_paths = task_files(config.tasks_dir)
         self.fingerprints = [module_fingerprint(s.module_dirs) for s in config.sources]
-        self.valid = self._read_manifest() if config.manifest_dir else None
+        self.valid = read_manifest(config.manifest_dir).valid if config.manifest_dir else None
         self.mutants: dict[str, list[dict]] = {}
         self.corruptions: dict[str, list[dict]] = {}
         self.problems: dict[str, list[dict]] = defaultdict(list)
         self.with_valid: set[str] = set()
-
-    def _read_manifest(self) -> dict[str, set[str]]:
-        from arcjudge.errors import UsageError
-
-        path = self.config.manifest_dir / "manifest.json"
-        try:
-            manifest = json.loads(path.read_text())
-            return {t: set(e.get("valid", [])) for t, e in manifest["tasks"].items()}
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise UsageError(f"{path}: not a validate manifest ({exc})") from None
 
     def _inputs(self, task_id: str, instances: list[Instance]) -> list[Instance]:
         if len(instances) <= self.config.inputs:

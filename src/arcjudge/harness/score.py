@@ -21,6 +21,7 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
 from arcjudge.harness.extract import extract_program
 from arcjudge.harness.instances import draw_samples, task_instances
+from arcjudge.harness.manifest import read_manifest
 from arcjudge.harness.stats import wilson_interval
 from arcjudge.harness.store import ResultStore, program_key
 from arcjudge.sandbox.base import Job, PooledSandbox
@@ -233,13 +234,8 @@ class Scorer:
 
     def _verified_samples(self) -> None:
         """Replace sample outputs by the validated verifier's outputs (``--verifiers``)."""
-        manifest_path = self.config.verifiers_dir / "manifest.json"
-        try:
-            manifest = json.loads(manifest_path.read_text())
-            sources = {s["name"]: s for s in manifest["sources"]}
-            chosen = {t: e.get("chosen") for t, e in manifest["tasks"].items()}
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise UsageError(f"{manifest_path}: not a validate manifest ({exc})") from None
+        manifest = read_manifest(self.config.verifiers_dir)
+        chosen = manifest.chosen
         built: dict[str, VerifierSource] = {}
         jobs, owners = [], []
         for task_id, samples in self.samples.items():
@@ -248,8 +244,7 @@ class Scorer:
                 self.samples[task_id] = [] if not name else samples
                 continue
             if name not in built:
-                spec = sources[name]
-                built[name] = VerifierSource(name, spec["kind"], spec["path"])
+                built[name] = manifest.verifier_source(name)
             tp = built[name].program_for(task_id)
             if tp.program is None:
                 self.samples[task_id] = []

@@ -1,21 +1,21 @@
 """Self-consistency (contract): does a model's own program agree with its other answers?
 
 ``agrees(program, input_grid, output_grid)`` runs the program on the input in the sandbox
-and says whether it returns that output; ``agrees_batch`` does many pairs in one call. Used
-to compare a model's Definition program with its Classification, Generation and Inversion
-answers. Without an explicit ``sandbox`` a shared process sandbox is started on first use
-and closed at exit.
+and says whether it returns that output; ``agrees_batch`` does many pairs in one call and
+``agrees_many`` many programs concurrently. Used to compare a model's Definition program
+with its Classification, Generation and Inversion answers. Without an explicit
+``sandbox`` a shared process sandbox is started on first use and closed at exit.
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.harness.score import DEFAULT_ENTRY_POINTS
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 
@@ -41,6 +41,52 @@ def _as_program(program: Program | str | bytes) -> Program:
     return Program(source, DEFAULT_ENTRY_POINTS)
 
 
+def agrees_many(
+    checks: Sequence[tuple[Program | str | bytes, Sequence[tuple[object, object]]]],
+    *,
+    sandbox: PooledSandbox | None = None,
+    limits: Limits = DEFINITION_LIMITS,
+) -> Iterator[tuple[int, list[bool]]]:
+    """``agrees_batch`` for many programs at once, run concurrently over the pool.
+
+    Args:
+        checks: ``(program, pairs)`` per program (see :func:`agrees_batch`). Each distinct
+            input of a program runs once.
+        sandbox: Where to run (default: a shared process sandbox).
+        limits: Limits for the calls.
+
+    Yields:
+        ``(index into checks, one bool per pair)`` as programs finish.
+    """
+    jobs, plans = [], []
+    for index, (program, pairs) in enumerate(checks):
+        prepared: list[tuple[int, Grid, Grid]] = []
+        for position, (grid_in, grid_out) in enumerate(pairs):
+            canon_in, _ = canonicalize(grid_in)
+            canon_out, _ = canonicalize(grid_out)
+            if canon_in is not None and canon_out is not None:
+                prepared.append((position, canon_in, canon_out))
+        if not prepared:
+            yield index, [False] * len(pairs)
+            continue
+        inputs = list(dict.fromkeys(g for _, g, _ in prepared))
+        jobs.append(Job(_as_program(program), inputs, limits, PolicyMode.OFF))
+        plans.append((index, len(pairs), prepared, inputs))
+    box = sandbox or _default_sandbox()
+    for job_index, result in box.map(jobs):
+        index, size, prepared, inputs = plans[job_index]
+        answer = [False] * size
+        if result.status is ProgramStatus.LOADED:
+            produced = {
+                g: r.grid
+                for g, r in zip(inputs, result.results, strict=True)
+                if r.status is Status.OK
+            }
+            for position, grid_in, expected in prepared:
+                answer[position] = produced.get(grid_in) == expected
+        yield index, answer
+
+
 def agrees_batch(
     program: Program | str | bytes,
     pairs: Sequence[tuple[object, object]],
@@ -60,24 +106,7 @@ def agrees_batch(
     Returns:
         One bool per pair; all ``False`` when the program does not load.
     """
-    prepared: list[tuple[int, Grid, Grid]] = []
-    for index, (grid_in, grid_out) in enumerate(pairs):
-        canon_in, _ = canonicalize(grid_in)
-        canon_out, _ = canonicalize(grid_out)
-        if canon_in is not None and canon_out is not None:
-            prepared.append((index, canon_in, canon_out))
-    answer = [False] * len(pairs)
-    if not prepared:
-        return answer
-    box = sandbox or _default_sandbox()
-    result = box.run(
-        _as_program(program), [g for _, g, _ in prepared], limits, policy=PolicyMode.OFF
-    )
-    if result.status is not ProgramStatus.LOADED:
-        return answer
-    for (index, _, expected), r in zip(prepared, result.results, strict=True):
-        answer[index] = r.status is Status.OK and r.grid == expected
-    return answer
+    return next(agrees_many([(program, pairs)], sandbox=sandbox, limits=limits))[1]
 
 
 def agrees(

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from arcjudge.errors import UsageError
 from arcjudge.grids import Grid, to_grid
+from arcjudge.harness.consistency import agrees_many
 from arcjudge.harness.dimension_build import (
     DEFAULT_MIN_DISTANCE,
     DIMENSIONS,
@@ -372,11 +373,11 @@ class DimensionScorer:
         for item in self.items:
             if item["dimension"] in ("classification", "generation", "inversion"):
                 by_cell.setdefault((item["model"], item["run"], item["task_id"]), []).append(item)
-        jobs, plans = [], []
+        programs, plans = [], []
         for cell in sorted(by_cell):
             record = self.definitions.get(cell)
             code = self.codes.get(str(record.get("code_sha256"))) if record else None
-            if code is None:
+            if record is None or code is None:
                 continue
             checks: list[tuple[dict, int | None, Grid, Grid]] = []
             for item in by_cell[cell]:
@@ -395,21 +396,16 @@ class DimensionScorer:
                         checks.append((item, None, value, to_grid(instance["prompt"]["output"])))
             if not checks:
                 continue
-            inputs = list(dict.fromkeys(c[2] for c in checks))
             program = Program(
                 code.encode("utf-8"), self.config.entry_points, (), "list", str(record["id"])
-            )  # type: ignore[index]
-            jobs.append(Job(program, inputs, self.config.definition_limits, PolicyMode.OFF))
-            plans.append((cell, checks, inputs))
-        for index, result in sandbox.map(jobs):
-            cell, checks, inputs = plans[index]
-            produced: dict[Grid, Grid | None] = {}
-            if result.status is ProgramStatus.LOADED:
-                for grid, r in zip(inputs, result.results, strict=True):
-                    produced[grid] = r.grid if r.status is Status.OK else None
+            )
+            programs.append((program, [(c[2], c[3]) for c in checks]))
+            plans.append((cell, checks))
+        runs = agrees_many(programs, sandbox=sandbox, limits=self.config.definition_limits)
+        for index, agreement in runs:
+            cell, checks = plans[index]
             passes = self._passes_train_test(self.definitions.get(cell))
-            for item, position, grid_in, grid_out in checks:
-                says_valid = produced.get(grid_in) == grid_out
+            for (item, position, _, _), says_valid in zip(checks, agreement, strict=True):
                 info = item.setdefault("consistency", {"definition_passes_train_test": passes})
                 if position is None:
                     info["agree"] = says_valid

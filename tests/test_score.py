@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -15,6 +17,7 @@ from arcjudge.harness.consistency import agrees, agrees_batch
 from arcjudge.harness.extract import extract_program
 from arcjudge.harness.score import summarize
 from arcjudge.harness.stats import wilson_interval
+from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.selfcheck import CASES
 from helpers import cached_rows
 
@@ -100,7 +103,8 @@ def test_every_verdict_and_failure_class(world, capsys):
     assert results["good"]["model"] == "m1" and results["good"]["run"] == 1
     assert results["good"]["splits"] == {"train": [2, 2], "test": [1, 1], "arc-gen": [1, 1]}
     assert results["two_blocks"]["extraction"] == {
-        "block": 1, "blocks": 3, "reason": "last block defining the entry point"
+        "block": 1, "blocks": 3, "reason": "last block defining the entry point",
+        "fence_unclosed": False,
     }  # fmt: skip
     assert results["wrong"]["first_failure"]["train"]["produced"] == [[1, 2], [3, 4]]
     assert "code" not in results["good"] and len(results["good"]["code_sha256"]) == 64
@@ -112,6 +116,89 @@ def test_every_verdict_and_failure_class(world, capsys):
     timings = [json.loads(x) for x in (out / "timings.jsonl").read_text().splitlines()]
     assert len(timings) == len(CORPUS) + len(ADVERSARIAL)
     assert "<svg" in (out / "report.html").read_text()
+
+
+def write_programs(world, lines):
+    (world / "programs.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_lone_surrogates_in_program_texts_end_to_end(world):
+    # A lone surrogate cannot be UTF-8: SQLite and every writer used to raise on it. It
+    # arrives from a program's exception message (at load time or per input), from a JSON
+    # escape in the code, in a carried-through field, and in an unclosed fence's reply.
+    write_programs(world, [
+        {"id": "raises", "task_id": FLIP, "model": "m\ud800",
+         "code": "def transform(g):\n    raise ValueError('bad \\ud800 end')\n"},
+        {"id": "json_escape", "task_id": FLIP, "model": "m",
+         "code": "def transform(g):\n    raise ValueError('\ud800')\n"},
+        {"id": "load", "task_id": FLIP, "model": "m",
+         "code": "raise ValueError('load \\udcff')\n"},
+        {"id": "unclosed", "task_id": FLIP, "model": "m",
+         "response": "```python\ndef transform(g):\n    return g[::-1]  # \ud800\n"},
+    ])  # fmt: skip
+    out = world / "out"
+    assert cli.main(score_argv(world, out)) == 0
+    first = (out / "results.jsonl").read_bytes()
+    first.decode("utf-8")
+    results = read_results(out)
+    assert results["raises"]["failure"] == "runtime"
+    assert "ValueError: bad \\ud800 end" in results["raises"]["first_failure"]["train"]["error"]
+    assert results["raises"]["model"] == "m\\ud800"
+    assert "ValueError: \\ud800" in results["json_escape"]["first_failure"]["train"]["error"]
+    assert results["load"]["failure"] == "static"
+    assert "load \\udcff" in results["load"]["error"]
+    assert results["unclosed"]["verdict"] == "pass"
+    assert results["unclosed"]["extraction"]["fence_unclosed"] is True
+    assert "\\ud800" in (out / "report.html").read_text(encoding="utf-8")
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert "m\\ud800" in summary["groups"]
+    assert cached_rows(out / "cache.sqlite") > 0
+    # The rerun answers from the store (where the texts were stored escaped): same bytes.
+    assert cli.main(score_argv(world, out)) == 0
+    assert (out / "results.jsonl").read_bytes() == first
+    timings = [json.loads(x) for x in (out / "timings.jsonl").read_text().splitlines()]
+    assert all(t["seconds"] == 0.0 for t in timings)
+
+
+def test_outputs_are_owner_only_and_runtime_recorded(world):
+    write_programs(world, [{"id": "good", "task_id": FLIP, "code": GOOD}])
+    os.chmod(world, 0o755)
+    old_umask = os.umask(0o022)
+    try:
+        out = world / "new" / "out"
+        assert cli.main(score_argv(world, out)) == 0
+    finally:
+        os.umask(old_umask)
+    for directory in (world / "new", out):
+        assert stat.S_IMODE(directory.stat().st_mode) == 0o700, directory
+    assert stat.S_IMODE(world.stat().st_mode) == 0o755  # the user's directory: untouched
+    names = {p.name for p in out.iterdir()}
+    assert {"results.jsonl", "summary.json", "timings.jsonl", "report.html", "runtime.json",
+            "cache.sqlite"} <= names  # fmt: skip
+    for path in out.iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+    runtime = json.loads((out / "runtime.json").read_text())["runtime"]
+    assert runtime["backend"] == "process" and runtime["python"]
+    assert "runtime" not in json.loads((out / "summary.json").read_text())
+
+
+def test_results_from_another_runtime_are_not_reused(world, monkeypatch):
+    write_programs(world, [{"id": "good", "task_id": FLIP, "code": GOOD}])
+    out = world / "out"
+
+    def seconds():
+        return [json.loads(x)["seconds"] for x in (out / "timings.jsonl").read_text().splitlines()]
+
+    assert cli.main(score_argv(world, out)) == 0
+    assert seconds()[0] > 0
+    assert cli.main(score_argv(world, out)) == 0
+    assert seconds() == [0.0]  # same runtime: answered from the store
+    real = PooledSandbox.runtime_fingerprint
+    monkeypatch.setattr(
+        PooledSandbox, "runtime_fingerprint", lambda self: real(self) + "|numpy 0.0"
+    )
+    assert cli.main(score_argv(world, out)) == 0
+    assert seconds()[0] > 0  # another runtime: run again
 
 
 def test_stop_at_first_failure_keeps_verdicts(world):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -209,8 +210,13 @@ def test_cli_writes_its_files_and_summary(world, capsys):
     text = capsys.readouterr().out
     assert "tasks with >= 1 valid verifier: 2/2" in text
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith("cache")) == [
-        "manifest.json", "report.html", "suspects.jsonl", "verdicts.jsonl"
+        "manifest.json", "report.html", "runtime.json", "suspects.jsonl", "verdicts.jsonl"
     ]  # fmt: skip
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    for path in out.iterdir():  # cache.sqlite (and its -wal, -shm) too
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
+    assert json.loads((out / "runtime.json").read_text())["runtime"]["backend"] == "process"
+    assert "runtime" not in json.loads((out / "manifest.json").read_text())
     lines = (out / "verdicts.jsonl").read_text().splitlines()
     assert len(lines) == 4 and json.loads(lines[0])["task_id"] == FLIP
 

@@ -2,7 +2,8 @@
 
 Every user mistake (missing file, bad JSON, unknown backend, a program without the named
 entry point) ends in one line ``arcjudge: error: ...`` and a non-zero exit, never in a
-traceback.
+traceback. Text that a program or an input file controls (error texts, entry points, ids) is
+printed through ``terminal_safe``, so it cannot move the cursor or rewrite the screen.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from arcjudge import __version__
 from arcjudge.errors import UsageError
 from arcjudge.harness.outputs import warn
+from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import (
     BACKENDS,
     EXECUTORS,
@@ -162,15 +164,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
             program, [p.input for _, _, p in labelled], limits, policy=PolicyMode(args.policy)
         )
     for finding in result.findings:
-        print(f"policy: {finding}")
+        print(f"policy: {terminal_safe(finding)}")
     if result.status is not ProgramStatus.LOADED:
         raise UsageError(f"{args.program}: {result.status.value}: {_last_line(result.error)}")
-    print(f"entry point: {result.entry_point}")
+    print(f"entry point: {terminal_safe(str(result.entry_point))}")
     tally: dict[str, list[int]] = {}
     for (split, index, pair), r in zip(labelled, result.results, strict=True):
         right = r.status is Status.OK and pair.output is not None and r.grid == pair.output
         verdict = "correct" if right else ("-" if pair.output is None else "wrong")
-        detail = "" if r.status is Status.OK else "  " + _last_line(r.error)
+        detail = "" if r.status is Status.OK else "  " + terminal_safe(_last_line(r.error))
         ms = r.seconds * 1000
         print(f"{split}[{index}]  {r.status.value:<14} {verdict:<8} {ms:8.1f} ms{detail}")
         counts = tally.setdefault(split, [0, 0])
@@ -180,9 +182,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+class _SafeFormatter(logging.Formatter):
+    """A formatter whose output cannot control the terminal (see ``terminal_safe``)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record), keep_newlines=True)
+
+
 def _last_line(text: str | None) -> str:
-    lines = (text or "").strip().splitlines()
-    return lines[-1] if lines else ""
+    # Cut at "\n" only: a "\r" (or another line boundary splitlines knows) is shown escaped.
+    lines = (text or "").strip().split("\n")
+    return lines[-1].strip()
 
 
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
@@ -241,7 +251,8 @@ def _cmd_sandbox(args: argparse.Namespace) -> int:
         removed = prune(docker_client(), everything=args.all)
     except DockerUnavailable as exc:
         raise UsageError(str(exc)) from None
-    print(f"removed {len(removed)} container(s){': ' + ', '.join(removed) if removed else ''}")
+    names = terminal_safe(", ".join(removed))
+    print(f"removed {len(removed)} container(s){': ' + names if removed else ''}")
     return 0
 
 
@@ -250,7 +261,7 @@ def _log_warnings_to_stderr() -> None:
     logger = logging.getLogger("arcjudge")
     if not logger.handlers:
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("arcjudge: warning: %(message)s"))
+        handler.setFormatter(_SafeFormatter("arcjudge: warning: %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.WARNING)
         logger.propagate = False
@@ -293,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_sandbox(args)
         raise AssertionError(f"unhandled command {args.command!r}")
     except (UsageError, TaskFormatError, BackendUnavailable, SourceError) as exc:
-        print(f"arcjudge: error: {exc}", file=sys.stderr)
+        print(f"arcjudge: error: {terminal_safe(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("arcjudge: interrupted", file=sys.stderr)

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.harness.score import DEFAULT_ENTRY_POINTS
+from arcjudge.safetext import encode_utf8
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
@@ -37,7 +38,7 @@ def _default_sandbox() -> PooledSandbox:
 def _as_program(program: Program | str | bytes) -> Program:
     if isinstance(program, Program):
         return program
-    source = program.encode("utf-8") if isinstance(program, str) else program
+    source = encode_utf8(program) if isinstance(program, str) else program
     return Program(source, DEFAULT_ENTRY_POINTS)
 
 

@@ -37,6 +37,7 @@ from arcjudge.harness.dimension_rules import distance, is_copy
 from arcjudge.harness.instances import arcgen_pairs
 from arcjudge.harness.manifest import read_manifest
 from arcjudge.harness.mixture import INVALID_TYPES, PRESETS, Mixture, draw
+from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, ProgramStatus, Status
@@ -525,7 +526,7 @@ class Builder:
     def lines(self) -> Iterator[str]:
         """Lines of ``instances.jsonl``."""
         for record in self.records:
-            yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+            yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
 
     def summary(self) -> dict:
         """``build.json``: configuration, per-task availability, counts."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from arcjudge.harness.dimension_stats import CONSISTENCY_DIMENSIONS, DIMENSIONS
 from arcjudge.harness.report import _CSS, _esc
+from arcjudge.safetext import terminal_safe
 
 __all__ = ["render_dimensions_report", "summary_table"]
 
@@ -199,12 +200,12 @@ def render_dimensions_report(summary: Mapping[str, Any]) -> str:
 def summary_table(summary: Mapping[str, Any]) -> str:
     """The printed table: accuracy per dimension and full task, per model."""
     head = ("model", "runs", "def", "cls", "gen", "edit", "inv", "full", "indep")
-    rows = [head]
+    rows: list[tuple[str, ...]] = [head]
     for model, stats in (summary.get("models") or {}).items():
         values = [stats["dimensions"].get(d) for d in DIMENSIONS]
         values.append(stats["full_task"])
         rows.append((
-            model, str(len(stats["runs"])),
+            terminal_safe(str(model)), str(len(stats["runs"])),
             *(_fmt(v["accuracy"]) if v else "n/a" for v in values),
             _fmt(stats["independence_baseline"]),
         ))  # fmt: skip

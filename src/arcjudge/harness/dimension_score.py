@@ -45,6 +45,7 @@ from arcjudge.harness.dimension_rules import (
 )
 from arcjudge.harness.dimension_stats import model_statistics
 from arcjudge.harness.score import DEFAULT_ENTRY_POINTS, read_programs
+from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
@@ -470,7 +471,7 @@ class DimensionScorer:
     def item_lines(self) -> Iterator[str]:
         """Lines of ``items.jsonl`` (model, run, task, dimension order)."""
         for item in self.items:
-            yield json.dumps(item, sort_keys=True, separators=(",", ":")) + "\n"
+            yield json_dumps(item, sort_keys=True, separators=(",", ":")) + "\n"
 
     def full_tasks(self) -> list[str]:
         """Tasks with an instance of every dimension."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,8 @@ from arcjudge.harness.dimension_build import (
 from arcjudge.harness.dimension_report import render_dimensions_report, summary_table
 from arcjudge.harness.dimension_score import DimensionScoreConfig, DimensionScorer
 from arcjudge.harness.mixture import load_mixture
-from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
+from arcjudge.harness.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.types import Limits
@@ -105,11 +105,15 @@ def _run_then_write(
     run: Callable[[PooledSandbox], None],
     files: Callable[[], dict[str, str]],
 ) -> bool:
-    """Run in the sandbox, then write the outputs atomically; ``False`` after Ctrl-C."""
+    """Run in the sandbox, then write the outputs atomically; ``False`` after Ctrl-C.
+
+    The outputs are ``files()`` and ``runtime.json`` (the sandbox's runtime).
+    """
     try:
         with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sandbox:
             run(sandbox)
-        write_atomic(args.out, files())
+            runtime = sandbox.runtime()
+        write_atomic(args.out, {**files(), "runtime.json": runtime_json(runtime)})
     except KeyboardInterrupt:
         print(INTERRUPTED.split(";")[0] + "; nothing was written", file=sys.stderr)
         return False
@@ -149,7 +153,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         made["summary"] = builder.summary()
         return {
             "instances.jsonl": "".join(builder.lines()),
-            "build.json": json.dumps(made["summary"], sort_keys=True, indent=1) + "\n",
+            "build.json": json_dumps(made["summary"], sort_keys=True, indent=1) + "\n",
         }
 
     if not _run_then_write(args, builder.module_dirs(), builder.run, files):
@@ -157,8 +161,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     summary = made["summary"]
     for reason in summary["human_error_rows_skipped"][:5]:
         warn(f"--human-errors: skipped {reason}")
-    print(summary_text(summary))
-    print(f"wrote {args.out}/instances.jsonl, build.json")
+    print(terminal_safe(summary_text(summary), keep_newlines=True))
+    print(f"wrote {terminal_safe(str(args.out))}/instances.jsonl, build.json, runtime.json")
     return 0
 
 
@@ -191,7 +195,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         made["summary"] = summary = scorer.summary()
         return {
             "items.jsonl": "".join(scorer.item_lines()),
-            "summary.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
+            "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
             "report.html": render_dimensions_report(summary),
         }
 
@@ -203,7 +207,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     for note in summary["definition_notes"][:5]:
         warn(f"--definitions: {note}")
     print(summary_table(summary))
-    print(f"wrote {args.out}/items.jsonl, summary.json, report.html")
+    print(
+        f"wrote {terminal_safe(str(args.out))}/items.jsonl, summary.json, runtime.json, report.html"
+    )
     return 0
 
 

@@ -72,6 +72,7 @@ def draw_samples(
         generator is missing or failed to load.
     """
     fingerprint = module_fingerprint(generator.module_dirs)
+    runtime = sandbox.runtime_fingerprint()
     calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
     drawn: dict[str, list[Instance]] = {}
     report: dict[str, dict] = {}
@@ -100,7 +101,7 @@ def draw_samples(
         if tp.program is None:
             report[task_id] = {"missing": True}
             continue
-        key = program_key(tp.program, fingerprint, "generate", GENERATOR_LIMITS)
+        key = program_key(tp.program, fingerprint, "generate", GENERATOR_LIMITS, runtime)
         failed = store.get_program(key)
         if failed is not None:
             report[task_id] = {"failed": failed[0].value, "error": _last(failed[1])}

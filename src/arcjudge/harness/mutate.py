@@ -14,7 +14,6 @@ true output, so the pair is confirmed invalid. ``--max-per-task`` keeps the near
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
@@ -27,6 +26,7 @@ from arcjudge.harness.instances import task_instances
 from arcjudge.harness.manifest import read_manifest
 from arcjudge.harness.store import ResultStore, module_fingerprint, program_key
 from arcjudge.mutation import Operator, default_operators, enumerate_mutants
+from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
@@ -100,6 +100,8 @@ class Mutator:
         self.corruptions: dict[str, list[dict]] = {}
         self.problems: dict[str, list[dict]] = defaultdict(list)
         self.with_valid: set[str] = set()
+        self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
+        self.runtime_key = ""  # its fingerprint, part of every program key
 
     def _inputs(self, task_id: str, instances: list[Instance]) -> list[Instance]:
         if len(instances) <= self.config.inputs:
@@ -109,6 +111,8 @@ class Mutator:
         return [instances[i] for i in chosen]
 
     def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
+        if not self.runtime_key:
+            self.runtime_key = self.sandbox.runtime_fingerprint()
         for path in self.task_paths:
             task = load_task(path)
             instances = self._inputs(task.task_id, task_instances(task, self.config.arcgen_dir))
@@ -148,7 +152,7 @@ class Mutator:
             yield task.task_id, instances, candidates
 
     def _candidate(self, program: Program, fingerprint: str, meta: _Meta) -> Candidate:
-        key = program_key(program, fingerprint, "transform", self.config.limits)
+        key = program_key(program, fingerprint, "transform", self.config.limits, self.runtime_key)
         return Candidate(program, key, meta)
 
     def _task_done(
@@ -217,6 +221,8 @@ class Mutator:
 
     def run(self) -> None:
         """Mutate, run and classify, task by task."""
+        self.runtime = self.sandbox.runtime()
+        self.runtime_key = self.sandbox.runtime_fingerprint()
         engine = Engine(self.sandbox, self.store, self.config.limits, self.config.policy,
                         self.config.chunk)  # fmt: skip
         engine.run(self._tasks(), self._task_done)
@@ -225,13 +231,13 @@ class Mutator:
         """Lines of ``mutants.jsonl`` (task order, then enumeration order)."""
         for task_id in sorted(self.mutants):
             for record in self.mutants[task_id]:
-                yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+                yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
 
     def corruption_lines(self) -> Iterator[str]:
         """Lines of ``corruptions.jsonl`` (task order, nearest misses first)."""
         for task_id in sorted(self.corruptions):
             for record in self.corruptions[task_id]:
-                yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+                yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
 
     def summary(self) -> dict:
         """Yield per operator, and tasks with at least one corrupted pair."""
@@ -269,7 +275,7 @@ def summary_text(summary: dict) -> str:
     for task_id, problems in summary["problems"].items():
         for p in problems:
             lines.append(f"  {task_id} {p['source']}: cannot mutate: {p['error']}")
-    return "\n".join(lines)
+    return "\n".join(terminal_safe(line) for line in lines)
 
 
 def default_operator_names() -> list[str]:

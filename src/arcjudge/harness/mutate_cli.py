@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.mutate import MutateConfig, Mutator, summary_text
-from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
+from arcjudge.harness.outputs import INTERRUPTED, runtime_json, warn, write_atomic
 from arcjudge.harness.store import ResultStore
+from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
@@ -91,7 +91,8 @@ def cmd_mutate(args: argparse.Namespace) -> int:
             {
                 "mutants.jsonl": "".join(mutator.mutant_lines()),
                 "corruptions.jsonl": "".join(mutator.corruption_lines()),
-                "summary.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
+                "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
+                "runtime.json": runtime_json(mutator.runtime),
             },
         )
     except KeyboardInterrupt:
@@ -101,5 +102,8 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     print(summary_text(summary))
-    print(f"wrote {args.out}/mutants.jsonl, corruptions.jsonl, summary.json")
+    print(
+        f"wrote {terminal_safe(str(args.out))}/mutants.jsonl, corruptions.jsonl, summary.json, "
+        "runtime.json"
+    )
     return 0

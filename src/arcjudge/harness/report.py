@@ -1,9 +1,10 @@
-"""Self-contained HTML reports for ``arcjudge validate`` (and later ``score``).
+r"""Self-contained HTML reports for ``arcjudge validate`` (and later ``score``).
 
 Everything here is standard library only and produces one HTML document with inline CSS,
 inline SVG grids and no scripts or external resources, so a report can be opened from disk
 or attached anywhere. All text that comes from the harness output (task ids, source names,
-error messages, file paths) may originate in untrusted programs and is escaped.
+error messages, file paths) may originate in untrusted programs and is escaped (and its lone
+surrogates, which UTF-8 cannot hold, are written as visible ``\udXXX`` escapes).
 
 Grids are drawn compactly: one background ``<rect>`` in the most frequent color, then one
 ``<path>`` per remaining color whose one-unit-wide stroke paints horizontal runs of cells
@@ -18,6 +19,8 @@ import html
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from arcjudge.safetext import clean_text
 
 __all__ = [
     "ARC_PALETTE",
@@ -81,7 +84,7 @@ svg.grid{display:block}
 
 def _esc(value: object) -> str:
     """Escape any value for use in HTML text or a double-quoted attribute."""
-    return html.escape(str(value), quote=True)
+    return html.escape(clean_text(str(value)), quote=True)
 
 
 def _truncate(text: str, limit: int = ERROR_LIMIT) -> str:

@@ -24,6 +24,7 @@ from arcjudge.harness.instances import draw_samples, task_instances
 from arcjudge.harness.manifest import read_manifest
 from arcjudge.harness.stats import wilson_interval
 from arcjudge.harness.store import ResultStore, program_key
+from arcjudge.safetext import clean_text, json_dumps, terminal_safe
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
@@ -92,11 +93,18 @@ def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramReco
         if str(fields["id"]) in seen:
             raise UsageError(f"{path}:{number}: duplicate id {fields['id']!r}")
         seen.add(str(fields["id"]))
+        # Texts with lone surrogates (JSON's "\ud800") cannot be UTF-8 source: they are
+        # escaped (inside a string literal, to the same value).
         if isinstance(fields.get("code"), str):
-            records.append(ProgramRecord(number, fields, fields["code"], None))
+            records.append(ProgramRecord(number, fields, clean_text(fields["code"]), None))
         elif isinstance(fields.get("response"), str):
-            ex = extract_program(fields["response"], entry_points)
-            extraction = {"block": ex.block, "blocks": ex.blocks, "reason": ex.reason}
+            ex = extract_program(clean_text(fields["response"]), entry_points)
+            extraction = {
+                "block": ex.block,
+                "blocks": ex.blocks,
+                "reason": ex.reason,
+                "fence_unclosed": ex.unclosed,
+            }
             records.append(ProgramRecord(number, fields, ex.code, extraction))
         else:
             raise UsageError(f"{path}:{number}: needs a 'code' or a 'response' string")
@@ -161,6 +169,8 @@ class Scorer:
         self.timings: dict[int, float] = {}
         self.samples: dict[str, list[Instance]] = {}
         self.generator_report: dict[str, dict] = {}
+        self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
+        self.runtime_key = ""  # its fingerprint, part of every program key
 
     def _program(self, record: ProgramRecord) -> Program:
         return Program(
@@ -172,6 +182,7 @@ class Scorer:
         )
 
     def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
+        runtime = self.runtime_key or self.sandbox.runtime_fingerprint()
         by_task: dict[str, list[int]] = defaultdict(list)
         for i, record in enumerate(self.records):
             by_task[str(record.fields["task_id"])].append(i)
@@ -185,7 +196,7 @@ class Scorer:
                     self.results[i] = self._static(record, "no code found in the response")
                     continue
                 program = self._program(record)
-                key = program_key(program, "", "transform", self.config.limits)
+                key = program_key(program, "", "transform", self.config.limits, runtime)
                 unique.setdefault(key, Candidate(program, key, []))
                 unique[key].meta.append(i)
             yield task_id, instances, list(unique.values())
@@ -267,6 +278,8 @@ class Scorer:
 
     def run(self) -> None:
         """Draw samples, then run every program on its task's instances."""
+        self.runtime = self.sandbox.runtime()
+        self.runtime_key = self.sandbox.runtime_fingerprint()
         if self.config.generator is not None and self.config.samples > 0:
             self.samples, self.generator_report = draw_samples(
                 self.sandbox,
@@ -292,13 +305,13 @@ class Scorer:
     def result_lines(self) -> Iterator[str]:
         """Lines of ``results.jsonl`` in the programs file's order (no timings: see below)."""
         for i in range(len(self.records)):
-            yield json.dumps(self.results[i], sort_keys=True, separators=(",", ":")) + "\n"
+            yield json_dumps(self.results[i], sort_keys=True, separators=(",", ":")) + "\n"
 
     def timing_lines(self) -> Iterator[str]:
         """Lines of ``timings.jsonl``: sandbox seconds per program (0 when cached)."""
         for i, record in enumerate(self.records):
             line = {"id": record.fields["id"], "seconds": self.timings.get(i, 0.0)}
-            yield json.dumps(line, sort_keys=True) + "\n"
+            yield json_dumps(line, sort_keys=True) + "\n"
 
     def summary(self) -> dict:
         """Per model (when the field exists) and overall statistics."""
@@ -344,11 +357,11 @@ def summarize(records: list[dict]) -> dict:
 def summary_table(summary: dict) -> str:
     """A plain-text table of the summary."""
     head = ("group", "programs", "pass", "rate", "95% CI", "static", "runtime", "rule")
-    rows = [head]
+    rows: list[tuple[str, ...]] = [head]
     for name, g in summary["groups"].items():
         low, high = g["pass_rate_ci95"]
         rows.append((
-            name, str(g["programs"]), str(g["passed"]), f"{g['pass_rate']:.3f}",
+            terminal_safe(str(name)), str(g["programs"]), str(g["passed"]), f"{g['pass_rate']:.3f}",
             f"[{low:.3f}, {high:.3f}]", *(f"{g['failure_shares'][c]:.3f}" for c in FAILURE_CLASSES),
         ))  # fmt: skip
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]

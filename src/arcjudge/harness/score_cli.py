@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.outputs import INTERRUPTED, warn, write_atomic
+from arcjudge.harness.outputs import INTERRUPTED, runtime_json, warn, write_atomic
 from arcjudge.harness.score import DEFAULT_ENTRY_POINTS, ScoreConfig, Scorer, summary_table
 from arcjudge.harness.store import ResultStore
+from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits
@@ -103,7 +104,8 @@ def cmd_score(args: argparse.Namespace) -> int:
             {
                 "results.jsonl": results,
                 "timings.jsonl": "".join(scorer.timing_lines()),
-                "summary.json": json.dumps(summary, sort_keys=True, indent=1) + "\n",
+                "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
+                "runtime.json": runtime_json(scorer.runtime),
                 "report.html": render_score_report(
                     summary, [json.loads(line) for line in results.splitlines()]
                 ),
@@ -116,5 +118,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     print(summary_table(summary))
-    print(f"wrote {args.out}/results.jsonl, summary.json, timings.jsonl, report.html")
+    print(
+        f"wrote {terminal_safe(str(args.out))}/results.jsonl, summary.json, timings.jsonl, "
+        "runtime.json, report.html"
+    )
     return 0

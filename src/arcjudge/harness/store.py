@@ -1,10 +1,17 @@
 """The result store: a SQLite cache of sandbox results, so reruns redo only what is missing.
 
-Each input's result is keyed by ``sha256(program key | mode | input | limits)``, where the
-program key covers the program's source, entry points, input format and a fingerprint of
-the module directories it imports from. A program that cannot load is stored once under its
-program key. Rows are committed at most a second apart and when the store is closed (which the
-commands do on Ctrl-C too), so a killed run loses at most its last second of results.
+Each input's result is keyed by ``sha256(program key | input)``, where the program key
+covers the program's source, entry points, input format, a fingerprint of the module
+directories it imports from, the mode, the limits and the runtime the sandbox runs programs
+on (``PooledSandbox.runtime_fingerprint()``: backend, Python and numpy versions, image), so
+results from one runtime never answer for another. A program that cannot load is stored
+once under its program key. Rows are committed at most a second apart and when the store is
+closed (which the commands do on Ctrl-C too), so a killed run loses at most its last second
+of results.
+
+Texts (error messages) are stored through ``clean_text``: a program's message with a lone
+surrogate is stored with it escaped instead of making SQLite raise. The database file (and
+so SQLite's ``-wal`` and ``-shm`` files, which take its mode) is created with mode 0600.
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from arcjudge.harness.outputs import create_private_file, make_private_dir
+from arcjudge.safetext import clean_text
 from arcjudge.sandbox.types import GeneratorCall, Grid, Limits, Program, ProgramStatus, Status
 
 COMMIT_SECONDS = 1.0
@@ -44,9 +53,20 @@ def input_text(item: Grid | GeneratorCall) -> str:
     return json.dumps(item, separators=(",", ":"))
 
 
-def program_key(program: Program, fingerprint: str, mode: str, limits: Limits) -> str:
-    """Key of everything that decides how a program behaves on any input."""
-    return _digest(program.sha256, fingerprint, mode, limits.key())
+def program_key(program: Program, fingerprint: str, mode: str, limits: Limits, runtime: str) -> str:
+    """Key of everything that decides how a program behaves on any input.
+
+    Args:
+        program: The program (its ``sha256`` covers source, entry points, input format).
+        fingerprint: ``module_fingerprint`` of its module directories ("" for none).
+        mode: ``transform`` or ``generate``.
+        limits: The limits it runs with.
+        runtime: The sandbox's ``runtime_fingerprint()``.
+
+    Returns:
+        The hex key.
+    """
+    return _digest(program.sha256, fingerprint, mode, limits.key(), runtime)
 
 
 def module_fingerprint(directories: Sequence[str]) -> str:
@@ -88,7 +108,8 @@ class ResultStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path.parent)
+        create_private_file(self.path)  # before SQLite creates it (and its -wal, -shm)
         self._db = sqlite3.connect(self.path)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -127,7 +148,7 @@ class ResultStore:
         """Store a program-level failure (load error, policy rejection)."""
         self._db.execute(
             "INSERT OR REPLACE INTO programs (key, status, error) VALUES (?, ?, ?)",
-            (prog_key, status.value, error),
+            (prog_key, status.value, None if error is None else clean_text(error)),
         )
         self._maybe_commit()
 
@@ -155,7 +176,7 @@ class ResultStore:
                     r.status.value,
                     None if r.grid is None else json.dumps(r.grid, separators=(",", ":")),
                     None if r.output is None else json.dumps(r.output, separators=(",", ":")),
-                    r.error,
+                    None if r.error is None else clean_text(r.error),
                 )
                 for key, r in rows
             ],

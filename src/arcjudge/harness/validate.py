@@ -24,8 +24,9 @@ from arcjudge.harness.differential import (
 )
 from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
 from arcjudge.harness.instances import draw_samples, task_instances
-from arcjudge.harness.outputs import write_atomic
+from arcjudge.harness.outputs import runtime_json, write_atomic
 from arcjudge.harness.store import ResultStore, module_fingerprint, program_key
+from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, ProgramStatus
@@ -90,8 +91,11 @@ class Validator:
         self.generator_report: dict[str, dict] = {}
         self.records: dict[str, list[dict]] = {}
         self.analyses: dict[str, TaskAnalysis] = {}
+        self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
+        self.runtime_key = ""  # its fingerprint, part of every program key
 
     def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
+        runtime = self.runtime_key or self.sandbox.runtime_fingerprint()
         for path in self.task_paths:
             task = load_task(path)
             instances = task_instances(
@@ -102,7 +106,9 @@ class Validator:
                 tp = source.program_for(task.task_id)
                 key = ""
                 if tp.program is not None:
-                    key = program_key(tp.program, fingerprint, "transform", self.config.limits)
+                    key = program_key(
+                        tp.program, fingerprint, "transform", self.config.limits, runtime
+                    )
                 candidates.append(Candidate(tp.program, key, tp.provenance))
             yield task.task_id, instances, candidates
 
@@ -164,6 +170,8 @@ class Validator:
 
     def run(self) -> None:
         """Draw generator samples, then check every source on every task."""
+        self.runtime = self.sandbox.runtime()
+        self.runtime_key = self.sandbox.runtime_fingerprint()
         drawn = self.config.samples + self.config.probe_samples
         if self.config.generator is not None and drawn > 0:
             self.samples, self.generator_report = draw_samples(
@@ -254,20 +262,21 @@ class Validator:
         for task_id in sorted(self.analyses):
             a = self.analyses[task_id]
             for record in [*a.suspects, *a.disputes, *([a.ambiguous] if a.ambiguous else [])]:
-                yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+                yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
 
     def verdict_lines(self) -> Iterator[str]:
         """The lines of ``verdicts.jsonl``, in task then source order."""
         for task_id in sorted(self.records):
             for record in self.records[task_id]:
-                yield json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+                yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
 
 
 def write_outputs(validator: Validator, out_dir: Path) -> dict:
     """Write ``verdicts.jsonl``, ``suspects.jsonl``, ``manifest.json``, ``report.html``.
 
-    Each file is written to a temporary name and renamed into place, so an interrupted
-    run never leaves a half-written output.
+    And ``runtime.json``: the sandbox's runtime (kept apart from the manifest, which is
+    byte-identical across backends and executors). Each file is written to a temporary
+    name and renamed into place, so an interrupted run never leaves a half-written output.
 
     Returns:
         The manifest.
@@ -281,7 +290,8 @@ def write_outputs(validator: Validator, out_dir: Path) -> dict:
     outputs = {
         "verdicts.jsonl": verdicts,
         "suspects.jsonl": suspects,
-        "manifest.json": json.dumps(manifest, sort_keys=True, indent=1) + "\n",
+        "manifest.json": json_dumps(manifest, sort_keys=True, indent=1) + "\n",
+        "runtime.json": runtime_json(validator.runtime),
         "report.html": render_validate_report(
             manifest_for_report(manifest),
             records,
@@ -320,5 +330,5 @@ def summary_lines(manifest: dict) -> list[str]:
 def print_summary(manifest: dict) -> None:
     """Print the summary to stdout."""
     for line in summary_lines(manifest):
-        print(line)
+        print(terminal_safe(line))
     sys.stdout.flush()

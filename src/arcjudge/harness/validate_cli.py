@@ -11,6 +11,7 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.outputs import INTERRUPTED, warn
 from arcjudge.harness.store import ResultStore
 from arcjudge.harness.validate import ValidateConfig, Validator, print_summary, write_outputs
+from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits
@@ -117,5 +118,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     finally:
         store.close()
     print_summary(manifest)
-    print(f"wrote {args.out}/verdicts.jsonl, suspects.jsonl, manifest.json, report.html")
+    print(
+        f"wrote {terminal_safe(str(args.out))}/verdicts.jsonl, suspects.jsonl, manifest.json, "
+        "runtime.json, report.html"
+    )
     return 0

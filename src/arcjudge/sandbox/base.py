@@ -11,6 +11,7 @@ from __future__ import annotations
 import abc
 import base64
 import functools
+import json
 import logging
 import os
 import queue
@@ -20,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from arcjudge.safetext import clean_text
 from arcjudge.sandbox.policy import PolicyMode, check, decide
 from arcjudge.sandbox.runtime import canonical
 from arcjudge.sandbox.types import (
@@ -54,6 +56,7 @@ class Worker(Protocol):
     """One trusted supervisor that serves requests one at a time."""
 
     protections: dict[str, bool]
+    runtime: dict[str, str]
 
     def request(self, message: dict, timeout: float) -> dict:
         """Send a request frame and return the reply frame (raises ``WorkerLost``)."""
@@ -165,7 +168,8 @@ def encode_job(
 
 
 def _text(value: object, limit: int = 4000) -> str | None:
-    return value[:limit] if isinstance(value, str) else None
+    """A program-controlled text, cut and made valid UTF-8 (lone surrogates escaped)."""
+    return clean_text(value[:limit]) if isinstance(value, str) else None
 
 
 def decode_result(reply: dict, n_inputs: int, findings: tuple[str, ...]) -> ProgramResult:
@@ -231,6 +235,7 @@ class PooledSandbox(abc.ABC):
         self._started = False
         self._closed = False
         self._protections: dict[str, bool] = {}
+        self._runtime: dict[str, str] = {}
 
     @abc.abstractmethod
     def _spawn_worker(self) -> Worker:
@@ -253,6 +258,7 @@ class PooledSandbox(abc.ABC):
                 self._all.append(worker)
                 self._idle.put(worker)
             self._protections = dict(workers[0].protections)
+            self._runtime = {"backend": self.name, **workers[0].runtime}
             self._started = True
         missing = self.missing_protections()
         if missing:
@@ -266,6 +272,19 @@ class PooledSandbox(abc.ABC):
         """Return which isolation measures the workers report as active."""
         self.start()
         return dict(self._protections)
+
+    def runtime(self) -> dict[str, str]:
+        """Return what the programs run on: backend, Python and numpy versions, image id.
+
+        Results from one runtime must never answer for another, so this goes into every
+        result-store key (see ``runtime_fingerprint``) and every manifest.
+        """
+        self.start()
+        return dict(self._runtime)
+
+    def runtime_fingerprint(self) -> str:
+        """Return a stable text naming the runtime (``runtime()`` as sorted JSON)."""
+        return json.dumps(self.runtime(), sort_keys=True, separators=(",", ":"))
 
     def _replace(self, worker: Worker) -> None:
         worker.close()

@@ -3,9 +3,11 @@
 Every container runs ``runtime/runner.py`` (mounted read-only, so changing arcjudge never
 needs an image rebuild) as a long-lived supervisor that forks a fresh child per program.
 Containers have no network, a read-only root, size-capped tmpfs scratch (scrubbed between
-programs), memory limit equal to memory+swap, a pids limit, no capabilities,
-no-new-privileges, an unprivileged uid, one CPU, an empty environment and no host paths but
-the read-only runtime and module directories. They carry labels naming the run and the
+programs), memory limit equal to memory+swap, a pids limit, all capabilities dropped but
+the six a root supervisor needs to give every program a uid of its own
+(``SUPERVISOR_CAPABILITIES``), no-new-privileges, one CPU, an empty environment and no host
+paths but the read-only runtime and module directories (each behind a directory only its
+own group may enter). They carry labels naming the run and the
 owning process, and are removed on close, at interpreter exit and by
 ``arcjudge sandbox prune``.
 """
@@ -30,11 +32,14 @@ from arcjudge.sandbox.types import Program
 IMAGE_REPO = "arcjudge-runtime"
 IMAGES_DIR = Path(__file__).resolve().parents[3] / "images"
 LABEL = "arcjudge"
-SANDBOX_USER = "65532:65532"
+SUPERVISOR_USER = "0:0"  # root in the container, with only the capabilities below
+SUPERVISOR_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL")
+MODULE_GROUP_BASE = 0x7A000000  # module directory k is readable by group BASE + k only
 CONTAINER_RUNTIME = "/opt/arcjudge/runtime"
 CONTAINER_MODULES = "/opt/arcjudge/modules"
 SCRUB = "/tmp:/dev/shm:/dev/mqueue"
 _HEADER = struct.Struct(">BxxxL")
+ZYGOTE_NAME = "arcjudge-zygote"
 
 
 class DockerUnavailable(RuntimeError):
@@ -100,12 +105,17 @@ def check_image(client: Any, image: str) -> None:
 CONTAINER_PROTECTIONS = (
     "container_no_network",
     "container_read_only_root",
-    "container_no_capabilities",
+    "container_minimal_capabilities",
     "container_no_new_privileges",
-    "container_unprivileged_user",
     "container_memory_limit",
     "container_pids_limit",
     "container_no_docker_socket",
+    "privilege_drop",
+    "uid_per_program",
+    "programs_not_dumpable",
+    "seccomp_filter",
+    "clean_fork_point",
+    "kill_all_after_program",
 )
 
 
@@ -114,13 +124,14 @@ def container_protections(attrs: dict[str, Any]) -> dict[str, bool]:
     host = attrs.get("HostConfig", {})
     config = attrs.get("Config", {})
     mounts = attrs.get("Mounts", [])
-    user = str(config.get("User") or "")
+    added = {str(c).upper().removeprefix("CAP_") for c in host.get("CapAdd") or []}
     return {
         "container_no_network": host.get("NetworkMode") == "none",
         "container_read_only_root": bool(host.get("ReadonlyRootfs")),
-        "container_no_capabilities": "ALL" in (host.get("CapDrop") or []),
+        "container_minimal_capabilities": "ALL" in (host.get("CapDrop") or [])
+        and added <= set(SUPERVISOR_CAPABILITIES),
         "container_no_new_privileges": "no-new-privileges" in (host.get("SecurityOpt") or []),
-        "container_unprivileged_user": bool(user) and not user.startswith(("0", "root")),
+        "container_user": str(config.get("User") or "") == SUPERVISOR_USER,
         "container_memory_limit": bool(host.get("Memory"))
         and host.get("Memory") == host.get("MemorySwap"),
         "container_pids_limit": bool(host.get("PidsLimit")),
@@ -160,6 +171,7 @@ class DockerWorker(FrameWorker):
             self._sock.setblocking(False)
             self._handshake()
             self.protections.update(container_protections(self.container.attrs))
+            self.runtime["image"] = str(self.container.attrs.get("Image", "?"))
         except Exception:
             self.close()
             raise
@@ -258,7 +270,7 @@ class DockerSandbox(PooledSandbox):
         check_image(self.client, self.image)
         self.run_id = uuid.uuid4().hex[:12]
         self.mounts = {
-            os.path.realpath(d): f"{CONTAINER_MODULES}/{k}" for k, d in enumerate(module_dirs)
+            os.path.realpath(d): f"{CONTAINER_MODULES}/g{k}/m" for k, d in enumerate(module_dirs)
         }
         self.memory_bytes = memory_bytes
         self.pids = pids
@@ -276,7 +288,14 @@ class DockerSandbox(PooledSandbox):
 
     def _spawn_worker(self) -> DockerWorker:
         volumes = {str(RUNTIME_DIR): {"bind": CONTAINER_RUNTIME, "mode": "ro"}}
-        for host, inside in self.mounts.items():
+        tmpfs = {
+            "/tmp": f"size={self.tmpfs_bytes},mode=0755",
+            "/dev/shm": "size=1m,mode=0755",
+        }
+        for k, (host, inside) in enumerate(self.mounts.items()):
+            # Each module directory sits in a directory only its group may enter; a
+            # program gets the groups of its own module directories and no others.
+            tmpfs[os.path.dirname(inside)] = f"size=64k,mode=0750,uid=0,gid={MODULE_GROUP_BASE + k}"
             volumes[host] = {"bind": inside, "mode": "ro"}
         options = {
             "stdin_open": True,
@@ -286,16 +305,14 @@ class DockerSandbox(PooledSandbox):
             "auto_remove": True,
             "network_mode": "none",
             "read_only": True,
-            "tmpfs": {
-                "/tmp": f"size={self.tmpfs_bytes},mode=1777",
-                "/dev/shm": "size=1m,mode=1777",
-            },
+            "tmpfs": tmpfs,
             "mem_limit": self.memory_bytes,
             "memswap_limit": self.memory_bytes,
             "pids_limit": self.pids,
             "cap_drop": ["ALL"],
+            "cap_add": list(SUPERVISOR_CAPABILITIES),
             "security_opt": ["no-new-privileges"],
-            "user": SANDBOX_USER,
+            "user": SUPERVISOR_USER,
             "nano_cpus": 1_000_000_000,
             "environment": {**supervisor_environment(), "HOME": "/tmp"},
             "volumes": volumes,
@@ -330,14 +347,16 @@ class DockerSandbox(PooledSandbox):
         )
 
     def stray_processes(self) -> int:
-        """Count processes in the containers besides each idle supervisor."""
+        """Count processes in the containers besides each supervisor and its zygote."""
         count = 0
         for worker in list(self._all):
             try:
-                top = worker.container.top(ps_args="-o pid")
+                top = worker.container.top(ps_args="-o pid,comm")
             except Exception:  # a container that is gone has no strays
                 continue
-            count += max(0, len(top.get("Processes") or []) - 1)
+            rows = top.get("Processes") or []
+            others = [r for r in rows if r and r[-1] != ZYGOTE_NAME]
+            count += max(0, len(others) - 1)
         return count
 
     def leftover_containers(self) -> list[str]:

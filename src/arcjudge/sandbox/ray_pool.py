@@ -24,6 +24,7 @@ used.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
@@ -108,6 +109,7 @@ class NodePool:
             "backend": box.name,
             "size": box.size,
             "protections": box.protections(),
+            "runtime": box.runtime(),
             "strong": list(box.strong_protections),
         }
 
@@ -314,6 +316,8 @@ class RaySandbox(PooledSandbox):
                 k: all(i["protections"].get(k, False) for i in infos) for k in keys
             }
             self.strong_protections = tuple(infos[0]["strong"])
+            runtimes = {json.dumps(i["runtime"], sort_keys=True) for i in infos}
+            self._runtime = {"backend": "ray", "nodes": " | ".join(sorted(runtimes))}
             self._started = True
         missing = self.missing_protections()
         if missing:

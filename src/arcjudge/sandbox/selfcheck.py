@@ -11,25 +11,40 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
+import sys
 import tempfile
 import textwrap
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import psutil
 
+from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.base import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import Grid, Limits, Program, ProgramResult, ProgramStatus, Status
+from arcjudge.sandbox.types import (
+    GeneratorCall,
+    Grid,
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+    Status,
+)
 
 SELFCHECK_LIMITS = Limits(
     wall_seconds=2.0, memory_bytes=256 << 20, processes=32, output_bytes=1 << 20, total_seconds=20
 )
 SAMPLE: Grid = ((1, 2), (3, 4))
+ENTRY_POINTS = ("transform", "generate")
 SECRET_VAR = "ARCJUDGE_SELFCHECK_SECRET"
 RUNNER_MARK = "runner.py"
+ZYGOTE_NAME = "arcjudge-zygote"
+SAMPLE_DIR = str(Path(__file__).resolve().parents[1] / "data" / "sample")
 
 
 @dataclass
@@ -47,7 +62,13 @@ class Context:
         text = source.replace("{host_dir}", self.host_dir)
         text = text.replace("{port}", str(self.port)).replace("{marker}", self.marker)
         text = text.replace("{secret_var}", SECRET_VAR)
+        text = text.replace("{sample_dir}", SAMPLE_DIR).replace("{host_file}", self.host_file)
         return text.encode()
+
+    @property
+    def host_file(self) -> str:
+        """A file of expected outputs on the host, readable by everyone."""
+        return os.path.join(self.host_dir, f"expected-{self.marker}.json")
 
     def loopback_contacted(self) -> bool:
         """Return whether anything connected to the host's loopback listener."""
@@ -71,6 +92,8 @@ class Case:
     host_ok: Callable[[Context], bool] = lambda ctx: True
     limits: Limits = SELFCHECK_LIMITS
     backends: tuple[str, ...] | None = None  # None: every backend
+    modes: tuple[str, ...] = ()  # per source: "transform" (default) or "generate"
+    inputs: int = 1  # how many copies of SAMPLE each program gets
 
 
 def _statuses(result: ProgramResult) -> set[str]:
@@ -96,8 +119,34 @@ def _last_grid(expected: Grid) -> Callable[[list[ProgramResult]], bool]:
     return accept
 
 
+def _only_grid(expected: Grid) -> Callable[[list[ProgramResult]], bool]:
+    def accept(results: list[ProgramResult]) -> bool:
+        return all(_last_grid(expected)([r]) for r in results)
+
+    return accept
+
+
+def _ok_then_last_grid(expected: Grid) -> Callable[[list[ProgramResult]], bool]:
+    def accept(results: list[ProgramResult]) -> bool:
+        return _only("ok")(results[:-1]) and _last_grid(expected)(results)
+
+    return accept
+
+
+def _error_text_safe(results: list[ProgramResult]) -> bool:
+    last = results[-1]
+    if last.status is not ProgramStatus.LOADED or last.results[0].status is not Status.ERROR:
+        return False
+    text = last.results[0].error or ""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x1b" not in terminal_safe(text) and "\\ud800" in text
+
+
 def _no_escape_file(ctx: Context) -> bool:
-    names = os.listdir(ctx.host_dir)
+    names = [n for n in os.listdir(ctx.host_dir) if n != os.path.basename(ctx.host_file)]
     stray = [p for p in ("/escape-" + ctx.marker, "/tmp/escape-" + ctx.marker) if os.path.exists(p)]
     return not names and not stray
 
@@ -290,8 +339,8 @@ CASES: tuple[Case, ...] = (
                 """
                 import socket
                 def transform(g):
-                    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
                     try:
+                        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
                         s.connect(('192.0.2.1', 9))
                         return [[1]]
                     except OSError:
@@ -309,9 +358,9 @@ CASES: tuple[Case, ...] = (
                 """
                 import socket
                 def transform(g):
-                    s = socket.socket()
-                    s.settimeout(1)
                     try:
+                        s = socket.socket()
+                        s.settimeout(1)
                         s.connect(('127.0.0.1', {port}))
                         return [[1]]
                     except OSError:
@@ -584,7 +633,301 @@ CASES: tuple[Case, ...] = (
         ),
         "the run carries on: next program ok",
         _last_grid(SAMPLE),
-        backends=("docker",),
+    ),
+    Case(
+        "memory_of_earlier_jobs",
+        (
+            _src(
+                """
+                SECRET = '{marker}'[::-1] + '-source'
+                def generate():
+                    return {'input': [[7, 7, 3]], 'output': [[3, 1, 4, 1, 5]]}
+                """
+            ),
+            _src(
+                """
+                SECRET = '{marker}'[::-1] + '-verifier'
+                def transform(g):
+                    return [[2, 7, 1, 8, 2, 8]]
+                """
+            ),
+            _src(
+                """
+                import gc
+                def transform(g):
+                    needle = '{marker}'[::-1]
+                    wanted = {'[[3, 1, 4, 1, 5]]', '[[2, 7, 1, 8, 2, 8]]', '[[7, 7, 3]]',
+                              '[3, 1, 4, 1, 5]', '[2, 7, 1, 8, 2, 8]', '[7, 7, 3]'}
+                    found = 0
+                    for obj in gc.get_objects():
+                        try:
+                            if isinstance(obj, (list, tuple)) and repr(obj) in wanted:
+                                found = 1
+                            values = obj.values() if isinstance(obj, dict) else ()
+                            for v in list(values):
+                                if isinstance(v, str) and needle in v and v is not needle:
+                                    found = 1
+                                if isinstance(v, (bytes, bytearray)) and needle.encode() in v:
+                                    found = 1
+                        except Exception:
+                            pass
+                    return [[found]]
+                """
+            ),
+        ),
+        "generator, verifier, then a program finding none of their data: ok [[0]]",
+        _last_grid(((0,),)),
+        modes=("generate", "transform", "transform"),
+        inputs=3,
+    ),
+    Case(
+        "forge_next_programs_results",
+        (
+            _src(
+                """
+                import os, time, json, struct, signal
+                def attack():
+                    me = os.getpid()
+                    frame = json.dumps({'k': 'out', 'i': 0, 's': 'ok', 'g': [[6]]}).encode()
+                    data = struct.pack('>I', len(frame)) + frame
+                    end = time.time() + 3
+                    while time.time() < end:
+                        for pid in os.listdir('/proc'):
+                            if not pid.isdigit() or int(pid) == me:
+                                continue
+                            for fd in range(3, 8):
+                                try:
+                                    w = os.open('/proc/%s/fd/%d' % (pid, fd), os.O_WRONLY)
+                                    os.write(w, data * 4)
+                                    os.close(w)
+                                except OSError:
+                                    pass
+                            try:
+                                os.kill(int(pid), signal.SIGSTOP)
+                            except OSError:
+                                pass
+                        time.sleep(0.01)
+                def transform(g):
+                    if os.fork() == 0:
+                        os.setsid()
+                        for _ in range(6):
+                            if os.fork() != 0:
+                                os._exit(0)
+                            os.setsid()
+                        attack()
+                        os._exit(0)
+                    return g
+                """
+            ),
+            _src(
+                """
+                import time
+                def transform(g):
+                    time.sleep(0.5)
+                    return [list(r) for r in g]
+                """
+            ),
+        ),
+        "detached survivors are gone; the next program ok and correct",
+        _last_grid(SAMPLE),
+    ),
+    Case(
+        "keyring_to_next_program",
+        (
+            _src(
+                """
+                import ctypes
+                libc = ctypes.CDLL(None, use_errno=True)
+                def transform(g):
+                    r = libc.syscall(248, b'user', b'arcjudge-{marker}', b'secret', 6, -4)
+                    return [[1 if r >= 0 else 0]]
+                """
+            ),
+            _src(
+                """
+                import ctypes
+                libc = ctypes.CDLL(None, use_errno=True)
+                def transform(g):
+                    r = libc.syscall(250, 10, -4, b'user', b'arcjudge-{marker}', 0)
+                    return [[1 if r >= 0 else 0]]
+                """
+            ),
+        ),
+        "add_key denied, nothing found: ok [[0]], ok [[0]]",
+        _only_grid(((0,),)),
+    ),
+    Case(
+        "see_host_processes",
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    found = 0
+                    for pid in os.listdir('/proc'):
+                        try:
+                            with open('/proc/%s/cmdline' % pid, 'rb') as fh:
+                                if b'{marker}' in fh.read():
+                                    found = 1
+                        except OSError:
+                            pass
+                    return [[found]]
+                """
+            ),
+        ),
+        "no host process visible: ok [[0]]",
+        _last_grid(((0,),)),
+    ),
+    Case(
+        "read_task_data_on_host",
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    found = 0
+                    for path in ('{host_file}', '{sample_dir}/EXPECTED.json',
+                                 '{sample_dir}/README.md'):
+                        try:
+                            with open(path, 'rb') as fh:
+                                fh.read(1)
+                            found = 1
+                        except OSError:
+                            pass
+                    tops = ['/' + d for d in os.listdir('/') if d not in ('proc', 'sys', 'usr')]
+                    tops += [os.path.dirname('{host_dir}'), os.path.dirname('{sample_dir}')]
+                    for top in tops:
+                        for root, dirs, files in os.walk(top):
+                            if any(f.startswith('expected-{marker}') or f == 'EXPECTED.json'
+                                   for f in files):
+                                found = 1
+                            dirs[:] = [d for d in dirs if not d.startswith(('python', 'lib'))]
+                    return [[found]]
+                """
+            ),
+        ),
+        "no task data, package data or host directory visible: ok [[0]]",
+        _last_grid(((0,),)),
+    ),
+    Case(
+        "exit_code_of_sandbox_failure",
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    os._exit(70)
+                """
+            ),
+            _src(
+                """
+                import os
+                os._exit(70)
+                """
+            ),
+        ),
+        "error, load_error (never infra)",
+        _only("error", "load_error"),
+    ),
+    Case(
+        "signal_the_supervisor",
+        (
+            _src(
+                """
+                import os, signal
+                def transform(g):
+                    targets = {os.getppid(), 1}
+                    for pid in os.listdir('/proc'):
+                        if pid.isdigit() and int(pid) != os.getpid():
+                            targets.add(int(pid))
+                    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
+                        for target in sorted(targets) + [-1]:
+                            try:
+                                os.kill(target, sig)
+                            except OSError:
+                                pass
+                    return g
+                """
+            ),
+            _src(
+                """
+                def transform(g):
+                    return [list(r) for r in g]
+                """
+            ),
+        ),
+        "ok; the run carries on: next program ok",
+        _ok_then_last_grid(SAMPLE),
+    ),
+    Case(
+        "read_later_inputs_at_load",
+        (
+            _src(
+                """
+                import os
+                def peek():
+                    seen = 0
+                    for fd in range(3, 16):
+                        try:
+                            os.set_blocking(fd, False)
+                            if os.read(fd, 1 << 16):
+                                seen = 1
+                        except OSError:
+                            pass
+                        finally:
+                            try:
+                                os.set_blocking(fd, True)
+                            except OSError:
+                                pass
+                    return seen
+                seen = peek()
+                def transform(g):
+                    return [[max(seen, peek())]]
+                """
+            ),
+        ),
+        "no later input readable ahead: ok [[0]] x3",
+        _only_grid(((0,),)),
+        inputs=3,
+    ),
+    Case(
+        "socket_families_other_than_unix",
+        (
+            _src(
+                """
+                import socket
+                def transform(g):
+                    made = 0
+                    for family in (40, 17, 16, 10, 2):  # VSOCK, PACKET, NETLINK, INET6, INET
+                        try:
+                            socket.socket(family, socket.SOCK_DGRAM if family != 40
+                                          else socket.SOCK_STREAM).close()
+                            made += 1
+                        except OSError:
+                            pass
+                    try:
+                        socket.socketpair(socket.AF_UNIX).__class__
+                    except OSError:
+                        made += 10
+                    return [[made]]
+                """
+            ),
+        ),
+        "no socket but AF_UNIX: ok [[0]]",
+        _last_grid(((0,),)),
+    ),
+    Case(
+        "hostile_error_text",
+        (
+            _src(
+                """
+                def transform(g):
+                    raise ValueError('\\ud800 \\x1b[2J\\x1b[H forged' * 3)
+                """
+            ),
+        ),
+        "error, with text that encodes as UTF-8 and has no escape sequences",
+        _error_text_safe,
     ),
 )
 
@@ -625,11 +968,22 @@ def leftover_processes(exclude: set[int], since: float = 0.0) -> list[psutil.Pro
         cmdline = info.get("cmdline") or []
         if info["pid"] in exclude or not any(RUNNER_MARK in part for part in cmdline):
             continue
+        if info["ppid"] in exclude and _comm(info["pid"]) == ZYGOTE_NAME:
+            continue  # a live supervisor's fork server
         if (info.get("create_time") or 0.0) + 0.05 < since:
             continue
         if info["pid"] in mine or info["ppid"] == 1:
             found.append(proc)
     return found
+
+
+def _comm(pid: int) -> str:
+    """A process's current name, read fresh (psutil caches names)."""
+    try:
+        with open(f"/proc/{pid}/comm") as fh:
+            return fh.read().strip()
+    except OSError:
+        return ""
 
 
 def _supervisor_pids() -> set[int]:
@@ -653,13 +1007,21 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> Outcome:
         What happened and whether it was contained.
     """
     start = time.monotonic()
-    results = [
-        sandbox.run(Program(ctx.fill(src)), [SAMPLE], case.limits, policy=PolicyMode.OFF)
-        for src in case.sources
-    ]
+    results = []
+    for k, src in enumerate(case.sources):
+        program = Program(ctx.fill(src), ENTRY_POINTS)
+        if k < len(case.modes) and case.modes[k] == "generate":
+            calls = [GeneratorCall(seed=s) for s in range(case.inputs)]
+            results.append(sandbox.generate(program, calls, case.limits, policy=PolicyMode.OFF))
+        else:
+            inputs = [SAMPLE] * case.inputs
+            results.append(sandbox.run(program, inputs, case.limits, policy=PolicyMode.OFF))
     contained = case.accept(results) and case.host_ok(ctx)
     time.sleep(0.05)
-    strays = len(leftover_processes(_supervisor_pids(), ctx.started))
+    stray_procs = leftover_processes(_supervisor_pids(), ctx.started)
+    strays = len(stray_procs)
+    if strays and os.environ.get("ARCJUDGE_DEBUG_STRAYS"):
+        print([(p.pid, p.info) for p in stray_procs], _supervisor_pids())
     in_workers = getattr(sandbox, "stray_processes", None)
     if in_workers is not None:
         strays += in_workers()
@@ -692,9 +1054,16 @@ def run_suite(
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
     ctx = Context(host_dir, listener.getsockname()[1], listener)
+    with open(ctx.host_file, "w") as fh:  # what a user's task data looks like
+        fh.write('{"test": [{"output": [[1]]}]}')
+    os.chmod(ctx.host_file, 0o644)
     before_tmp = set(os.listdir(tempfile.gettempdir()))
     baseline = _supervisor_pids()
     os.environ[SECRET_VAR] = uuid.uuid4().hex
+    host_process = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(3600)", f"--task-data=/{ctx.marker}"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
     sandbox = make_sandbox()
     try:
         for case in cases_for(sandbox.name):
@@ -708,6 +1077,8 @@ def run_suite(
         benign_ok = _last_grid(SAMPLE)([benign])
     finally:
         sandbox.close()
+        host_process.kill()
+        host_process.wait()
         listener.close()
         os.environ.pop(SECRET_VAR, None)
         shutil.rmtree(host_dir, ignore_errors=True)

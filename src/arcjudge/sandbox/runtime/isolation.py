@@ -19,6 +19,7 @@ CLONE_NEWNET = 0x40000000
 MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
+MS_NOEXEC = 8
 MS_REMOUNT = 32
 MS_BIND = 4096
 MS_REC = 16384
@@ -28,6 +29,8 @@ PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_NO_NEW_PRIVS = 38
 PR_SET_CHILD_SUBREAPER = 36
+MNT_DETACH = 2
+_SYS_PIVOT_ROOT = 155  # x86_64
 
 _SYS_MOUNT_SETATTR = 442
 _AT_FDCWD = -100
@@ -53,6 +56,16 @@ def _ok(result: int) -> bool:
     return result == 0
 
 
+PR_SET_NAME = 15
+
+
+def set_name(name: str) -> bool:
+    """Set this process's name (``/proc/self/comm``, 15 bytes at most)."""
+    if _libc is None:
+        return False
+    return _ok(_libc.prctl(PR_SET_NAME, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0))
+
+
 def unshare(flags: int) -> bool:
     """Move the calling process into new namespaces; return whether it worked."""
     return _libc is not None and _ok(_libc.unshare(flags))
@@ -76,6 +89,19 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
             data.encode() if data else None,
         )
     )
+
+
+def pivot_root(new_root: str, put_old: str) -> bool:
+    """Make ``new_root`` the root of this mount namespace (x86_64 syscall number)."""
+    if _libc is None or os.uname().machine != "x86_64":
+        return False
+    _libc.syscall.restype = ctypes.c_long
+    return _ok(_libc.syscall(_SYS_PIVOT_ROOT, new_root.encode(), put_old.encode()))
+
+
+def umount(target: str, flags: int = 0) -> bool:
+    """Unmount ``target`` (umount2); return whether it worked."""
+    return _libc is not None and _ok(_libc.umount2(target.encode(), flags))
 
 
 def make_tree_read_only(path: str = "/") -> bool:
@@ -139,8 +165,11 @@ _SYSV_REMOVERS = (
 )
 
 
-def remove_sysv_ipc(uid: int) -> int:
+def remove_sysv_ipc(uid: int | None) -> int:
     """Remove the System V shared memory, queues and semaphores owned by ``uid``.
+
+    ``None`` means every object not owned by the caller (programs run under uids of
+    their own).
 
     Programs of one supervisor share an IPC namespace when no per-program namespace can
     be made; this keeps one program's segments from reaching the next.
@@ -160,7 +189,8 @@ def remove_sysv_ipc(uid: int) -> int:
             continue
         id_col, uid_col = header.index(id_name), header.index("uid")
         for row in rows:
-            if int(row[uid_col]) != uid:
+            owner = int(row[uid_col])
+            if (uid is None and owner == os.getuid()) or (uid is not None and owner != uid):
                 continue
             func = getattr(_libc, call)
             ipc_id = int(row[id_col])

@@ -1,0 +1,303 @@
+"""The program's side of the sandbox (standard library only).
+
+A program process is forked by the zygote (``zygote.py``), a process that has never held
+any job's data. It first reads its job from its own pipe, sets up its sandbox (namespaces,
+minimal root, fresh ``/proc``, limits, a uid of its own, not dumpable, syscall filter),
+then sends ``ready``: that frame is the supervisor's evidence that every failure after it
+is the program's and every failure before it is the sandbox's. Only then does the
+program's code load. Inputs arrive one frame at a time, each after the previous answer,
+so nothing a program computes at load time can know a later input.
+
+Frames to the supervisor (result pipe, fd 3): ``{"k": "ready"}``, ``{"k": "setup_failed",
+"e"}``, ``{"k": "load", "ok", "entry"|"error"}``, ``{"k": "out", "i", "s", "g"|"e", "o"?}``.
+Frames from the supervisor (job pipe, fd 4): the job, then ``{"i", "x"}`` per input.
+"""
+
+from __future__ import annotations
+
+import base64
+import builtins
+import fcntl
+import os
+import resource
+import signal
+import sys
+import traceback
+import types
+import warnings
+
+import canonical
+import framing
+import isolation as iso
+import rootfs
+import seccomp
+
+RESULT_FD = 3
+JOB_FD = 4
+ERROR_CHARS = 2000
+MAX_JOB_BYTES = 64 << 20
+MAX_INPUT_BYTES = 16 << 20
+_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _describe(exc: BaseException) -> str:
+    """The exception as text, without the runtime's own frames (they differ per backend)."""
+    try:
+        report = traceback.TracebackException.from_exception(exc, limit=-8)
+        report.stack = traceback.StackSummary.from_list(
+            [
+                f
+                for f in report.stack
+                if os.path.dirname(os.path.abspath(f.filename)) != _RUNTIME_DIR
+            ]
+        )
+        text = "".join(report.format())
+    except BaseException:
+        text = f"{type(exc).__name__} (could not format the exception)"
+    return text[-ERROR_CHARS:]
+
+
+def _out_of_memory(exc: MemoryError, index: int) -> dict:
+    """Free what the failed call held (its frames), then describe it."""
+    traceback.clear_frames(exc.__traceback__)
+    exc.__traceback__ = None
+    return {"k": "out", "i": index, "s": "memory", "e": f"MemoryError: {exc}"[:ERROR_CHARS]}
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # a closed or replaced stream is the program's own loss
+            pass
+
+
+_FROM_DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
+
+
+def _fresh_input(item: dict, fmt: str) -> object:
+    """The input grid of an input frame, as a fresh list of lists or tuple of tuples."""
+    if "c" in item:
+        cells = str(item["c"]).encode("ascii").translate(_FROM_DIGITS)
+        width = int(item["w"])
+        rows = [cells[k : k + width] for k in range(0, len(cells), width)]
+        if fmt == "tuple":
+            return tuple(tuple(row) for row in rows)
+        return [list(row) for row in rows]
+    grid = item["x"]
+    if fmt == "tuple":
+        return tuple(tuple(row) for row in grid)
+    return [list(row) for row in grid]
+
+
+def _generate_one(fn: object, call: dict, index: int) -> dict:
+    """Seed ``random`` and call a generator; its pair must be two grids."""
+    import random
+
+    random.seed(call["seed"])
+    value = fn(**call.get("kwargs", {}))  # type: ignore[operator]
+    if type(value) is not dict or "input" not in value or "output" not in value:
+        return {"k": "out", "i": index, "s": "invalid_output", "e": "not an {input, output} dict"}
+    grid_in, reason_in = canonical.canonicalize(value["input"])
+    grid_out, reason_out = canonical.canonicalize(value["output"])
+    if grid_in is None or grid_out is None:
+        reason = f"input: {reason_in}" if grid_in is None else f"output: {reason_out}"
+        return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
+    return {
+        "k": "out",
+        "i": index,
+        "s": "ok",
+        "g": [list(r) for r in grid_in],
+        "o": [list(r) for r in grid_out],
+    }
+
+
+def _set_limits(limits: dict, memory_baseline: int) -> None:
+    def cap(which: int, value: int) -> None:
+        try:
+            _, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+        except (OSError, ValueError):
+            pass
+
+    cap(resource.RLIMIT_AS, memory_baseline + int(limits["memory_bytes"]))
+    cap(resource.RLIMIT_NPROC, int(limits["processes"]))
+    cap(resource.RLIMIT_FSIZE, int(limits["disk_bytes"]))
+    cap(resource.RLIMIT_NOFILE, 256)
+    cap(resource.RLIMIT_CORE, 0)
+    cap(resource.RLIMIT_CPU, int(limits["total_seconds"]) + 2)
+    cap(resource.RLIMIT_MSGQUEUE, 0)
+    cap(resource.RLIMIT_MEMLOCK, 0)
+
+
+def _virtual_size() -> int:
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+class SetupFailed(Exception):
+    """The sandbox could not be set up for this program (the sandbox's fault, not its)."""
+
+
+def _wire_descriptors(job_r: int, res_w: int, out_w: int) -> None:
+    """Put the three pipes at fds 4, 3, 1/2, /dev/null at 0, and close everything else."""
+    hi = [fcntl.fcntl(fd, fcntl.F_DUPFD, 16) for fd in (job_r, res_w, out_w)]
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(hi[2], 1)
+    os.dup2(hi[2], 2)
+    os.dup2(hi[1], RESULT_FD)
+    os.dup2(hi[0], JOB_FD)
+    os.closerange(JOB_FD + 1, 1 << 16)
+
+
+def _drop_privileges(job: dict) -> None:
+    uid = job.get("uid")
+    if uid is not None:
+        gids = [int(g) for g in job.get("gids", [])]
+        os.setgroups(gids)
+        os.setresgid(int(uid), int(uid), int(uid))
+        os.setresuid(int(uid), int(uid), int(uid))
+        if os.getuid() != int(uid) or os.geteuid() != int(uid):
+            raise SetupFailed("could not drop privileges")
+    iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)  # cleared by the uid change: set again
+    if not iso.prctl(iso.PR_SET_DUMPABLE, 0):
+        raise SetupFailed("could not make the program non-dumpable")
+    iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
+
+
+def _setup(job: dict) -> str:
+    """Set up the sandbox in this process; return the program's working directory.
+
+    In namespaced mode this process becomes the middle of a pair: it makes the program's
+    PID and mount namespaces and minimal root, forks the program (PID 1 of its namespace)
+    and then only mirrors the program's fate; the function returns in the program.
+    """
+    limits = job["limits"]
+    workdir = str(job["workdir"])
+    if job.get("namespaced"):
+        iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
+        if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
+            raise SetupFailed("could not create the program's namespaces")
+        try:
+            job["module_dirs"] = rootfs.enter_minimal_root(
+                job["root_plan"], job["module_dirs"], int(limits["disk_bytes"]), int(job["uid"])
+            )
+        except OSError as exc:
+            raise SetupFailed(f"could not build the program's root: {exc}") from None
+        inner = os.fork()
+        if inner != 0:  # the middle process mirrors the program's fate
+            os.closerange(0, 1 << 16)
+            _, status = os.waitpid(inner, 0)
+            if os.WIFSIGNALED(status):
+                sig = os.WTERMSIG(status)
+                signal.signal(sig, signal.SIG_DFL)
+                os.kill(os.getpid(), sig)
+            os._exit(os.waitstatus_to_exitcode(status) & 0x7F)
+        if not iso.mount("proc", "/proc", "proc", iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC,
+                         "hidepid=2"):  # fmt: skip
+            raise SetupFailed("could not mount the program's /proc")
+    for sig in (signal.SIGPIPE, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes raise OSError instead
+    _set_limits(limits, _virtual_size())
+    _drop_privileges(job)
+    os.chdir(workdir)
+    if job.get("seccomp") and not seccomp.install():
+        raise SetupFailed("could not install the syscall filter")
+    os.environ.clear()
+    os.environ.update({"TMPDIR": workdir, "HOME": workdir})
+    return workdir
+
+
+def child_entry(job_r: int, res_w: int, out_w: int) -> None:
+    """Run in a process freshly forked by the zygote: set up, load, serve (never returns)."""
+    try:
+        os.setsid()
+        _wire_descriptors(job_r, res_w, out_w)
+        try:
+            job = framing.read_frame(JOB_FD, MAX_JOB_BYTES)
+            if not isinstance(job, dict):
+                raise SetupFailed("no job received")
+            workdir = _setup(job)
+        except SetupFailed as exc:
+            framing.write_frame(RESULT_FD, {"k": "setup_failed", "e": str(exc)})
+            os._exit(0)
+        framing.write_frame(RESULT_FD, {"k": "ready"})
+        _serve(job, workdir)
+    except BaseException:
+        pass
+    os._exit(0)
+
+
+def _load(job: dict, workdir: str) -> object:
+    """Compile and run the program's module; return its entry point (or exit)."""
+    send = framing.write_frame
+    warnings.simplefilter("ignore")
+    sys.path[:0] = list(job["module_dirs"])
+    sys.argv = ["program.py"]
+    source = base64.b64decode(job["source"])
+    module = types.ModuleType("program")
+    module.__dict__["__builtins__"] = builtins
+    module.__dict__["__file__"] = os.path.join(workdir, "program.py")
+    sys.modules["program"] = module
+    del job["source"]
+    try:
+        code = compile(source, "program.py", "exec", dont_inherit=True)
+        del source
+        exec(code, module.__dict__)
+    except BaseException as exc:
+        send(RESULT_FD, {"k": "load", "ok": False, "error": _describe(exc)})
+        os._exit(0)
+    for name in job["entry_points"]:
+        if callable(module.__dict__.get(name)):
+            _flush_output()
+            send(RESULT_FD, {"k": "load", "ok": True, "entry": name})
+            return module.__dict__[name]
+    tried = ", ".join(job["entry_points"])
+    send(RESULT_FD, {"k": "load", "ok": False, "error": f"no entry point defined (tried: {tried})"})
+    os._exit(0)
+
+
+def _serve(job: dict, workdir: str) -> None:
+    """Load the program, then answer one input frame at a time until the pipe closes."""
+    fn = _load(job, workdir)
+    send = framing.write_frame
+    read = framing.read_frame
+    fmt = job["input_format"]
+    generate = job.get("mode") == "generate"
+    blocking = os.set_blocking
+    while True:
+        try:
+            blocking(JOB_FD, True)  # the program may have changed it; it only hurts itself
+            item = read(JOB_FD, MAX_INPUT_BYTES)
+        except (framing.FrameError, OSError):
+            return
+        if not isinstance(item, dict):
+            return
+        index = item["i"]
+        try:
+            if generate:
+                msg = _generate_one(fn, item["x"], index)
+            else:
+                value = fn(_fresh_input(item, fmt))  # type: ignore[operator]
+                grid, reason = canonical.canonicalize(value)
+                if grid is None:
+                    msg = {"k": "out", "i": index, "s": "invalid_output", "e": reason}
+                else:
+                    msg = {"k": "out", "i": index, "s": "ok", "g": [list(r) for r in grid]}
+        except MemoryError as exc:
+            msg = _out_of_memory(exc, index)
+        except BaseException as exc:  # SystemExit and friends are errors too
+            msg = {"k": "out", "i": index, "s": "error", "e": _describe(exc)}
+        del item
+        _flush_output()
+        send(RESULT_FD, msg)

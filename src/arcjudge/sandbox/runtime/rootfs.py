@@ -1,0 +1,174 @@
+"""The program's minimal root file system (standard library only; root, Linux).
+
+``plan()`` decides once, at supervisor start, what a program may see: the Python
+installation (its ``sys.path`` directories, with the ``arcjudge`` package itself hidden),
+the shared-library directories, ``/etc/ld.so.cache`` and a few ``/dev`` nodes.
+``enter_minimal_root()`` runs in a fresh mount namespace: it builds that tree on a tmpfs,
+adds the program's module directories (read-only) and ``/proc`` and ``/tmp`` mount points,
+pivots into it, detaches the host's tree, makes everything read-only and mounts the
+program's private, size-capped scratch tmpfs at ``/tmp``. Nothing else of the host (task
+data, package data, home or work directories, outputs, stores) exists in that view.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+import isolation as iso
+
+STAGING = "/tmp"
+SCRATCH = "/tmp"
+WORKDIR = "/tmp/work"
+MODULES = "/opt/arcjudge/modules"
+LIBRARY_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib")
+TOP_LINKS = ("/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin")
+FILES = ("/etc/ld.so.cache",)
+DEVICES = ("null", "zero", "full", "random", "urandom")
+DEV_LINKS = (
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+)
+HIDDEN_PACKAGES = ("arcjudge",)
+
+
+def _within(path: str, roots: list[str]) -> bool:
+    return any(iso.is_within(path, r) for r in roots)
+
+
+def plan(runtime_dir: str) -> dict:
+    """Return what programs see (paths only), decided from this interpreter.
+
+    Args:
+        runtime_dir: The sandbox runtime's own directory (never shown).
+
+    Returns:
+        ``{"links": {path: target}, "dirs": [...], "files": [...], "hide": [...]}``.
+    """
+    links = {p: os.readlink(p) for p in TOP_LINKS if os.path.islink(p)}
+    wanted = [os.path.dirname(os.__file__)]
+    wanted += [p for p in sys.path if p and os.path.isdir(p)]
+    wanted += [p for p in LIBRARY_DIRS if os.path.isdir(p) and not os.path.islink(p)]
+    dirs: list[str] = []
+    for path in sorted({os.path.realpath(p) for p in wanted}, key=len):
+        if iso.is_within(path, runtime_dir) or _within(path, dirs):
+            continue
+        dirs.append(path)
+    hide = []
+    for path in dirs:
+        for name in HIDDEN_PACKAGES:
+            candidate = os.path.join(path, name)
+            if os.path.isdir(candidate):
+                hide.append(candidate)
+    hide += [p for p in [runtime_dir] if _within(p, dirs)]
+    outermost: list[str] = []
+    for path in sorted(set(hide), key=len):
+        if not _within(path, outermost):
+            outermost.append(path)
+    files = [f for f in FILES if os.path.isfile(f)]
+    return {"links": links, "dirs": dirs, "files": files, "hide": outermost}
+
+
+def _bind(handle: int, target: str) -> None:
+    if not iso.mount(f"/proc/self/fd/{handle}", target, None, iso.MS_BIND | iso.MS_REC, None):
+        raise OSError(f"could not bind {target}")
+
+
+def _copy_readable(source: str, target: str) -> None:
+    """Copy a directory the program's uid could not read, readable but root-owned."""
+    shutil.copytree(source, target, symlinks=True)
+    for root, _dirs, files in os.walk(target):
+        os.chmod(root, 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
+
+
+def enter_minimal_root(root_plan: dict, module_dirs: list[str], disk_bytes: int, uid: int) -> list:
+    """Build the minimal root, pivot into it and mount the scratch space.
+
+    Must run as root in a fresh, private mount namespace.
+
+    Args:
+        root_plan: What ``plan()`` returned.
+        module_dirs: Host directories the program may import from.
+        disk_bytes: Size of the program's scratch tmpfs.
+        uid: The program's uid (owner of its working directory).
+
+    Returns:
+        The module directories as the program sees them.
+
+    Raises:
+        OSError: If any step fails.
+    """
+    handles = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in root_plan["dirs"]}
+    file_handles = {p: os.open(p, os.O_PATH) for p in root_plan["files"]}
+    dev_handles = {n: os.open(f"/dev/{n}", os.O_PATH) for n in DEVICES}
+    module_handles = []
+    for path in module_dirs:
+        try:
+            module_handles.append(os.open(path, os.O_PATH | os.O_DIRECTORY))
+        except OSError:
+            module_handles.append(None)
+    try:
+        if not iso.mount("tmpfs", STAGING, "tmpfs", iso.MS_NOSUID, "size=256m,mode=0755"):
+            raise OSError("could not mount the staging tmpfs")
+        root = STAGING
+        for link, target in root_plan["links"].items():
+            os.symlink(target, root + link)
+        for path, handle in handles.items():
+            os.makedirs(root + path, 0o755, exist_ok=True)
+            _bind(handle, root + path)
+        for path, handle in file_handles.items():
+            os.makedirs(os.path.dirname(root + path), 0o755, exist_ok=True)
+            with open(root + path, "w"):
+                pass
+            if not iso.mount(f"/proc/self/fd/{handle}", root + path, None, iso.MS_BIND, None):
+                raise OSError(f"could not bind {path}")
+        for path in root_plan["hide"]:
+            if not iso.mount("tmpfs", root + path, "tmpfs", iso.MS_RDONLY, "size=4k,mode=0555"):
+                raise OSError(f"could not hide {path}")
+        os.makedirs(root + "/dev", 0o755)
+        for name, handle in dev_handles.items():
+            with open(f"{root}/dev/{name}", "w"):
+                pass
+            if not iso.mount(f"/proc/self/fd/{handle}", f"{root}/dev/{name}", None, iso.MS_BIND,
+                             None):  # fmt: skip
+                raise OSError(f"could not bind /dev/{name}")
+        for name, target in DEV_LINKS:
+            os.symlink(target, f"{root}/dev/{name}")
+        for sub in ("/proc", "/tmp", "/.old", "/etc"):
+            os.makedirs(root + sub, 0o755, exist_ok=True)
+        visible = []
+        for k, handle in enumerate(module_handles):
+            if handle is None:
+                continue
+            target = f"{root}{MODULES}/{k}"
+            if not iso.world_readable_dir(f"/proc/self/fd/{handle}"):
+                _copy_readable(f"/proc/self/fd/{handle}", target)
+            else:
+                os.makedirs(target, 0o755)
+                _bind(handle, target)
+            visible.append(f"{MODULES}/{k}")
+    finally:
+        for fd in [*handles.values(), *file_handles.values(), *dev_handles.values()]:
+            os.close(fd)
+        for fd in module_handles:
+            if fd is not None:
+                os.close(fd)
+    if not iso.pivot_root(root, root + "/.old"):
+        raise OSError("pivot_root failed")
+    os.chdir("/")
+    if not iso.umount("/.old", iso.MNT_DETACH):
+        raise OSError("could not detach the host's tree")
+    os.rmdir("/.old")
+    if not iso.make_tree_read_only("/"):
+        raise OSError("could not make the program's root read-only")
+    if not iso.mount("tmpfs", SCRATCH, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
+                     f"size={disk_bytes},mode=0755"):  # fmt: skip
+        raise OSError("could not mount the scratch tmpfs")
+    os.mkdir(WORKDIR, 0o700)
+    os.chown(WORKDIR, uid, uid)
+    return visible

@@ -1,0 +1,260 @@
+"""The zygote: a clean fork point for programs (standard library only).
+
+The supervisor forks the zygote at start, after importing what programs commonly need and
+before reading its first request, so the zygote has never held any job's request, input,
+output or reply, and never will: it receives only "fork now" with three pipe ends (as
+``SCM_RIGHTS``), never data. Every program is forked from it; the program then reads its
+own job from its own pipe. Whatever a program finds in its memory is therefore the
+zygote's clean state plus its own job, nothing of any earlier job, generator or verifier.
+
+The zygote is also the programs' subreaper and their undertaker: ``clean`` kills every
+process a program started, however deep or detached, and reaps until none is left. In a
+container where the supervisor is PID 1 it does so with ``kill(-1, SIGKILL)`` (every
+process of the container but PID 1 and itself); with a PID namespace per program, the
+namespace dies with its first process; otherwise it kills its children until none are left.
+
+Messages are JSON over a ``SOCK_SEQPACKET`` pair. Supervisor -> zygote: ``{"op": "spawn"}``
+with fds [job read end, result write end, output write end]; ``{"op": "clean", "pid",
+"kill_all"}``. Zygote -> supervisor: ``{"pid"}`` (spawned), ``{"exit", "status"}`` (a
+program's first process ended), ``{"clean", "left"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import time
+
+import isolation as iso
+import program
+
+CLEAN_SECONDS = 5.0
+NAME = "arcjudge-zygote"  # its /proc/PID/comm, so tools can tell it from a program
+_MAX_MSG = 4096
+
+
+def _send(sock: socket.socket, obj: dict) -> None:
+    sock.send(json.dumps(obj).encode())
+
+
+def _children_of(pid: int) -> list[int]:
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                data = fh.read()
+            if int(data[data.rindex(b")") + 2 :].split()[1]) == pid:
+                found.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+class _Server:
+    def __init__(self, sock: socket.socket, pid1_mode: bool) -> None:
+        self.sock = sock
+        self.pid1_mode = pid1_mode and os.getppid() == 1
+        self.spawned: set[int] = set()
+
+    def reap(self) -> None:
+        """Reap every dead child; report the end of a program's first process."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if not pid:
+                return
+            if pid in self.spawned:
+                self.spawned.discard(pid)
+                _send(self.sock, {"exit": pid, "status": status})
+
+    def kill_everything(self, target: int | None) -> None:
+        if self.pid1_mode:
+            try:
+                os.kill(-1, signal.SIGKILL)  # all but PID 1 (the supervisor) and ourselves
+            except OSError:
+                pass
+            return
+        victims = set(_children_of(os.getpid()))
+        if target:
+            victims.add(target)
+            try:
+                os.killpg(target, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+    def clean(self, target: int | None) -> int:
+        """Kill and reap until this process has no child left; return how many are left."""
+        end = time.monotonic() + CLEAN_SECONDS
+        while True:
+            self.kill_everything(target)
+            while True:
+                try:
+                    pid, status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    return 0
+                if not pid:
+                    break
+                if pid in self.spawned:
+                    self.spawned.discard(pid)
+                    _send(self.sock, {"exit": pid, "status": status})
+            if time.monotonic() >= end:
+                return max(1, len(_children_of(os.getpid())))
+            time.sleep(0.001)
+
+    def serve(self) -> None:
+        while True:
+            ready, _, _ = select.select([self.sock], [], [], 0.05)
+            self.reap()
+            if not ready:
+                continue
+            try:
+                data, fds, _flags, _addr = socket.recv_fds(self.sock, _MAX_MSG, 3)
+            except OSError:
+                data, fds = b"", []
+            if not data:
+                self.clean(None)
+                return
+            msg = json.loads(data)
+            if msg.get("op") == "spawn" and len(fds) == 3:
+                pid = os.fork()
+                if pid == 0:
+                    iso.set_name("arcjudge-prog")
+                    self.sock.close()
+                    program.child_entry(*fds)
+                    os._exit(0)
+                self.spawned.add(pid)
+                _send(self.sock, {"pid": pid})
+            elif msg.get("op") == "clean":
+                left = self.clean(int(msg.get("pid") or 0) or None)
+                _send(self.sock, {"clean": True, "left": left})
+            for fd in fds:
+                os.close(fd)
+
+
+def start(keep: tuple[int, ...], pid1_mode: bool) -> tuple[int, socket.socket]:
+    """Fork the zygote (before any job has been read); return its pid and our socket end.
+
+    Args:
+        keep: Descriptors the zygote must close (the supervisor's harness channels).
+        pid1_mode: Whether the supervisor is PID 1 of a namespace of its own (a container),
+            so that ``kill(-1)`` reaches exactly the programs' processes.
+    """
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            for fd in keep:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
+                signal.signal(sig, signal.SIG_IGN)
+            iso.set_name(NAME)
+            iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
+            iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
+            iso.prctl(iso.PR_SET_DUMPABLE, 0)
+            _Server(theirs, pid1_mode).serve()
+        except BaseException:
+            pass
+        os._exit(0)
+    theirs.close()
+    return pid, ours
+
+
+class ZygoteGone(Exception):
+    """The zygote stopped answering (the supervisor cannot run programs any more)."""
+
+
+class Client:
+    """The supervisor's handle on its zygote."""
+
+    def __init__(self, keep: tuple[int, ...], pid1_mode: bool) -> None:
+        self.pid, self.sock = start(keep, pid1_mode)
+        self.exits: dict[int, int] = {}
+
+    def fileno(self) -> int:
+        """The socket to select on for exit notices."""
+        return self.sock.fileno()
+
+    def _receive(self, timeout: float | None) -> dict | None:
+        ready, _, _ = select.select([self.sock], [], [], timeout)
+        if not ready:
+            return None
+        data = self.sock.recv(_MAX_MSG)
+        if not data:
+            raise ZygoteGone("the zygote exited")
+        msg = json.loads(data)
+        if "exit" in msg:
+            self.exits[int(msg["exit"])] = int(msg["status"])
+        return msg
+
+    def _until(self, key: str, timeout: float) -> dict:
+        end = time.monotonic() + timeout
+        while True:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                raise ZygoteGone(f"the zygote did not answer ({key})")
+            msg = self._receive(remaining)
+            if msg is not None and key in msg:
+                return msg
+
+    def spawn(self, fds: tuple[int, int, int]) -> int:
+        """Fork a program process that will use the three pipe ends; return its pid."""
+        try:
+            socket.send_fds(self.sock, [json.dumps({"op": "spawn"}).encode()], list(fds))
+        except OSError as exc:
+            raise ZygoteGone(f"the zygote is gone: {exc}") from None
+        return int(self._until("pid", 10.0)["pid"])
+
+    def poll(self) -> None:
+        """Collect pending exit notices without waiting."""
+        while self._receive(0) is not None:
+            pass
+
+    def exit_status(self, pid: int, timeout: float) -> int | None:
+        """Wait up to ``timeout`` for the program process ``pid`` to end; its wait status."""
+        end = time.monotonic() + timeout
+        while pid not in self.exits:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                return None
+            self._receive(remaining)
+        return self.exits[pid]
+
+    def clean(self, pid: int) -> int:
+        """Kill everything the program started and reap it; return how many are left."""
+        try:
+            self.sock.send(json.dumps({"op": "clean", "pid": pid}).encode())
+        except OSError as exc:
+            raise ZygoteGone(f"the zygote is gone: {exc}") from None
+        left = int(self._until("clean", CLEAN_SECONDS + 10.0)["left"])
+        self.exits.pop(pid, None)
+        return left
+
+    def close(self) -> None:
+        """Close the socket (the zygote cleans up and exits) and reap it."""
+        self.sock.close()
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass

@@ -32,6 +32,7 @@ import isolation as iso
 import program
 
 CLEAN_SECONDS = 5.0
+SCAN_SECONDS = 0.02
 NAME = "arcjudge-zygote"  # its /proc/PID/comm, so tools can tell it from a program
 _MAX_MSG = 4096
 
@@ -78,14 +79,15 @@ class _Server:
                 self.spawned.discard(pid)
                 _send(self.sock, {"exit": pid, "status": status})
 
-    def kill_everything(self, target: int | None) -> None:
+    def kill_everything(self, target: int | None, scan: bool) -> None:
+        """Kill the program's tree; with ``scan``, also every child we have (strays)."""
         if self.pid1_mode:
             try:
                 os.kill(-1, signal.SIGKILL)  # all but PID 1 (the supervisor) and ourselves
             except OSError:
                 pass
             return
-        victims = set(_children_of(os.getpid()))
+        victims = set(_children_of(os.getpid())) if scan else set()
         if target:
             victims.add(target)
             try:
@@ -99,10 +101,16 @@ class _Server:
                 pass
 
     def clean(self, target: int | None) -> int:
-        """Kill and reap until this process has no child left; return how many are left."""
-        end = time.monotonic() + CLEAN_SECONDS
+        """Kill and reap until this process has no child left; return how many are left.
+
+        The program's own tree goes first; every ``SCAN_SECONDS`` without an end, every
+        child of ours is killed too (orphans reparented to us, the subreaper).
+        """
+        start = time.monotonic()
+        end = start + CLEAN_SECONDS
+        last_scan = start
+        self.kill_everything(target, scan=False)
         while True:
-            self.kill_everything(target)
             while True:
                 try:
                     pid, status = os.waitpid(-1, os.WNOHANG)
@@ -113,9 +121,13 @@ class _Server:
                 if pid in self.spawned:
                     self.spawned.discard(pid)
                     _send(self.sock, {"exit": pid, "status": status})
-            if time.monotonic() >= end:
+            now = time.monotonic()
+            if now >= end:
                 return max(1, len(_children_of(os.getpid())))
-            time.sleep(0.001)
+            if self.pid1_mode or now - last_scan >= SCAN_SECONDS:
+                self.kill_everything(target, scan=True)
+                last_scan = now
+            time.sleep(0.0005)
 
     def serve(self) -> None:
         while True:

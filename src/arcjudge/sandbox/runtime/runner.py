@@ -288,6 +288,11 @@ class _Child:
         return self.status
 
 
+def _answers(msg: object, index: int) -> bool:
+    """Whether a frame is the program's answer to input ``index`` (checked in full later)."""
+    return isinstance(msg, dict) and msg.get("k") == "out" and msg.get("i") == index
+
+
 _TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
 
 
@@ -569,16 +574,21 @@ class Supervisor:
                     break
                 loaded = True
                 entry = str(load.get("entry"))[:100]
+                mode = job.get("mode")
+                sent = _now()
+                child.send(_input_frame(next_i, inputs[next_i], mode))
                 while next_i < n:
                     output["total"] = 0  # the output cap applies to each call
-                    sent = _now()
-                    child.send(_input_frame(next_i, inputs[next_i], job.get("mode")))
                     ev = self._pump(child, min(sent + wall, budget_end), output)
                     now = _now()
+                    answered = ev.kind == "msg" and _answers(ev.value, next_i)
+                    if answered and next_i + 1 < n:  # the next input goes out right after
+                        child.send(_input_frame(next_i + 1, inputs[next_i + 1], mode))
                     record = self._record(ev, next_i, wall, now >= budget_end, child)
                     record["t"] = round(now - sent, 6)
                     results[next_i] = record
                     next_i += 1
+                    sent = now
                     if ev.kind != "msg" or record.get("bad"):
                         record.pop("bad", None)
                         break

@@ -1018,10 +1018,7 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> Outcome:
             results.append(sandbox.run(program, inputs, case.limits, policy=PolicyMode.OFF))
     contained = case.accept(results) and case.host_ok(ctx)
     time.sleep(0.05)
-    stray_procs = leftover_processes(_supervisor_pids(), ctx.started)
-    strays = len(stray_procs)
-    if strays and os.environ.get("ARCJUDGE_DEBUG_STRAYS"):
-        print([(p.pid, p.info) for p in stray_procs], _supervisor_pids())
+    strays = len(leftover_processes(_supervisor_pids(), ctx.started))
     in_workers = getattr(sandbox, "stray_processes", None)
     if in_workers is not None:
         strays += in_workers()

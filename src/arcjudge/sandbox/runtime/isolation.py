@@ -121,28 +121,6 @@ def make_tree_read_only(path: str = "/") -> bool:
     return _ok(result)
 
 
-def first_closed_ancestor(path: str) -> str | None:
-    """Return the first directory on ``path`` that others may not traverse, if any.
-
-    Args:
-        path: An absolute path.
-
-    Returns:
-        The ancestor lacking the world execute bit (for example ``/root``), or ``None``.
-    """
-    parts = os.path.abspath(path).split(os.sep)[1:]
-    current = ""
-    for part in parts:
-        current = current + os.sep + part
-        try:
-            mode = os.stat(current).st_mode
-        except OSError:
-            return None
-        if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
-            return current
-    return None
-
-
 def is_within(path: str, root: str) -> bool:
     """Return whether ``path`` equals ``root`` or lies below it."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

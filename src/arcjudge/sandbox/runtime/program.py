@@ -174,8 +174,11 @@ def _drop_privileges(job: dict) -> None:
     iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
 
 
-def _setup(job: dict) -> str:
+def _setup(job: dict, settings: dict) -> str:
     """Set up the sandbox in this process; return the program's working directory.
+
+    ``settings`` is what every program shares (``namespaced``, ``root_plan``,
+    ``seccomp``), inherited from the zygote; ``job`` is this program's own.
 
     In namespaced mode this process becomes the middle of a pair: it makes the program's
     PID and mount namespaces and minimal root, forks the program (PID 1 of its namespace)
@@ -183,13 +186,16 @@ def _setup(job: dict) -> str:
     """
     limits = job["limits"]
     workdir = str(job["workdir"])
-    if job.get("namespaced"):
+    if settings["namespaced"]:
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
         if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
             raise SetupFailed("could not create the program's namespaces")
         try:
             job["module_dirs"] = rootfs.enter_minimal_root(
-                job["root_plan"], job["module_dirs"], int(limits["disk_bytes"]), int(job["uid"])
+                settings["root_plan"],
+                job["module_dirs"],
+                int(limits["disk_bytes"]),
+                int(job["uid"]),
             )
         except OSError as exc:
             raise SetupFailed(f"could not build the program's root: {exc}") from None
@@ -211,14 +217,14 @@ def _setup(job: dict) -> str:
     _set_limits(limits, _virtual_size())
     _drop_privileges(job)
     os.chdir(workdir)
-    if job.get("seccomp") and not seccomp.install():
+    if settings["seccomp"] and not seccomp.install():
         raise SetupFailed("could not install the syscall filter")
     os.environ.clear()
     os.environ.update({"TMPDIR": workdir, "HOME": workdir})
     return workdir
 
 
-def child_entry(job_r: int, res_w: int, out_w: int) -> None:
+def child_entry(job_r: int, res_w: int, out_w: int, settings: dict) -> None:
     """Run in a process freshly forked by the zygote: set up, load, serve (never returns)."""
     try:
         os.setsid()
@@ -227,7 +233,7 @@ def child_entry(job_r: int, res_w: int, out_w: int) -> None:
             job = framing.read_frame(JOB_FD, MAX_JOB_BYTES)
             if not isinstance(job, dict):
                 raise SetupFailed("no job received")
-            workdir = _setup(job)
+            workdir = _setup(job, settings)
         except SetupFailed as exc:
             framing.write_frame(RESULT_FD, {"k": "setup_failed", "e": str(exc)})
             os._exit(0)

@@ -95,7 +95,8 @@ def _seccomp_works() -> bool:
     if not seccomp.install():
         return False
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.syscall(248, b"user", b"probe", b"x", 1, -3) != -1:  # add_key
+    add_key = seccomp.DENIED_X86_64["add_key"]
+    if libc.syscall(add_key, b"user", b"probe", b"x", 1, -3) != -1:
         return False
     try:
         socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()
@@ -182,6 +183,14 @@ class Isolation:
 
         return _probe(test)
 
+    def program_settings(self) -> dict:
+        """What every program's set-up needs and no job changes (given to the zygote once)."""
+        return {
+            "namespaced": self.namespaced,
+            "root_plan": self.root_plan,
+            "seccomp": self.protections["seccomp_filter"],
+        }
+
     @property
     def namespaced(self) -> bool:
         """Whether programs get their own PID and mount namespaces and minimal root."""
@@ -229,9 +238,6 @@ class _Child:
             "limits": job["limits"],
             "uid": uid,
             "gids": [],
-            "namespaced": iso_state.namespaced,
-            "root_plan": iso_state.root_plan,
-            "seccomp": iso_state.protections["seccomp_filter"],
         }
         if iso_state.namespaced:
             frame["workdir"] = rootfs.WORKDIR
@@ -363,7 +369,7 @@ class Supervisor:
         self.harness_gone = False
         self._uids: set[int] = set()
         self._rng = random.SystemRandom()
-        self.zygote = zygote.Client((chan_in, chan_out), self.iso.pid1)
+        self.zygote = zygote.Client((chan_in, chan_out), self.iso.pid1, self.iso.program_settings())
 
     def new_uid(self) -> int:
         """A uid no program of this supervisor has had (random, so not across runs either)."""

@@ -61,8 +61,9 @@ def _children_of(pid: int) -> list[int]:
 
 
 class _Server:
-    def __init__(self, sock: socket.socket, pid1_mode: bool) -> None:
+    def __init__(self, sock: socket.socket, pid1_mode: bool, settings: dict) -> None:
         self.sock = sock
+        self.settings = settings
         self.pid1_mode = pid1_mode and os.getppid() == 1
         self.spawned: set[int] = set()
 
@@ -148,7 +149,7 @@ class _Server:
                 if pid == 0:
                     iso.set_name("arcjudge-prog")
                     self.sock.close()
-                    program.child_entry(*fds)
+                    program.child_entry(*fds, self.settings)
                     os._exit(0)
                 self.spawned.add(pid)
                 _send(self.sock, {"pid": pid})
@@ -159,13 +160,15 @@ class _Server:
                 os.close(fd)
 
 
-def start(keep: tuple[int, ...], pid1_mode: bool) -> tuple[int, socket.socket]:
+def start(keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> tuple[int, socket.socket]:
     """Fork the zygote (before any job has been read); return its pid and our socket end.
 
     Args:
         keep: Descriptors the zygote must close (the supervisor's harness channels).
         pid1_mode: Whether the supervisor is PID 1 of a namespace of its own (a container),
             so that ``kill(-1)`` reaches exactly the programs' processes.
+        settings: The set-up every program shares (``program.child_entry``); fixed at
+            supervisor start, never anything of a job.
     """
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
@@ -185,7 +188,7 @@ def start(keep: tuple[int, ...], pid1_mode: bool) -> tuple[int, socket.socket]:
             iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
             iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
             iso.prctl(iso.PR_SET_DUMPABLE, 0)
-            _Server(theirs, pid1_mode).serve()
+            _Server(theirs, pid1_mode, settings).serve()
         except BaseException:
             pass
         os._exit(0)
@@ -200,8 +203,8 @@ class ZygoteGone(Exception):
 class Client:
     """The supervisor's handle on its zygote."""
 
-    def __init__(self, keep: tuple[int, ...], pid1_mode: bool) -> None:
-        self.pid, self.sock = start(keep, pid1_mode)
+    def __init__(self, keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> None:
+        self.pid, self.sock = start(keep, pid1_mode, settings)
         self.exits: dict[int, int] = {}
 
     def fileno(self) -> int:

@@ -29,6 +29,7 @@ from arcjudge.grids import (
     to_lists,
     validate_plain,
 )
+from arcjudge.sandbox.runtime.canonical import exact_grid, from_wire, to_wire
 
 CANONICAL_PATH = Path(canonical_module.__file__)
 
@@ -861,3 +862,46 @@ def test_prop_hamming_single_change(grid: tuple, data: st.DataObject) -> None:
     changed = to_grid(rows)
     expected = 1 / (len(grid) * len(grid[0]))
     assert hamming_distance(grid, changed) == pytest.approx(expected)
+
+
+# --------------------------------------------------------------------- wire form
+
+
+@pytest.mark.parametrize(
+    "grid", [((0,),), ((1, 2, 3), (4, 5, 9)), tuple(tuple(range(10)) for _ in range(MAX_SIDE))]
+)
+def test_wire_round_trip(grid: tuple) -> None:
+    wire = to_wire(grid)
+    assert wire[0] == len(grid[0])
+    assert from_wire(json.loads(json.dumps(wire))) == (grid, None)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ([2, "1\u00b2"], "cells other than the digits 0-9"),  # str.isdigit alone says yes
+        ([2, "1\u0663"], "cells other than the digits 0-9"),  # Arabic-Indic three
+        ([1, "a"], "cells other than the digits 0-9"),
+        ([True, "1"], "not a [width, digits] pair"),
+        ([1.0, "1"], "not a [width, digits] pair"),
+        ([1, 1], "not a [width, digits] pair"),
+        ([1, "1", 1], "not a [width, digits] pair"),
+        ((1, "1"), "not a [width, digits] pair"),
+        ([[1]], "not a [width, digits] pair"),
+        ([0, ""], "bad shape: 0 cells in rows of 0"),
+        ([2, "123"], "bad shape: 3 cells in rows of 2"),
+        ([1, ""], "bad shape: 0 cells in rows of 1"),
+        ([MAX_SIDE + 1, "0" * (MAX_SIDE + 1)], f"bad shape: {MAX_SIDE + 1} cells in rows of 101"),
+        ([1, "0" * (MAX_SIDE + 1)], f"bad shape: {MAX_SIDE + 1} cells in rows of 1"),
+        (None, "not a [width, digits] pair"),
+    ],
+)
+def test_from_wire_rejections(value: object, expected: str) -> None:
+    assert from_wire(value) == (None, expected)
+
+
+def test_exact_grid_only_takes_grids_needing_no_conversion() -> None:
+    assert exact_grid([[1, 2], [3, 4]]) == ((1, 2), (3, 4))
+    assert exact_grid(((0,),)) == ((0,),)
+    for value in ([[True]], [[1.0]], [[10]], [[1], [1, 2]], [], [[]], [[np.int64(1)]]):
+        assert exact_grid(value) is None, value

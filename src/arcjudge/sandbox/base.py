@@ -125,6 +125,12 @@ class Sandbox(Protocol):
         ...
 
 
+def _input_wire(grid: Sequence[Sequence[int]]) -> list:
+    """An input grid's wire form: ``[width, digits]`` for a grid of 0..9, else plain lists."""
+    exact = canonical.exact_grid(grid)
+    return canonical.to_wire(exact) if exact is not None else to_plain(grid)
+
+
 def encode_job(
     program: Program,
     inputs: Sequence[Grid] | Sequence[GeneratorCall],
@@ -153,7 +159,7 @@ def encode_job(
         "inputs": [
             {"seed": c.seed, "kwargs": dict(c.kwargs)}
             if isinstance(c, GeneratorCall)
-            else to_plain(c)
+            else _input_wire(c)
             for c in inputs
         ],
         "limits": {
@@ -200,11 +206,11 @@ def decode_result(reply: dict, n_inputs: int, findings: tuple[str, ...]) -> Prog
             item_status = Status(item["s"])
             grid = gen_output = None
             if item_status is Status.OK:
-                grid, reason = canonical.validate_plain(item.get("g"))
+                grid, reason = canonical.from_wire(item.get("g"))
                 if grid is None:
                     raise ValueError(f"malformed grid: {reason}")
                 if "o" in item:
-                    gen_output, reason = canonical.validate_plain(item.get("o"))
+                    gen_output, reason = canonical.from_wire(item.get("o"))
                     if gen_output is None:
                         raise ValueError(f"malformed grid: {reason}")
             seconds = float(item.get("t", 0.0))

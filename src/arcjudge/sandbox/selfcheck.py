@@ -688,7 +688,7 @@ CASES: tuple[Case, ...] = (
                 import os, time, json, struct, signal
                 def attack():
                     me = os.getpid()
-                    frame = json.dumps({'k': 'out', 'i': 0, 's': 'ok', 'g': [[6]]}).encode()
+                    frame = json.dumps({'k': 'out', 'i': 0, 's': 'ok', 'g': [1, '6']}).encode()
                     data = struct.pack('>I', len(frame)) + frame
                     end = time.time() + 3
                     while time.time() < end:

@@ -26,16 +26,30 @@ Rules of :func:`canonicalize` (for program results):
 :func:`validate_plain` is the strict variant for data parsed by ``json.loads`` from
 an untrusted peer: exact ``list`` of exact ``list`` of exact ``int`` only.
 
-Neither function ever raises for any input (except :class:`KeyboardInterrupt`); on
-failure they return ``(None, reason)`` with a short human-readable reason.
+:func:`to_wire` and :func:`from_wire` carry a canonical grid between processes as
+``[width, digits]``: the cells row by row as one string of ASCII digits, which JSON
+encodes and parses several times faster than nested lists. :func:`from_wire` is strict.
+
+Neither :func:`canonicalize` nor :func:`validate_plain` ever raises for any input (except
+:class:`KeyboardInterrupt`); on failure they return ``(None, reason)`` with a short
+human-readable reason.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 
-__all__ = ["MAX_SIDE", "Grid", "canonicalize", "validate_plain"]
+__all__ = [
+    "MAX_SIDE",
+    "Grid",
+    "canonicalize",
+    "exact_grid",
+    "from_wire",
+    "to_wire",
+    "validate_plain",
+]
 
 Grid = tuple[tuple[int, ...], ...]
 
@@ -75,6 +89,15 @@ _INT_ONLY = frozenset({int})
 _LIST_ONLY = frozenset({list})
 _SEQUENCES = frozenset({list, tuple})
 _COLORS = frozenset(range(10))
+_bytes = bytes
+_chain = itertools.chain.from_iterable
+_str_isascii = str.isascii
+_str_isdigit = str.isdigit
+_str_encode = str.encode
+_bytes_translate = bytes.translate
+_bytes_decode = bytes.decode
+_TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
+_FROM_DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
 
 _MAX_NAME = 60
 _ARRAY_KINDS = ("b", "i", "u", "f")
@@ -321,6 +344,19 @@ def canonicalize(value: object) -> tuple[Grid | None, str | None]:
     return _guarded(value, False)
 
 
+def exact_grid(value: object) -> Grid | None:
+    """The grid itself, as tuples, if it is already exact (no conversion needed), else ``None``.
+
+    Args:
+        value: Any value.
+
+    Returns:
+        The canonical grid when ``value`` is a list or tuple of lists or tuples of exact
+        ``int`` cells in 0..9 within the size bounds; ``None`` otherwise. Never raises.
+    """
+    return _fast_exact(value)
+
+
 def _fast_exact(value: object) -> Grid | None:
     """Exact lists/tuples of exact ints 0..9, checked at C speed; ``None``: the slow way.
 
@@ -399,3 +435,44 @@ def _fast_plain(obj: object) -> Grid | None:
         return _tuple(_map(_tuple, obj))
     except Exception:
         return None
+
+
+def to_wire(grid: Grid) -> list:
+    """The wire form ``[width, digits]`` of a canonical grid.
+
+    Args:
+        grid: A canonical grid (as :func:`canonicalize` returns it).
+
+    Returns:
+        ``[width, "0123..."]``: the width and the cells, row by row, as ASCII digits.
+    """
+    return [_len(grid[0]), _bytes_decode(_bytes_translate(_bytes(_chain(grid)), _TO_DIGITS))]
+
+
+def from_wire(obj: object) -> tuple[Grid | None, str | None]:
+    """Strictly parse a grid's wire form received from an untrusted peer.
+
+    Args:
+        obj: The decoded JSON value: ``[width, digits]``.
+
+    Returns:
+        ``(grid, None)`` with an immutable tuple of tuples of ``int``, or ``(None, reason)``.
+        Never raises (other than :class:`KeyboardInterrupt`).
+    """
+    try:
+        if _type(obj) is not _list or _len(obj) != 2:
+            return None, "not a [width, digits] pair"
+        width, digits = obj
+        if _type(width) is not _int or _type(digits) is not _str:
+            return None, "not a [width, digits] pair"
+        cells = _len(digits)
+        if not 1 <= width <= MAX_SIDE or cells % width or not 1 <= cells // width <= MAX_SIDE:
+            return None, f"bad shape: {cells} cells in rows of {width}"
+        if not (_str_isascii(digits) and _str_isdigit(digits)):
+            return None, "cells other than the digits 0-9"
+        flat = _bytes_translate(_str_encode(digits, "ascii"), _FROM_DIGITS)
+        return _tuple(_tuple(flat[k : k + width]) for k in _range(0, cells, width)), None
+    except _KeyboardInterrupt:
+        raise
+    except _BaseException:
+        return None, "malformed grid"

@@ -107,8 +107,8 @@ def _generate_one(fn: object, call: dict, index: int) -> dict:
         "k": "out",
         "i": index,
         "s": "ok",
-        "g": [list(r) for r in grid_in],
-        "o": [list(r) for r in grid_out],
+        "g": canonical.to_wire(grid_in),
+        "o": canonical.to_wire(grid_out),
     }
 
 
@@ -299,7 +299,7 @@ def _serve(job: dict, workdir: str) -> None:
                 if grid is None:
                     msg = {"k": "out", "i": index, "s": "invalid_output", "e": reason}
                 else:
-                    msg = {"k": "out", "i": index, "s": "ok", "g": [list(r) for r in grid]}
+                    msg = {"k": "out", "i": index, "s": "ok", "g": canonical.to_wire(grid)}
         except MemoryError as exc:
             msg = _out_of_memory(exc, index)
         except BaseException as exc:  # SystemExit and friends are errors too

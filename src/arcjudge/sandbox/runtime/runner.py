@@ -48,7 +48,7 @@ import zygote  # noqa: E402
 
 del sys.path[0]
 
-PROTOCOL = 2
+PROTOCOL = 3
 ERROR_CHARS = 2000
 OUTPUT_KEEP = 4096
 SETUP_SECONDS = 30.0
@@ -303,7 +303,13 @@ _TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
 
 
 def _input_frame(index: int, item: object, mode: str | None) -> dict:
-    """The frame carrying one input; grids of cells 0..9 travel as a digit string."""
+    """The frame carrying one input; grids of cells 0..9 travel as a digit string.
+
+    The harness sends grids in their wire form ``[width, digits]`` (``canonical.to_wire``)
+    and anything else (generator calls, grids outside 0..9) as plain JSON.
+    """
+    if mode != "generate" and type(item) is list and len(item) == 2 and type(item[0]) is int:
+        return {"i": index, "w": item[0], "c": item[1]}
     if mode != "generate" and isinstance(item, list) and item and isinstance(item[0], list):
         width = len(item[0])
         try:
@@ -633,15 +639,15 @@ class Supervisor:
         if status not in CHILD_STATUSES:
             return {"s": "invalid_output", "e": "corrupted result channel: bad status", "bad": 1}
         if status == "ok":
-            grid, reason = canonical.validate_plain(msg.get("g"))
+            grid, reason = canonical.from_wire(msg.get("g"))
             if grid is None:
                 return {"s": "invalid_output", "e": f"corrupted result channel: {reason}", "bad": 1}
-            record = {"s": "ok", "g": [list(r) for r in grid]}
+            record = {"s": "ok", "g": msg["g"]}  # checked: passed on in its wire form
             if "o" in msg:
-                other, reason = canonical.validate_plain(msg.get("o"))
+                other, reason = canonical.from_wire(msg.get("o"))
                 if other is None:
                     return {"s": "invalid_output", "e": f"corrupted channel: {reason}", "bad": 1}
-                record["o"] = [list(r) for r in other]
+                record["o"] = msg["o"]
             return record
         error = msg.get("e")
         return {"s": status, "e": error[:ERROR_CHARS] if isinstance(error, str) else None}

@@ -159,9 +159,26 @@ def _wire_descriptors(job_r: int, res_w: int, out_w: int) -> None:
     os.closerange(JOB_FD + 1, 1 << 16)
 
 
-def _drop_privileges(job: dict) -> None:
+def _enter_own_user_namespace(job: dict, namespaced: bool) -> None:
+    """Without root: become the job's uid in a user namespace of the program's own.
+
+    Without a minimal root of its own (the host's ``/proc`` is read-only here) the
+    program stays root of the supervisor's user namespace, with no capabilities.
+    """
+    problem = None
+    if namespaced:
+        iso.prctl(iso.PR_SET_DUMPABLE, 1)  # else /proc/self/uid_map is not ours to write
+        problem = iso.enter_nested_user_namespace(int(job["uid"]))
+        iso.prctl(iso.PR_SET_DUMPABLE, 0)
+    if problem is not None:
+        raise SetupFailed(f"could not create the program's user namespace ({problem})")
+    if not iso.drop_capabilities():
+        raise SetupFailed("could not drop the program's capabilities")
+
+
+def _drop_privileges(job: dict, userns: bool) -> None:
     uid = job.get("uid")
-    if uid is not None:
+    if uid is not None and not userns:
         gids = [int(g) for g in job.get("gids", [])]
         os.setgroups(gids)
         os.setresgid(int(uid), int(uid), int(uid))
@@ -177,28 +194,23 @@ def _drop_privileges(job: dict) -> None:
 def _setup(job: dict, settings: dict) -> str:
     """Set up the sandbox in this process; return the program's working directory.
 
-    ``settings`` is what every program shares (``namespaced``, ``root_plan``,
+    ``settings`` is what every program shares (``namespaced``, ``userns``, ``root_plan``,
     ``seccomp``), inherited from the zygote; ``job`` is this program's own.
 
     In namespaced mode this process becomes the middle of a pair: it makes the program's
-    PID and mount namespaces and minimal root, forks the program (PID 1 of its namespace)
-    and then only mirrors the program's fate; the function returns in the program.
+    PID, mount and IPC namespaces, forks the program (PID 1 of its namespace), which builds
+    its minimal root, and then only mirrors the program's fate; the function returns in
+    the program. Without root (``userns``: the supervisor is root of a user namespace that
+    maps only its caller) the program then moves into a user namespace of its own, as the
+    job's uid, and drops every capability.
     """
     limits = job["limits"]
     workdir = str(job["workdir"])
+    userns = bool(settings.get("userns"))
     if settings["namespaced"]:
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
         if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
             raise SetupFailed("could not create the program's namespaces")
-        try:
-            job["module_dirs"] = rootfs.enter_minimal_root(
-                settings["root_plan"],
-                job["module_dirs"],
-                int(limits["disk_bytes"]),
-                int(job["uid"]),
-            )
-        except OSError as exc:
-            raise SetupFailed(f"could not build the program's root: {exc}") from None
         inner = os.fork()
         if inner != 0:  # the middle process mirrors the program's fate
             os.closerange(0, 1 << 16)
@@ -208,14 +220,22 @@ def _setup(job: dict, settings: dict) -> str:
                 signal.signal(sig, signal.SIG_DFL)
                 os.kill(os.getpid(), sig)
             os._exit(os.waitstatus_to_exitcode(status) & 0x7F)
-        if not iso.mount("proc", "/proc", "proc", iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC,
-                         "hidepid=2"):  # fmt: skip
-            raise SetupFailed("could not mount the program's /proc")
+        try:  # PID 1 of the program's namespace from here on
+            job["module_dirs"] = rootfs.enter_minimal_root(
+                settings["root_plan"],
+                job["module_dirs"],
+                int(limits["disk_bytes"]),
+                0 if userns else int(job["uid"]),  # userns: the program's id maps to our 0
+            )
+        except OSError as exc:
+            raise SetupFailed(f"could not build the program's root: {exc}") from None
     for sig in (signal.SIGPIPE, signal.SIGCHLD, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # oversize writes raise OSError instead
+    if userns:  # first: the process limit then counts this namespace's processes only
+        _enter_own_user_namespace(job, settings["namespaced"])
     _set_limits(limits, _virtual_size())
-    _drop_privileges(job)
+    _drop_privileges(job, userns)
     os.chdir(workdir)
     if settings["seccomp"] and not seccomp.install():
         raise SetupFailed("could not install the syscall filter")

@@ -4,8 +4,8 @@
 installation (its ``sys.path`` directories, with the ``arcjudge`` package itself hidden),
 the shared-library directories, ``/etc/ld.so.cache`` and a few ``/dev`` nodes.
 ``enter_minimal_root()`` runs in a fresh mount namespace: it builds that tree on a tmpfs,
-adds the program's module directories (read-only) and ``/proc`` and ``/tmp`` mount points,
-pivots into it, detaches the host's tree, makes everything read-only and mounts the
+adds the program's module directories (read-only), a fresh ``/proc`` and a ``/tmp`` mount
+point, pivots into it, detaches the host's tree, makes everything read-only and mounts the
 program's private, size-capped scratch tmpfs at ``/tmp``. Nothing else of the host (task
 data, package data, home or work directories, outputs, stores) exists in that view.
 """
@@ -86,16 +86,20 @@ def _copy_readable(source: str, target: str) -> None:
             os.chmod(os.path.join(root, name), 0o644)
 
 
-def enter_minimal_root(root_plan: dict, module_dirs: list[str], disk_bytes: int, uid: int) -> list:
-    """Build the minimal root, pivot into it and mount the scratch space.
+def enter_minimal_root(
+    root_plan: dict, module_dirs: list[str], disk_bytes: int, owner: int
+) -> list:
+    """Build the minimal root, pivot into it and mount ``/proc`` and the scratch space.
 
-    Must run as root in a fresh, private mount namespace.
+    Must run as root (of the host or of a user namespace) in a fresh, private mount
+    namespace, as PID 1 of a fresh PID namespace: the new ``/proc`` (``hidepid=2``) is
+    mounted before the host's tree is detached, which a user namespace requires.
 
     Args:
         root_plan: What ``plan()`` returned.
         module_dirs: Host directories the program may import from.
         disk_bytes: Size of the program's scratch tmpfs.
-        uid: The program's uid (owner of its working directory).
+        owner: The uid and gid that own the program's working directory.
 
     Returns:
         The module directories as the program sees them.
@@ -141,6 +145,9 @@ def enter_minimal_root(root_plan: dict, module_dirs: list[str], disk_bytes: int,
             os.symlink(target, f"{root}/dev/{name}")
         for sub in ("/proc", "/tmp", "/.old", "/etc"):
             os.makedirs(root + sub, 0o755, exist_ok=True)
+        if not iso.mount("proc", root + "/proc", "proc",
+                         iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC, "hidepid=2"):  # fmt: skip
+            raise OSError("could not mount the program's /proc")
         visible = []
         for k, handle in enumerate(module_handles):
             if handle is None:
@@ -166,9 +173,11 @@ def enter_minimal_root(root_plan: dict, module_dirs: list[str], disk_bytes: int,
     os.rmdir("/.old")
     if not iso.make_tree_read_only("/"):
         raise OSError("could not make the program's root read-only")
+    if not iso.make_mount_writable("/proc"):  # its own ids, the user namespace maps
+        raise OSError("could not make the program's /proc writable")
     if not iso.mount("tmpfs", SCRATCH, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
                      f"size={disk_bytes},mode=0755"):  # fmt: skip
         raise OSError("could not mount the scratch tmpfs")
     os.mkdir(WORKDIR, 0o700)
-    os.chown(WORKDIR, uid, uid)
+    os.chown(WORKDIR, owner, owner)
     return visible

@@ -111,6 +111,13 @@ class Isolation:
     """What the supervisor managed to set up, decided once at start."""
 
     def __init__(self, enabled: bool) -> None:
+        self.userns = False
+        self.hints: dict[str, str] = {}
+        if enabled and os.geteuid() != 0:  # without root: root of a user namespace of ours
+            problem = iso.enter_user_namespace()
+            self.userns = problem is None
+            if problem is not None:
+                self.hints["user_namespace"] = problem
         self.root = os.geteuid() == 0
         self.pid1 = os.getpid() == 1
         self.protections: dict[str, bool] = {
@@ -127,11 +134,13 @@ class Isolation:
             "fresh_proc": False,
             "minimal_root": False,
             "privilege_drop": self.root,
-            "uid_per_program": self.root,
+            "uid_per_program": self.root and not self.userns,
             "programs_not_dumpable": True,
             "kill_all_after_program": self.pid1,
             "supervisor_ignores_signals": True,
         }
+        if enabled and not self.pid1 and (self.userns or not self.root):
+            self.protections["user_namespace"] = self.userns
         self.protections["seccomp_filter"] = _probe(_seccomp_works)
         self.root_plan: dict | None = None
         if not self.root:  # programs share our uid: make sure they cannot ptrace or read us
@@ -152,6 +161,9 @@ class Isolation:
             self.protections["kill_all_after_program"] = ok
             if not ok:
                 self.root_plan = None
+                self.hints["minimal_root"] = "the probe of the per-program namespaces failed"
+        if self.userns:  # each program: a user namespace of its own, no capabilities
+            self.protections["user_namespace_per_program"] = self.namespaced
 
     @staticmethod
     def _probe_pid_namespace() -> bool:
@@ -168,15 +180,21 @@ class Isolation:
 
     def _probe_minimal_root(self) -> bool:
         plan = self.root_plan
+        userns = self.userns
 
         def test() -> bool:
-            if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS):
+            if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
                 return False
-            rootfs.enter_minimal_root(plan, [], 1 << 20, 65534)  # type: ignore[arg-type]
             inner = os.fork()
             if inner == 0:
-                ok = iso.mount("proc", "/proc", "proc", iso.MS_NOSUID, "hidepid=2")
-                ok = ok and os.listdir("/proc").count("1") == 1 and os.path.isdir(rootfs.WORKDIR)
+                try:
+                    rootfs.enter_minimal_root(plan, [], 1 << 20, 0)  # type: ignore[arg-type]
+                    ok = os.listdir("/proc").count("1") == 1 and os.path.isdir(rootfs.WORKDIR)
+                    if userns:
+                        ok = ok and iso.enter_nested_user_namespace(UID_RANGE[0]) is None
+                        ok = ok and iso.drop_capabilities()
+                except BaseException:
+                    ok = False
                 os._exit(0 if ok else 1)
             _, status = os.waitpid(inner, 0)
             return os.waitstatus_to_exitcode(status) == 0
@@ -187,6 +205,7 @@ class Isolation:
         """What every program's set-up needs and no job changes (given to the zygote once)."""
         return {
             "namespaced": self.namespaced,
+            "userns": self.userns,
             "root_plan": self.root_plan,
             "seccomp": self.protections["seccomp_filter"],
         }
@@ -245,7 +264,7 @@ class _Child:
             import tempfile
 
             self.scratch = tempfile.mkdtemp(prefix="arcjudge-")
-            if uid is not None:
+            if uid is not None and not iso_state.userns:
                 os.chown(self.scratch, uid, uid)
                 frame["gids"] = _module_groups(frame["module_dirs"])
             frame["workdir"] = self.scratch
@@ -396,6 +415,7 @@ class Supervisor:
                 "python": sys.version.split()[0],
                 "numpy": getattr(sys.modules.get("numpy"), "__version__", "none"),
                 "protections": self.iso.protections,
+                "hints": self.iso.hints,
             },
         )
         while not self.harness_gone:

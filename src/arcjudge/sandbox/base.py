@@ -57,6 +57,7 @@ class Worker(Protocol):
 
     protections: dict[str, bool]
     runtime: dict[str, str]
+    hints: dict[str, str]
 
     def request(self, message: dict, timeout: float) -> dict:
         """Send a request frame and return the reply frame (raises ``WorkerLost``)."""
@@ -241,6 +242,7 @@ class PooledSandbox(abc.ABC):
         self._started = False
         self._closed = False
         self._protections: dict[str, bool] = {}
+        self._hints: dict[str, str] = {}
         self._runtime: dict[str, str] = {}
 
     @abc.abstractmethod
@@ -264,11 +266,18 @@ class PooledSandbox(abc.ABC):
                 self._all.append(worker)
                 self._idle.put(worker)
             self._protections = dict(workers[0].protections)
+            self._hints = dict(workers[0].hints)
             self._runtime = {"backend": self.name, **workers[0].runtime}
             self._started = True
         missing = self.missing_protections()
         if missing:
-            log.warning("%s sandbox is running without: %s", self.name, ", ".join(missing))
+            why = "".join(f"; {k}: {v}" for k, v in self._hints.items())
+            log.warning("%s sandbox is running without: %s%s", self.name, ", ".join(missing), why)
+
+    def hints(self) -> dict[str, str]:
+        """Why a protection could not be set up and how to enable it, by protection."""
+        self.start()
+        return dict(self._hints)
 
     def missing_protections(self) -> list[str]:
         """The important isolation measures (``strong_protections``) that are not active."""

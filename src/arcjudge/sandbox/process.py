@@ -54,6 +54,7 @@ class FrameWorker:
 
     protections: dict[str, bool]
     runtime: dict[str, str]
+    hints: dict[str, str]
 
     def __init__(self) -> None:
         self._reader = framing.FrameReader(MAX_REPLY_BYTES)
@@ -78,6 +79,7 @@ class FrameWorker:
             raise WorkerLost(f"supervisor did not say hello: {hello!r}"[:300])
         self.pid = int(hello.get("pid", 0))
         self.protections = {str(k): bool(v) for k, v in dict(hello["protections"]).items()}
+        self.hints = {str(k)[:60]: str(v)[:400] for k, v in dict(hello.get("hints", {})).items()}
         self.runtime = {
             "python": str(hello.get("python", "?"))[:40],
             "numpy": str(hello.get("numpy", "none"))[:40],

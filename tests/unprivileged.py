@@ -1,0 +1,82 @@
+"""Run a command as an unprivileged user, from a test running as root.
+
+The test's interpreter and checkout may lie under a directory other users cannot enter
+(``/root/.pyenv``, say). The command therefore runs in a private mount namespace where
+each such closed directory is covered by an open tmpfs holding only what the command
+needs, bound back at the same paths, and then switches to ``nobody`` with ``setpriv``.
+Nothing of this outlives the command: the mount namespace dies with it.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import site
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+UID = 65534  # nobody
+REQUIRED_TOOLS = ("unshare", "setpriv", "mount")
+
+
+def _closed_ancestor(path: str) -> tuple[str, str] | None:
+    """The outermost ancestor others cannot enter, and its child on the way to ``path``."""
+    parts = Path(path).resolve().parts
+    for depth in range(1, len(parts)):
+        ancestor = str(Path(*parts[:depth]))
+        if not os.stat(ancestor).st_mode & stat.S_IXOTH:
+            return ancestor, str(Path(*parts[: depth + 1]))
+    return None
+
+
+def needed_paths() -> list[str]:
+    """What the command needs to reach: the interpreter, its libraries, this checkout."""
+    paths = {sys.prefix, sys.base_prefix, sys.executable, str(Path(__file__).resolve().parents[1])}
+    paths.update(p for p in site.getsitepackages() if os.path.isdir(p))
+    paths.update(p for p in sys.path if p and os.path.isdir(p))
+    return sorted(paths)
+
+
+def wrap(argv: list[str]) -> list[str]:
+    """The command line that runs ``argv`` as ``nobody`` with ``needed_paths()`` reachable.
+
+    Skips the test (fails it with ``ARCJUDGE_REQUIRE_NONROOT=1``) when this process is not
+    root or a tool is missing.
+    """
+    missing = [t for t in REQUIRED_TOOLS if shutil.which(t) is None]
+    problem = None
+    if os.geteuid() != 0:
+        problem = "needs root to switch to an unprivileged user"
+    elif missing:
+        problem = f"missing tools: {', '.join(missing)}"
+    if problem is not None:
+        if os.environ.get("ARCJUDGE_REQUIRE_NONROOT") == "1":
+            pytest.fail(f"ARCJUDGE_REQUIRE_NONROOT=1 but {problem}")
+        pytest.skip(problem)
+    exposed: dict[str, set[str]] = {}
+    for path in needed_paths():
+        found = _closed_ancestor(path)
+        if found is not None:
+            exposed.setdefault(found[0], set()).add(found[1])
+    lines = ["set -e", "mkdir -p /run/arcjudge-unprivileged"]
+    for k, (closed, children) in enumerate(sorted(exposed.items())):
+        for j, child in enumerate(sorted(children)):
+            keep = f"/run/arcjudge-unprivileged/{k}-{j}"
+            lines += [f"mkdir -p {keep}", f"mount --bind {shlex.quote(child)} {keep}"]
+        lines.append(f"mount -t tmpfs -o mode=0755 arcjudge-open {shlex.quote(closed)}")
+        for j, child in enumerate(sorted(children)):
+            keep = f"/run/arcjudge-unprivileged/{k}-{j}"
+            target = shlex.quote(child)
+            kind = "-d" if os.path.isdir(child) else "-f"
+            make = f"mkdir -p {target}" if kind == "-d" else f"touch {target}"
+            lines += [make, f"mount --bind {keep} {target}"]
+    env = "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LC_ALL=C.UTF-8"
+    lines.append(
+        f"exec setpriv --reuid={UID} --regid={UID} --clear-groups {env} "
+        + " ".join(shlex.quote(a) for a in argv)
+    )
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c", "\n".join(lines)]

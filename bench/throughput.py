@@ -70,6 +70,7 @@ from arcjudge.sandbox.docker import LABEL as DOCKER_LABEL
 from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable, expected_image
 from arcjudge.sandbox.process import ProcessSandbox
 from arcjudge.sandbox.runtime.canonical import canonicalize
+from unprivileged_backend import UnprivilegedProcessSandbox
 from workload import Grid, Workload, build_workload
 
 TARGET_PER_PROGRAM_MS = 20.0
@@ -564,6 +565,7 @@ register_mode("fresh-subprocess", run_fresh_subprocess)
 register_mode("raw-in-image", run_raw_in_image)
 register_mode("docker-run-per-program", run_docker_run_per_program)
 register_backend("process", lambda workers: ProcessSandbox(workers=workers))
+register_backend("process-unprivileged", lambda workers: UnprivilegedProcessSandbox(workers))
 register_backend("docker", lambda workers: DockerSandbox(workers=workers))
 
 

@@ -41,22 +41,37 @@ def needed_paths() -> list[str]:
     return sorted(paths)
 
 
-def wrap(argv: list[str]) -> list[str]:
-    """The command line that runs ``argv`` as ``nobody`` with ``needed_paths()`` reachable.
-
-    Skips the test (fails it with ``ARCJUDGE_REQUIRE_NONROOT=1``) when this process is not
-    root or a tool is missing.
-    """
+def unavailable() -> str | None:
+    """Why commands cannot be run as ``nobody`` from here, or ``None``."""
     missing = [t for t in REQUIRED_TOOLS if shutil.which(t) is None]
-    problem = None
     if os.geteuid() != 0:
-        problem = "needs root to switch to an unprivileged user"
-    elif missing:
-        problem = f"missing tools: {', '.join(missing)}"
+        return "needs root to switch to an unprivileged user"
+    if missing:
+        return f"missing tools: {', '.join(missing)}"
+    return None
+
+
+def wrap(argv: list[str]) -> list[str]:
+    """:func:`command`, in a test: skips it (fails it with ``ARCJUDGE_REQUIRE_NONROOT=1``)
+    when this process is not root or a tool is missing."""
+    problem = unavailable()
     if problem is not None:
         if os.environ.get("ARCJUDGE_REQUIRE_NONROOT") == "1":
             pytest.fail(f"ARCJUDGE_REQUIRE_NONROOT=1 but {problem}")
         pytest.skip(problem)
+    return command(argv)
+
+
+def command(argv: list[str], env: dict[str, str] | None = None) -> list[str]:
+    """The command line that runs ``argv`` as ``nobody`` with ``needed_paths()`` reachable.
+
+    Args:
+        argv: The command.
+        env: Its whole environment (default: a minimal ``PATH``, ``HOME`` and locale).
+
+    Returns:
+        An ``unshare ... sh -c ...`` command line; its process becomes ``argv`` by exec.
+    """
     exposed: dict[str, set[str]] = {}
     for path in needed_paths():
         found = _closed_ancestor(path)
@@ -74,9 +89,10 @@ def wrap(argv: list[str]) -> list[str]:
             kind = "-d" if os.path.isdir(child) else "-f"
             make = f"mkdir -p {target}" if kind == "-d" else f"touch {target}"
             lines += [make, f"mount --bind {keep} {target}"]
-    env = "env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LC_ALL=C.UTF-8"
+    env = env or {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LC_ALL": "C.UTF-8"}
+    assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(env.items()))
     lines.append(
-        f"exec setpriv --reuid={UID} --regid={UID} --clear-groups {env} "
+        f"exec setpriv --reuid={UID} --regid={UID} --clear-groups env -i {assignments} "
         + " ".join(shlex.quote(a) for a in argv)
     )
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c", "\n".join(lines)]

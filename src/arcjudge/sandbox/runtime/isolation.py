@@ -78,6 +78,11 @@ def unshare(flags: int) -> bool:
     return _libc is not None and _ok(_libc.unshare(flags))
 
 
+def setns(fd: int, nstype: int) -> bool:
+    """Join the namespace ``fd`` refers to (for PID: the one new children are made in)."""
+    return _libc is not None and _ok(_libc.setns(fd, nstype))
+
+
 def prctl(option: int, value: int) -> bool:
     """Set a process attribute (prctl); return whether it worked."""
     return _libc is not None and _ok(_libc.prctl(option, value, 0, 0, 0))

@@ -197,30 +197,20 @@ def _setup(job: dict, settings: dict) -> str:
     ``settings`` is what every program shares (``namespaced``, ``userns``, ``root_plan``,
     ``seccomp``), inherited from the zygote; ``job`` is this program's own.
 
-    In namespaced mode this process becomes the middle of a pair: it makes the program's
-    PID, mount and IPC namespaces, forks the program (PID 1 of its namespace), which builds
-    its minimal root, and then only mirrors the program's fate; the function returns in
-    the program. Without root (``userns``: the supervisor is root of a user namespace that
+    In namespaced mode this process is PID 1 of a PID namespace of its own (the zygote
+    forked it there); it makes its mount and IPC namespaces and builds its minimal root.
+    Without root (``userns``: the supervisor is root of a user namespace that
     maps only its caller) the program then moves into a user namespace of its own, as the
     job's uid, and drops every capability.
     """
     limits = job["limits"]
     workdir = str(job["workdir"])
     userns = bool(settings.get("userns"))
-    if settings["namespaced"]:
+    if settings["namespaced"]:  # the zygote forked us as PID 1 of a PID namespace of ours
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
-        if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
+        if os.getpid() != 1 or not iso.unshare(iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
             raise SetupFailed("could not create the program's namespaces")
-        inner = os.fork()
-        if inner != 0:  # the middle process mirrors the program's fate
-            os.closerange(0, 1 << 16)
-            _, status = os.waitpid(inner, 0)
-            if os.WIFSIGNALED(status):
-                sig = os.WTERMSIG(status)
-                signal.signal(sig, signal.SIG_DFL)
-                os.kill(os.getpid(), sig)
-            os._exit(os.waitstatus_to_exitcode(status) & 0x7F)
-        try:  # PID 1 of the program's namespace from here on
+        try:
             job["module_dirs"] = rootfs.enter_minimal_root(
                 settings["root_plan"],
                 job["module_dirs"],

@@ -132,21 +132,36 @@ def encode(prog: list[tuple[int, int, int, int]]) -> bytes:
     return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
 
 
+_prepared: tuple | None = None
+
+
+def prepare() -> bool:
+    """Build the filter and bind the C library once (the zygote does, so programs inherit it).
+
+    Returns:
+        Whether a filter exists for this machine.
+    """
+    global _prepared
+    if _prepared is None and supported():
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+        except OSError:
+            return False
+        prog = build_x86_64()
+        array = (_SockFilter * len(prog))(*[_SockFilter(*ins) for ins in prog])
+        _prepared = (libc, _SockFprog(len(prog), array), array)
+    return _prepared is not None
+
+
 def install() -> bool:
     """Install the filter on the calling thread (sets ``no_new_privs``; irreversible).
 
     Returns:
         Whether the filter is in force.
     """
-    if not supported():
+    if not prepare():
         return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-    except OSError:
-        return False
-    prog = build_x86_64()
-    array = (_SockFilter * len(prog))(*[_SockFilter(*ins) for ins in prog])
-    fprog = _SockFprog(len(prog), array)
+    libc, fprog, _array = _prepared  # type: ignore[misc]
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0

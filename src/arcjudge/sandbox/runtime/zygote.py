@@ -30,6 +30,7 @@ import time
 
 import isolation as iso
 import program
+import seccomp
 
 CLEAN_SECONDS = 5.0
 SCAN_SECONDS = 0.02
@@ -66,6 +67,26 @@ class _Server:
         self.settings = settings
         self.pid1_mode = pid1_mode and os.getppid() == 1
         self.spawned: set[int] = set()
+        # Namespaced: each program is forked straight into a PID namespace of its own (as
+        # its PID 1), and our own is restored for the next one.
+        namespaced = settings["namespaced"]
+        self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY) if namespaced else -1
+
+    def fork_program(self) -> int:
+        """Fork a program's first process (PID 1 of a new PID namespace when namespaced)."""
+        if self.own_pid_ns < 0:
+            return os.fork()
+        if not iso.unshare(iso.CLONE_NEWPID):
+            raise OSError("could not create the program's PID namespace")
+        try:
+            pid = os.fork()
+        except OSError:
+            pid = -1
+        if pid != 0 and not iso.setns(self.own_pid_ns, iso.CLONE_NEWPID):
+            os._exit(1)  # never fork a later program into this one's namespace
+        if pid < 0:
+            raise OSError("could not fork the program")
+        return pid
 
     def reap(self) -> None:
         """Reap every dead child; report the end of a program's first process."""
@@ -145,7 +166,7 @@ class _Server:
                 return
             msg = json.loads(data)
             if msg.get("op") == "spawn" and len(fds) == 3:
-                pid = os.fork()
+                pid = self.fork_program()
                 if pid == 0:
                     iso.set_name("arcjudge-prog")
                     self.sock.close()
@@ -171,6 +192,11 @@ def start(keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> tuple[int, 
             supervisor start, never anything of a job.
     """
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    if settings["namespaced"] and settings.get("userns"):
+        # The zygote returns to its own PID namespace after forking each program into a
+        # new one; without root that needs a namespace our user namespace owns: its own.
+        if not iso.unshare(iso.CLONE_NEWPID):
+            raise OSError("could not create the zygote's PID namespace")
     pid = os.fork()
     if pid == 0:
         try:
@@ -187,8 +213,11 @@ def start(keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> tuple[int, 
             iso.set_name(NAME)
             iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
             iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
+            server = _Server(theirs, pid1_mode, settings)  # opens /proc/self/ns/pid: first
             iso.prctl(iso.PR_SET_DUMPABLE, 0)
-            _Server(theirs, pid1_mode, settings).serve()
+            if settings.get("seccomp"):
+                seccomp.prepare()  # built once here, inherited by every program
+            server.serve()
         except BaseException:
             pass
         os._exit(0)

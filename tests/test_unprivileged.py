@@ -143,3 +143,35 @@ def test_refused_user_namespaces_are_named_with_how_to_enable_them() -> None:
     assert "running without" in stderr and "user_namespace: refused (EPERM)" in stderr
     # Programs still run, with the weaker isolation that is stated.
     assert out["status"] == "loaded" and out["results"] == [["ok", [[1]], None]]
+
+
+# What the fallback cannot contain, as the README states it: programs share the harness's
+# uid and see the host's files and /proc; attacks that would stop or kill the harness
+# itself are not run and count as not contained.
+FALLBACK_NOT_CONTAINED = {
+    "write_outside_workdir",
+    "read_harness_environment",
+    "read_other_programs_temp_files",
+    "see_host_processes",
+    "read_task_data_on_host",
+    "kill_every_process",
+    "forge_next_programs_results",
+    "signal_the_supervisor",
+}
+
+
+def test_selfcheck_without_user_namespaces_names_exactly_what_it_cannot_contain() -> None:
+    with tempfile.TemporaryDirectory(prefix="arcjudge-test-") as where:
+        os.chmod(where, 0o755)
+        launcher = os.path.join(where, "deny_unshare.py")
+        with open(launcher, "w") as fh:
+            fh.write(DENY_UNSHARE)
+        os.chmod(launcher, 0o644)
+        cli = "import sys; from arcjudge.cli import main; sys.exit(main())"
+        argv = [sys.executable, launcher, "-c", cli, "selfcheck", "--backend", "process"]
+        proc = subprocess.run(wrap(argv), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-2000:]
+    failed_line = next(x for x in proc.stderr.splitlines() if "selfcheck failed:" in x)
+    failed = set(failed_line.split("selfcheck failed:", 1)[1].strip().split(", "))
+    assert failed == FALLBACK_NOT_CONTAINED
+    assert "user_namespace: refused (EPERM)" in proc.stderr

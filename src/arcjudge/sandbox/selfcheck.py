@@ -94,6 +94,10 @@ class Case:
     backends: tuple[str, ...] | None = None  # None: every backend
     modes: tuple[str, ...] = ()  # per source: "transform" (default) or "generate"
     inputs: int = 1  # how many copies of SAMPLE each program gets
+    # Protections of which at least one must be active for the attack to stay inside the
+    # sandbox; without any, it would hit the harness itself, so the case is not run and
+    # counts as not contained (e.g. kill(-1) when programs share the harness's uid).
+    needs_one_of: tuple[str, ...] = ()
 
 
 def _statuses(result: ProgramResult) -> set[str]:
@@ -633,6 +637,7 @@ CASES: tuple[Case, ...] = (
         ),
         "the run carries on: next program ok",
         _last_grid(SAMPLE),
+        needs_one_of=("pid_namespace", "uid_per_program"),
     ),
     Case(
         "memory_of_earlier_jobs",
@@ -730,6 +735,7 @@ CASES: tuple[Case, ...] = (
         ),
         "detached survivors are gone; the next program ok and correct",
         _last_grid(SAMPLE),
+        needs_one_of=("pid_namespace", "uid_per_program"),
     ),
     Case(
         "keyring_to_next_program",
@@ -858,6 +864,7 @@ CASES: tuple[Case, ...] = (
         ),
         "ok; the run carries on: next program ok",
         _ok_then_last_grid(SAMPLE),
+        needs_one_of=("pid_namespace", "uid_per_program"),
     ),
     Case(
         "read_later_inputs_at_load",
@@ -1007,6 +1014,11 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> Outcome:
         What happened and whether it was contained.
     """
     start = time.monotonic()
+    if case.needs_one_of:
+        protections = sandbox.protections()
+        if not any(protections.get(name) for name in case.needs_one_of):
+            got = f"not run: without {' or '.join(case.needs_one_of)} it would reach the harness"
+            return Outcome(case.name, case.expected, got, False, 0.0)
     results = []
     for k, src in enumerate(case.sources):
         program = Program(ctx.fill(src), ENTRY_POINTS)

@@ -395,6 +395,7 @@ class Supervisor:
         self._uids: set[int] = set()
         self._rng = random.SystemRandom()
         self.zygote = zygote.Client((chan_in, chan_out), self.iso.pid1, self.iso.program_settings())
+        self.iso.protections["subreaper"] = self.zygote.subreaper
 
     def new_uid(self) -> int:
         """A uid no program of this supervisor has had (random, so not across runs either)."""

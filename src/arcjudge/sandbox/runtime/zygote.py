@@ -211,12 +211,13 @@ def start(keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> tuple[int, 
             for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
                 signal.signal(sig, signal.SIG_IGN)
             iso.set_name(NAME)
-            iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
+            subreaper = iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
             iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
             server = _Server(theirs, pid1_mode, settings)  # opens /proc/self/ns/pid: first
             iso.prctl(iso.PR_SET_DUMPABLE, 0)
             if settings.get("seccomp"):
                 seccomp.prepare()  # built once here, inherited by every program
+            _send(theirs, {"started": True, "subreaper": subreaper})
             server.serve()
         except BaseException:
             pass
@@ -235,6 +236,8 @@ class Client:
     def __init__(self, keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> None:
         self.pid, self.sock = start(keep, pid1_mode, settings)
         self.exits: dict[int, int] = {}
+        started = self._until("started", 30.0)
+        self.subreaper = started.get("subreaper") is True  # checked, not assumed
 
     def fileno(self) -> int:
         """The socket to select on for exit notices."""

@@ -208,3 +208,41 @@ def test_no_zombies_accumulate_and_forking_keeps_working():
         assert len(zombies) <= 1
         r = sb.run(prog(forker), [G1])
         assert r.results[0].status is Status.OK, r.results[0].error
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the minimal root is built as root")
+def test_interpreter_installed_under_tmp_stays_visible_in_the_minimal_root():
+    """A virtualenv below /tmp (common on CI runners) is bound over the scratch tmpfs."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    venv = tempfile.mkdtemp(prefix="arcjudge-venv-", dir="/tmp")
+    try:
+        os.chmod(venv, 0o755)
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+        site = os.path.join(venv, "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}",
+                            "site-packages")  # fmt: skip
+        with open(os.path.join(site, "venv_only_module.py"), "w") as fh:
+            fh.write("VALUE = 7\n")
+        with ProcessSandbox(workers=1, python=os.path.join(venv, "bin", "python")) as sb:
+            assert sb.protections()["minimal_root"]
+            source = (
+                "import os, venv_only_module\n"
+                "def p(g):\n"
+                "    try:\n"
+                "        open(venv_only_module.__file__, 'a').close()\n"
+                "        wrote = 1\n"
+                "    except OSError:\n"
+                "        wrote = 0\n"
+                "    open('/tmp/work/scratch', 'w').close()\n"
+                "    return [[venv_only_module.VALUE, wrote]]\n"
+            )
+            res = sb.run(Program(source.encode(), ("p",)), [((0,),)], Limits(),
+                         policy=PolicyMode.OFF)  # fmt: skip
+        assert res.status is ProgramStatus.LOADED, res.error
+        assert res.results[0].status is Status.OK, res.results[0].error
+        assert res.results[0].grid == ((7, 0),)  # importable, read-only; scratch writable
+    finally:
+        shutil.rmtree(venv, ignore_errors=True)

@@ -120,6 +120,14 @@ def enter_minimal_root(
         if not iso.mount("tmpfs", STAGING, "tmpfs", iso.MS_NOSUID, "size=256m,mode=0755"):
             raise OSError("could not mount the staging tmpfs")
         root = STAGING
+        # The scratch tmpfs first: directories of the plan below /tmp (a virtualenv there,
+        # say) are bound on top of it and stay visible (and read-only).
+        os.mkdir(root + SCRATCH, 0o755)
+        if not iso.mount("tmpfs", root + SCRATCH, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
+                         f"size={disk_bytes},mode=0755"):  # fmt: skip
+            raise OSError("could not mount the scratch tmpfs")
+        os.mkdir(root + WORKDIR, 0o700)
+        os.chown(root + WORKDIR, owner, owner)
         for link, target in root_plan["links"].items():
             os.symlink(target, root + link)
         for path, handle in handles.items():
@@ -175,9 +183,6 @@ def enter_minimal_root(
         raise OSError("could not make the program's root read-only")
     if not iso.make_mount_writable("/proc"):  # its own ids, the user namespace maps
         raise OSError("could not make the program's /proc writable")
-    if not iso.mount("tmpfs", SCRATCH, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
-                     f"size={disk_bytes},mode=0755"):  # fmt: skip
-        raise OSError("could not mount the scratch tmpfs")
-    os.mkdir(WORKDIR, 0o700)
-    os.chown(WORKDIR, owner, owner)
+    if not iso.make_mount_writable(SCRATCH):  # only the scratch mount: not what is on it
+        raise OSError("could not make the scratch tmpfs writable")
     return visible

@@ -115,6 +115,7 @@ def test_unprivileged_protections_match_roots_but_the_uid() -> None:
         assert mine[name] is True, name
         assert as_root["protections"][name] is True, name
     assert mine["user_namespace"] is True and mine["user_namespace_per_program"] is True
+    assert mine["supervisor_not_dumpable"] is True  # programs are our uid on the host
     assert mine["uid_per_program"] is False  # one host uid: stated, not claimed
     assert as_nobody["hints"] == {}
     # The process limit counts the program's own processes, as for root; the program

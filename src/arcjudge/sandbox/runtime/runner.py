@@ -164,6 +164,9 @@ class Isolation:
                 self.hints["minimal_root"] = "the probe of the per-program namespaces failed"
         if self.userns:  # each program: a user namespace of its own, no capabilities
             self.protections["user_namespace_per_program"] = self.namespaced
+            # Programs are our uid on the host: never ptrace-able or readable by them (last:
+            # the probes above write their own id maps, which needs us dumpable).
+            self.protections["supervisor_not_dumpable"] = iso.prctl(iso.PR_SET_DUMPABLE, 0)
 
     @staticmethod
     def _probe_pid_namespace() -> bool:

@@ -20,7 +20,9 @@ and the ratio to ``raw``:
   by default it runs an evenly spaced sample (``--fresh-sample``) and extrapolates.
 * ``<backend>-1`` / ``<backend>-N``: a pooled sandbox with 1 or N warm workers, all jobs
   through ``Sandbox.map``. Pool start (``start()``, the cold start) is timed separately.
-  Backends: ``process`` and ``docker`` (warm containers; needs the daemon and the image).
+  Backends: ``process`` and ``docker`` (warm containers under the daemon's default OCI
+  runtime, runc; needs the daemon and the image), ``docker-runsc`` (the same under gVisor:
+  needs ``runsc`` registered with the daemon, see the README's docker section).
 * ``docker-run-per-program``: the naive container way, one ``docker run --rm -i --network
   none IMAGE python3 -c DRIVER`` per job (program, chunk), sequentially, the job's inputs
   sent on stdin as JSON and its outputs read back from stdout. Runs an evenly spaced
@@ -359,6 +361,10 @@ def run_sandbox_mode(ctx: Context, mode: str, factory: SandboxFactory, workers: 
         check_results(ctx, mode, results, jobs)
         in_child = sum(r.seconds for res in results.values() for r in res.results)
         m = Measurement(mode, n, t2 - t1, n, cold_start=t1 - t_made)
+        runtime = getattr(sb, "runtime", None)
+        oci = runtime().get("oci_runtime") if callable(runtime) else None
+        if oci:
+            m.notes.append(f"OCI runtime read back from the containers: {oci}")
         m.notes.append(
             f"{workers} worker(s), {len(jobs)} jobs; harness CPU during map "
             f"{cpu_mapped - cpu_started:.1f} s; sum of per-input wall times reported by the "
@@ -566,7 +572,9 @@ register_mode("raw-in-image", run_raw_in_image)
 register_mode("docker-run-per-program", run_docker_run_per_program)
 register_backend("process", lambda workers: ProcessSandbox(workers=workers))
 register_backend("process-unprivileged", lambda workers: UnprivilegedProcessSandbox(workers))
-register_backend("docker", lambda workers: DockerSandbox(workers=workers))
+# "" is the daemon's default runtime, whatever $ARCJUDGE_DOCKER_RUNTIME says
+register_backend("docker", lambda workers: DockerSandbox(workers=workers, runtime=""))
+register_backend("docker-runsc", lambda workers: DockerSandbox(workers=workers, runtime="runsc"))
 
 
 # --------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The process backend with its supervisors run as ``nobody`` (for ``throughput.py``).
+"""The process backend with its supervisors run as an unprivileged uid (for ``throughput.py``).
 
 The harness stays this process (root); each supervisor starts through
 ``tests/unprivileged.py``'s wrapper, so it is an unprivileged user's supervisor exactly:
@@ -19,7 +19,7 @@ del sys.path[0]
 
 
 class UnprivilegedProcessSandbox(ProcessSandbox):
-    """``ProcessSandbox`` whose supervisors run as ``nobody`` (needs root here)."""
+    """``ProcessSandbox`` whose supervisors run as an unprivileged uid (needs root here)."""
 
     def __init__(self, workers: int | None = None) -> None:
         problem = unprivileged.unavailable()

@@ -1,4 +1,4 @@
-"""The process backend run by an unprivileged user (``nobody``), from a root test run.
+"""The process backend run by an unprivileged user (uid 64999), from a root test run.
 
 With unprivileged user namespaces allowed (as here) the supervisor makes one of its own
 and isolates programs as it does for root: the whole selfcheck must be contained. Where
@@ -106,9 +106,9 @@ def test_selfcheck_contains_every_case_as_unprivileged_user() -> None:
 
 
 def test_unprivileged_protections_match_roots_but_the_uid() -> None:
-    as_nobody, _ = _probe([sys.executable], COUNT_FORKS)
+    as_user, _ = _probe([sys.executable], COUNT_FORKS)
     as_root, _ = _probe([sys.executable], COUNT_FORKS, unprivileged=False)
-    mine = as_nobody["protections"]
+    mine = as_user["protections"]
     for name in ("network_namespace", "mount_namespace", "read_only_root", "pid_namespace",
                  "fresh_proc", "minimal_root", "private_tmp", "seccomp_filter",
                  "privilege_drop", "kill_all_after_program", "programs_not_dumpable"):  # fmt: skip
@@ -117,11 +117,11 @@ def test_unprivileged_protections_match_roots_but_the_uid() -> None:
     assert mine["user_namespace"] is True and mine["user_namespace_per_program"] is True
     assert mine["supervisor_not_dumpable"] is True  # programs are our uid on the host
     assert mine["uid_per_program"] is False  # one host uid: stated, not claimed
-    assert as_nobody["hints"] == {}
+    assert as_user["hints"] == {}
     # The process limit counts the program's own processes, as for root; the program
     # sees a uid of its own (not 0) and only its own processes in /proc.
-    assert as_nobody["status"] == as_root["status"] == "loaded"
-    ((status, grid, _),) = as_nobody["results"]
+    assert as_user["status"] == as_root["status"] == "loaded"
+    ((status, grid, _),) = as_user["results"]
     ((root_status, root_grid, _),) = as_root["results"]
     assert status == root_status == "ok"
     assert grid[0] == root_grid[0] == [0, 7]  # 8 processes: the program and 7 children
@@ -129,7 +129,7 @@ def test_unprivileged_protections_match_roots_but_the_uid() -> None:
 
 
 def test_refused_user_namespaces_are_named_with_how_to_enable_them() -> None:
-    with tempfile.TemporaryDirectory(prefix="arcjudge-test-") as where:  # nobody reads it
+    with tempfile.TemporaryDirectory(prefix="arcjudge-test-") as where:  # the user reads it
         os.chmod(where, 0o755)
         launcher = os.path.join(where, "deny_unshare.py")
         with open(launcher, "w") as fh:

@@ -3,7 +3,8 @@
 The test's interpreter and checkout may lie under a directory other users cannot enter
 (``/root/.pyenv``, say). The command therefore runs in a private mount namespace where
 each such closed directory is covered by an open tmpfs holding only what the command
-needs, bound back at the same paths, and then switches to ``nobody`` with ``setpriv``.
+needs, bound back at the same paths, and then switches to an unprivileged uid of its own
+(``setpriv``).
 Nothing of this outlives the command: the mount namespace dies with it.
 """
 
@@ -19,7 +20,10 @@ from pathlib import Path
 
 import pytest
 
-UID = 65534  # nobody
+# Not nobody (65534): gVisor's sandbox processes run as nobody on the host, and programs of
+# the no-user-namespace fallback, which share this uid and see the host's /proc, could
+# signal them. A uid of its own, with no passwd entry, touches nothing else.
+UID = 64999
 REQUIRED_TOOLS = ("unshare", "setpriv", "mount")
 
 
@@ -42,7 +46,7 @@ def needed_paths() -> list[str]:
 
 
 def unavailable() -> str | None:
-    """Why commands cannot be run as ``nobody`` from here, or ``None``."""
+    """Why commands cannot be run as an unprivileged uid from here, or ``None``."""
     missing = [t for t in REQUIRED_TOOLS if shutil.which(t) is None]
     if os.geteuid() != 0:
         return "needs root to switch to an unprivileged user"
@@ -63,7 +67,7 @@ def wrap(argv: list[str]) -> list[str]:
 
 
 def command(argv: list[str], env: dict[str, str] | None = None) -> list[str]:
-    """The command line that runs ``argv`` as ``nobody`` with ``needed_paths()`` reachable.
+    """The command line that runs ``argv`` as an unprivileged uid with ``needed_paths()`` reachable.
 
     Args:
         argv: The command.

@@ -37,8 +37,19 @@ from arcjudge.verifiers.sources import SourceError
 DEFAULT_ENTRY_POINTS = ("transform", "solve", "verify", "p", "main")
 
 
+def _add_docker_runtime(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--docker-runtime",
+        default=None,
+        metavar="NAME",
+        help="OCI runtime of the docker backend's containers, e.g. runsc for gVisor "
+        "(default: $ARCJUDGE_DOCKER_RUNTIME, else the Docker daemon's default)",
+    )
+
+
 def _add_backend(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", default="auto", choices=BACKENDS, help="sandbox backend")
+    _add_docker_runtime(parser)
     parser.add_argument(
         "--workers", type=int, default=None, help="sandbox pool size (per node with ray)"
     )
@@ -75,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("selfcheck", help="try every attack on a backend; table of results")
     check.add_argument("--backend", default="auto", choices=BACKENDS)
+    _add_docker_runtime(check)
     check.add_argument("--case", action="append", help="run only these cases (repeatable)")
 
     val = sub.add_parser("validate", help="decide which verifier sources are valid per task")
@@ -196,12 +208,14 @@ def _last_line(text: str | None) -> str:
 
 
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
-    from arcjudge.sandbox.selfcheck import format_table, run_suite
+    from arcjudge.sandbox.selfcheck import format_known, format_table, run_suite, variant_of
 
     made: list[PooledSandbox] = []
 
     def factory() -> PooledSandbox:
-        made.append(make_sandbox(args.backend, workers=1, warn=warn))
+        made.append(
+            make_sandbox(args.backend, workers=1, warn=warn, docker_runtime=args.docker_runtime)
+        )
         return made[-1]
 
     factory().close()  # fail early and clearly if the backend is unusable
@@ -209,11 +223,15 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
     outcomes = []
     for outcome in run_suite(factory, names):
         if not outcomes:
-            print(describe_protections(made[-1].name, made[-1].protections()))
+            print(describe_protections(variant_of(made[-1]), made[-1].protections()))
         outcomes.append(outcome)
         mark = "contained" if outcome.contained else "NOT CONTAINED"
-        print(f"  {outcome.name}: {mark} ({outcome.seconds:.1f} s)", flush=True)
+        known = " (known difference here, see below)" if outcome.known else ""
+        print(f"  {outcome.name}: {mark} ({outcome.seconds:.1f} s){known}", flush=True)
     print(format_table(outcomes))
+    known = format_known(variant_of(made[-1])) if made else ""
+    if known:
+        print(known)
     failed = [o.name for o in outcomes if not o.contained]
     if failed:
         print(f"arcjudge: selfcheck failed: {', '.join(failed)}", file=sys.stderr)

@@ -23,6 +23,7 @@ def make_sandbox(
     executor: str = "local",
     ray_address: str | None = None,
     report: Callable[[str], None] | None = None,
+    docker_runtime: str | None = None,
 ) -> PooledSandbox:
     """Build (but do not start) a sandbox.
 
@@ -37,12 +38,17 @@ def make_sandbox(
         ray_address: The cluster to join with ``ray`` (default: ``auto`` when
             ``RAY_ADDRESS`` is set, else a Ray instance started on this machine).
         report: With ``ray``, receives one summary line per node when the sandbox closes.
+        docker_runtime: The OCI runtime of the docker backend's containers (e.g. ``runsc``
+            for gVisor; default ``$ARCJUDGE_DOCKER_RUNTIME``, else the daemon's default).
+            One the daemon does not know is an error, also with ``auto``.
 
     Returns:
         The sandbox; use it as a context manager.
 
     Raises:
-        BackendUnavailable: For an unknown backend or one that cannot run here.
+        BackendUnavailable: For an unknown backend or one that cannot run here, an OCI
+            runtime the Docker daemon does not know, or ``docker_runtime`` given with the
+            ``process`` backend.
     """
     if backend not in BACKENDS:
         raise BackendUnavailable(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
@@ -50,28 +56,39 @@ def make_sandbox(
         raise BackendUnavailable(
             f"unknown executor {executor!r} (choose from {', '.join(EXECUTORS)})"
         )
+    if backend == "process" and docker_runtime:
+        raise BackendUnavailable(
+            f"--docker-runtime {docker_runtime} applies to the docker backend only "
+            "(this is --backend process)"
+        )
+    from arcjudge.sandbox.docker import requested_runtime
+
+    oci_runtime = requested_runtime(docker_runtime) if backend != "process" else None
     if executor == "ray":
         from arcjudge.sandbox.ray_pool import RaySandbox, RayUnavailable
 
         try:
             return RaySandbox(
                 backend, ray_address, module_dirs=module_dirs, workers_per_node=workers,
-                report=report,
+                report=report, docker_runtime=oci_runtime,
             )  # fmt: skip
         except RayUnavailable as exc:
             raise BackendUnavailable(str(exc)) from None
     if backend in ("docker", "auto"):
-        from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable
+        from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable, UnknownRuntime
 
         try:
-            return DockerSandbox(workers, module_dirs=module_dirs)
+            return DockerSandbox(workers, module_dirs=module_dirs, runtime=oci_runtime or "")
+        except UnknownRuntime as exc:  # asked for by name: never a silent fallback
+            raise BackendUnavailable(f"docker backend unusable: {exc}") from None
         except DockerUnavailable as exc:
             if backend == "docker":
                 raise BackendUnavailable(f"docker backend unusable: {exc}") from None
             if warn is not None:
+                under = f" (nor its {oci_runtime} runtime)" if oci_runtime else ""
                 warn(
                     f"docker unavailable ({exc}); using the process backend, which does not "
-                    "confine programs to a container"
+                    f"confine programs to a container{under}"
                 )
     from arcjudge.sandbox.process import ProcessSandbox
 
@@ -98,7 +115,7 @@ def sandbox_for(
 
     Args:
         args: An ``argparse.Namespace`` with ``backend`` and ``workers``, and optionally
-            ``executor`` and ``ray_address``.
+            ``executor``, ``ray_address`` and ``docker_runtime``.
         module_dirs: Directories programs may import from.
         warn: Receives one-line warnings.
 
@@ -113,4 +130,5 @@ def sandbox_for(
         executor=getattr(args, "executor", "local"),
         ray_address=getattr(args, "ray_address", None),
         report=print,
+        docker_runtime=getattr(args, "docker_runtime", None),
     )

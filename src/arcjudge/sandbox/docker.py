@@ -10,6 +10,10 @@ paths but the read-only runtime and module directories (each behind a directory 
 own group may enter). They carry labels naming the run and the
 owning process, and are removed on close, at interpreter exit and by
 ``arcjudge sandbox prune``.
+
+They run under the daemon's default OCI runtime, or the one named by ``runtime=`` /
+``$ARCJUDGE_DOCKER_RUNTIME`` (e.g. ``runsc``: gVisor); the runtime is read back from each
+container (``protections()["gvisor_kernel"]``, ``runtime()["oci_runtime"]``).
 """
 
 from __future__ import annotations
@@ -40,10 +44,80 @@ CONTAINER_MODULES = "/opt/arcjudge/modules"
 SCRUB = "/tmp:/dev/shm:/dev/mqueue"
 _HEADER = struct.Struct(">BxxxL")
 ZYGOTE_NAME = "arcjudge-zygote"
+# Run inside a container: the names of its processes but this one, one a line.
+_LIST_PROCESSES = (
+    "import os\n"
+    "for p in os.listdir('/proc'):\n"
+    "    if p.isdigit() and int(p) != os.getpid():\n"
+    "        try:\n"
+    "            print(open('/proc/%s/comm' % p).read().strip())\n"
+    "        except OSError:\n"
+    "            pass\n"
+)
+
+
+RUNTIME_ENV = "ARCJUDGE_DOCKER_RUNTIME"
+GVISOR_RUNTIME = "runsc"
+RUNC_PIDS = 128
+# Under gVisor the pids cgroup counts the sandbox kernel's host threads (about 40, plus
+# about 5 per guest task on the ptrace platform), not the container's processes; those are
+# bounded by each program's RLIMIT_NPROC, which gVisor enforces (threads included).
+GVISOR_PIDS = 1024
 
 
 class DockerUnavailable(RuntimeError):
     """Docker cannot be used here; the message says why and what to do."""
+
+
+class UnknownRuntime(DockerUnavailable):
+    """The OCI runtime asked for is not registered with the Docker daemon (bad input)."""
+
+
+def requested_runtime(runtime: str | None) -> str | None:
+    """Return the OCI runtime to run containers under, ``None`` for the daemon's default.
+
+    The argument (``--docker-runtime``) wins over ``$ARCJUDGE_DOCKER_RUNTIME``; an empty
+    value means the default.
+    """
+    chosen = runtime if runtime is not None else os.environ.get(RUNTIME_ENV, "")
+    return chosen.strip() or None
+
+
+def check_runtime(client: Any, runtime: str | None) -> tuple[str, dict[str, Any]]:
+    """Return the runtime containers will run under and the daemon's registered runtimes.
+
+    Args:
+        client: A docker client.
+        runtime: The OCI runtime asked for, or ``None`` for the daemon's default.
+
+    Returns:
+        The runtime's name (``runtime``, or the daemon's ``DefaultRuntime``) and
+        ``client.info()["Runtimes"]``.
+
+    Raises:
+        UnknownRuntime: If ``runtime`` is given and the daemon does not know it; the
+            message names the registered runtimes (and, for ``runsc``, how to register it).
+        DockerUnavailable: If the daemon does not answer.
+    """
+    try:
+        info = client.info()
+    except Exception as exc:  # the SDK raises many kinds; all mean "not usable"
+        raise DockerUnavailable(f"the Docker daemon does not answer ({exc})") from None
+    runtimes = dict(info.get("Runtimes") or {})
+    if runtime is not None and runtime not in runtimes:
+        known = ", ".join(sorted(runtimes)) or "none"
+        hint = ""
+        if runtime == GVISOR_RUNTIME:
+            hint = (
+                '; register gVisor in dockerd\'s daemon.json ("runtimes": {"runsc": {"path": '
+                '"/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}) and restart dockerd or '
+                "send it SIGHUP (see the README's docker section)"
+            )
+        raise UnknownRuntime(
+            f"OCI runtime {runtime!r} is not registered with the Docker daemon "
+            f"(registered: {known}){hint}"
+        )
+    return runtime or str(info.get("DefaultRuntime") or "runc"), runtimes
 
 
 def expected_image() -> str:
@@ -119,8 +193,28 @@ CONTAINER_PROTECTIONS = (
 )
 
 
-def container_protections(attrs: dict[str, Any]) -> dict[str, bool]:
-    """Read back from a container's inspect data which protections are in force."""
+def container_runtime(attrs: dict[str, Any]) -> str:
+    """The OCI runtime a container runs under, read back from its inspect data."""
+    return str((attrs.get("HostConfig") or {}).get("Runtime") or "?")
+
+
+def is_gvisor(runtime: str, runtimes: dict[str, Any]) -> bool:
+    """Whether the daemon's ``runtime`` is gVisor: registered with a ``runsc`` binary."""
+    entry = runtimes.get(runtime)
+    path = str(entry.get("path") or "") if isinstance(entry, dict) else ""
+    return os.path.basename(path) == GVISOR_RUNTIME
+
+
+def container_protections(
+    attrs: dict[str, Any], runtimes: dict[str, Any] | None = None
+) -> dict[str, bool]:
+    """Read back from a container's inspect data which protections are in force.
+
+    Args:
+        attrs: The container's inspect data (``container.attrs``, after ``reload``).
+        runtimes: The daemon's registered runtimes (``client.info()["Runtimes"]``), to
+            tell whether the runtime read back is gVisor.
+    """
     host = attrs.get("HostConfig", {})
     config = attrs.get("Config", {})
     mounts = attrs.get("Mounts", [])
@@ -137,6 +231,7 @@ def container_protections(attrs: dict[str, Any]) -> dict[str, bool]:
         "container_pids_limit": bool(host.get("PidsLimit")),
         "container_no_docker_socket": not any("docker.sock" in str(m.get("Source")) for m in mounts)
         and all(m.get("RW") is False for m in mounts),
+        "gvisor_kernel": is_gvisor(container_runtime(attrs), runtimes or {}),
     }
 
 
@@ -156,7 +251,14 @@ def _create_container(client: Any, image: str, argv: list[str], options: dict) -
 class DockerWorker(FrameWorker):
     """A container whose supervisor is reached over the attached stdin/stdout stream."""
 
-    def __init__(self, client: Any, image: str, options: dict[str, Any], argv: list[str]) -> None:
+    def __init__(
+        self,
+        client: Any,
+        image: str,
+        options: dict[str, Any],
+        argv: list[str],
+        runtimes: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__()
         self.container = _create_container(client, image, argv, options)
         self._raw = b""
@@ -170,8 +272,9 @@ class DockerWorker(FrameWorker):
             self.container.reload()
             self._sock.setblocking(False)
             self._handshake()
-            self.protections.update(container_protections(self.container.attrs))
+            self.protections.update(container_protections(self.container.attrs, runtimes))
             self.runtime["image"] = str(self.container.attrs.get("Image", "?"))
+            self.runtime["oci_runtime"] = container_runtime(self.container.attrs)
         except Exception:
             self.close()
             raise
@@ -245,13 +348,21 @@ class DockerSandbox(PooledSandbox):
         module_dirs: Host directories programs may import from; each is mounted read-only
             and a program's ``module_dirs`` must be among them.
         memory_bytes: Container memory (and memory+swap) limit, supervisor included.
-        pids: Container pids limit.
+        pids: Container pids limit (default 128; under gVisor 1024, since there it
+            counts the sandbox kernel's host threads, see ``GVISOR_PIDS``).
         tmpfs_bytes: Size of the container's ``/tmp``.
         preload: Modules the supervisor imports once before forking programs.
+        runtime: The OCI runtime containers run under (docker's ``--runtime``, e.g.
+            ``runsc`` for gVisor); default ``$ARCJUDGE_DOCKER_RUNTIME``, else the
+            daemon's default runtime.
+
+    Raises:
+        DockerUnavailable: If the daemon does not answer or the image is missing.
+        UnknownRuntime: If ``runtime`` is not registered with the daemon.
     """
 
     name = "docker"
-    strong_protections = CONTAINER_PROTECTIONS
+    strong_protections: tuple[str, ...] = CONTAINER_PROTECTIONS
 
     def __init__(
         self,
@@ -260,20 +371,26 @@ class DockerSandbox(PooledSandbox):
         image: str | None = None,
         module_dirs: tuple[str, ...] = (),
         memory_bytes: int = (1 << 30) + (512 << 20),
-        pids: int = 128,
+        pids: int | None = None,
         tmpfs_bytes: int = 256 << 20,
         preload: tuple[str, ...] | None = None,
+        runtime: str | None = None,
     ) -> None:
         super().__init__(workers)
         self.client = docker_client()
         self.image = image or expected_image()
         check_image(self.client, self.image)
+        self.oci_runtime = requested_runtime(runtime)
+        expected, self.runtimes = check_runtime(self.client, self.oci_runtime)
+        self.gvisor = is_gvisor(expected, self.runtimes)
+        if self.gvisor:  # say so when the container's runtime read back is not gVisor
+            self.strong_protections = (*CONTAINER_PROTECTIONS, "gvisor_kernel")
         self.run_id = uuid.uuid4().hex[:12]
         self.mounts = {
             os.path.realpath(d): f"{CONTAINER_MODULES}/g{k}/m" for k, d in enumerate(module_dirs)
         }
         self.memory_bytes = memory_bytes
-        self.pids = pids
+        self.pids = pids if pids is not None else (GVISOR_PIDS if self.gvisor else RUNC_PIDS)
         self.tmpfs_bytes = tmpfs_bytes
         self.preload = preload
         _LIVE.add(self)
@@ -320,15 +437,23 @@ class DockerSandbox(PooledSandbox):
             "labels": self.labels(),
             "ipc_mode": "private",
         }
+        if self.oci_runtime is not None:
+            options["runtime"] = self.oci_runtime
         argv = ["python3", "-s", "-B", "-P", f"{CONTAINER_RUNTIME}/runner.py", "--scrub", SCRUB]
         if self.preload is not None:
             argv += ["--preload", ",".join(self.preload)]
         try:
-            return DockerWorker(self.client, self.image, options, argv)
+            return DockerWorker(self.client, self.image, options, argv, self.runtimes)
         except WorkerLost:
             raise
         except Exception as exc:
-            raise WorkerLost(f"could not start a container: {exc}") from None
+            hint = ""
+            if self.gvisor and "network" in str(exc):
+                hint = (
+                    ' (runsc needs runtimeArgs ["--network=none"] in dockerd\'s daemon.json: '
+                    "see the README's docker section)"
+                )
+            raise WorkerLost(f"could not start a container: {exc}{hint}") from None
 
     def _prepare(self, program: Program) -> Program:
         if not program.module_dirs:
@@ -351,13 +476,33 @@ class DockerSandbox(PooledSandbox):
         count = 0
         for worker in list(self._all):
             try:
-                top = worker.container.top(ps_args="-o pid,comm")
+                names = self._process_names(worker)
             except Exception:  # a container that is gone has no strays
                 continue
-            rows = top.get("Processes") or []
-            others = [r for r in rows if r and r[-1] != ZYGOTE_NAME]
+            if names is None:  # alive, but its processes could not be listed: say so
+                count += 1
+                continue
+            others = [name for name in names if name != ZYGOTE_NAME]
             count += max(0, len(others) - 1)
         return count
+
+    def _process_names(self, worker: DockerWorker) -> list[str] | None:
+        """The names of the processes in a worker's container (``None``: not listable).
+
+        ``docker top`` lists host processes; under gVisor the container's processes are
+        not host processes (the daemon matches the sandbox's own pids against the host's
+        ``ps``), so there they are listed from inside, by a short process run as root in
+        the container that leaves itself out.
+        """
+        if not worker.protections.get("gvisor_kernel"):
+            top = worker.container.top(ps_args="-o pid,comm")
+            return [str(row[-1]) for row in top.get("Processes") or [] if row]
+        reply = worker.container.exec_run(
+            ["python3", "-I", "-S", "-c", _LIST_PROCESSES], user=SUPERVISOR_USER, stderr=False
+        )
+        if reply.exit_code != 0:
+            return None
+        return reply.output.decode(errors="replace").splitlines()
 
     def leftover_containers(self) -> list[str]:
         """Names of this sandbox's containers that still exist."""

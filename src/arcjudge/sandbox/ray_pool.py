@@ -81,10 +81,17 @@ class NodePool:
     actor's threads (``max_concurrency``), and the pool is thread-safe.
     """
 
-    def __init__(self, backend: str, workers: int, module_dirs: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        backend: str,
+        workers: int,
+        module_dirs: tuple[str, ...],
+        docker_runtime: str | None = None,
+    ) -> None:
         self.backend = backend
         self.workers = workers
         self.module_dirs = module_dirs
+        self.docker_runtime = docker_runtime
         self._box: PooledSandbox | None = None
         self._lock = threading.Lock()
 
@@ -94,7 +101,11 @@ class NodePool:
                 from arcjudge.sandbox.backends import make_sandbox
 
                 box = make_sandbox(
-                    self.backend, self.workers, module_dirs=self.module_dirs, warn=log.warning
+                    self.backend,
+                    self.workers,
+                    module_dirs=self.module_dirs,
+                    warn=log.warning,
+                    docker_runtime=self.docker_runtime,
                 )
                 box.start()
                 self._box = box
@@ -182,6 +193,8 @@ class RaySandbox(PooledSandbox):
             node (a shared file system, or the same checkout everywhere).
         workers_per_node: Pool size per node (default: the node's CPUs).
         report: Receives one line per node when the sandbox is closed.
+        docker_runtime: The OCI runtime of docker nodes' containers (``None``: each
+            node's ``$ARCJUDGE_DOCKER_RUNTIME``, else its daemon's default).
     """
 
     name = "ray"
@@ -194,6 +207,7 @@ class RaySandbox(PooledSandbox):
         module_dirs: tuple[str, ...] = (),
         workers_per_node: int | None = None,
         report: Callable[[str], None] | None = None,
+        docker_runtime: str | None = None,
     ) -> None:
         try:
             import ray
@@ -207,6 +221,7 @@ class RaySandbox(PooledSandbox):
         self.module_dirs = tuple(module_dirs)
         self.workers_per_node = workers_per_node
         self.report = report
+        self.docker_runtime = docker_runtime
         self._nodes: dict[str, _Node] = {}
         self._slots: queue.Queue[str] = queue.Queue()
         self._refs: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
@@ -281,7 +296,7 @@ class RaySandbox(PooledSandbox):
             max_restarts=0,
             name=None,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node.stats.node_id, soft=False),
-        ).remote(self.backend, workers, self.module_dirs)
+        ).remote(self.backend, workers, self.module_dirs, self.docker_runtime)
 
     def start(self) -> None:
         """Connect, create one actor per node with CPUs, start their pools."""

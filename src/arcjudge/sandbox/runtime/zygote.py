@@ -12,6 +12,9 @@ process a program started, however deep or detached, and reaps until none is lef
 container where the supervisor is PID 1 it does so with ``kill(-1, SIGKILL)`` (every
 process of the container but PID 1 and itself); with a PID namespace per program, the
 namespace dies with its first process; otherwise it kills its children until none are left.
+Where the kernel refuses ``PR_SET_CHILD_SUBREAPER`` (gVisor's, for one) orphans go to PID 1
+instead: in a container ``clean`` then sends ``kill(-1)`` until ``/proc`` shows no live
+process but PID 1 and itself, and the supervisor (PID 1) reaps the dead (``Client.clean``).
 
 Messages are JSON over a ``SOCK_SEQPACKET`` pair. Supervisor -> zygote: ``{"op": "spawn"}``
 with fds [job read end, result write end, output write end]; ``{"op": "clean", "pid",
@@ -66,6 +69,7 @@ class _Server:
         self.sock = sock
         self.settings = settings
         self.pid1_mode = pid1_mode and os.getppid() == 1
+        self.subreaper = True  # set by start(): False where the kernel refuses it
         self.spawned: set[int] = set()
         # Namespaced: each program is forked straight into a PID namespace of its own (as
         # its PID 1), and our own is restored for the next one.
@@ -137,7 +141,7 @@ class _Server:
                 try:
                     pid, status = os.waitpid(-1, os.WNOHANG)
                 except ChildProcessError:
-                    return 0
+                    return self._kill_orphans(end)
                 if not pid:
                     break
                 if pid in self.spawned:
@@ -149,6 +153,21 @@ class _Server:
             if self.pid1_mode or now - last_scan >= SCAN_SECONDS:
                 self.kill_everything(target, scan=True)
                 last_scan = now
+            time.sleep(0.0005)
+
+    def _kill_orphans(self, end: float) -> int:
+        """Without a subreaper, in a container: ``kill(-1)`` until no orphan is alive.
+
+        Orphans are then PID 1's children (the supervisor reaps them), not ours. Returns
+        how many are still alive at ``end`` (0 with a subreaper: they were our children).
+        """
+        if self.subreaper or not self.pid1_mode:
+            return 0
+        while True:
+            left = _live_others()
+            if not left or time.monotonic() >= end:
+                return left
+            self.kill_everything(None, scan=True)
             time.sleep(0.0005)
 
     def serve(self) -> None:
@@ -179,6 +198,27 @@ class _Server:
                 _send(self.sock, {"clean": True, "left": left})
             for fd in fds:
                 os.close(fd)
+
+
+def _live_others() -> int:
+    """Count live processes but PID 1 and this one (a zombie is dead: its parent reaps it)."""
+    me = os.getpid()
+    count = 0
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return 0
+    for entry in entries:
+        if not entry.isdigit() or int(entry) in (1, me):
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue  # gone meanwhile
+        if data[data.rindex(b")") + 2 :][:1] not in (b"Z", b"X"):
+            count += 1
+    return count
 
 
 def start(keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> tuple[int, socket.socket]:
@@ -214,6 +254,7 @@ def start(keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> tuple[int, 
             subreaper = iso.prctl(iso.PR_SET_CHILD_SUBREAPER, 1)
             iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
             server = _Server(theirs, pid1_mode, settings)  # opens /proc/self/ns/pid: first
+            server.subreaper = subreaper
             iso.prctl(iso.PR_SET_DUMPABLE, 0)
             if settings.get("seccomp"):
                 seccomp.prepare()  # built once here, inherited by every program
@@ -238,6 +279,7 @@ class Client:
         self.exits: dict[int, int] = {}
         started = self._until("started", 30.0)
         self.subreaper = started.get("subreaper") is True  # checked, not assumed
+        self.pid1_mode = pid1_mode
 
     def fileno(self) -> int:
         """The socket to select on for exit notices."""
@@ -296,7 +338,18 @@ class Client:
             raise ZygoteGone(f"the zygote is gone: {exc}") from None
         left = int(self._until("clean", CLEAN_SECONDS + 10.0)["left"])
         self.exits.pop(pid, None)
+        if self.pid1_mode and not self.subreaper:
+            self._reap_orphans()
         return left
+
+    def _reap_orphans(self) -> None:
+        """Reap the dead orphans a program left to us, PID 1 (never the zygote)."""
+        for child in _children_of(os.getpid()):
+            if child != self.pid:
+                try:
+                    os.waitpid(child, os.WNOHANG)
+                except ChildProcessError:
+                    pass
 
     def close(self) -> None:
         """Close the socket (the zygote cleans up and exits) and reap it."""

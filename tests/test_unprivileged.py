@@ -7,12 +7,14 @@ they are refused, ``protections()`` and the warning must say so and how to enabl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Iterator
 
 import pytest
 
@@ -83,6 +85,18 @@ COUNT_FORKS = textwrap.dedent(
 )
 
 
+@contextlib.contextmanager
+def _unshare_denied_launcher() -> Iterator[str]:
+    """A launcher script (``DENY_UNSHARE``) the unprivileged user can read, for the block."""
+    with tempfile.TemporaryDirectory(prefix="arcjudge-test-") as where:
+        os.chmod(where, 0o755)
+        launcher = os.path.join(where, "deny_unshare.py")
+        with open(launcher, "w") as fh:
+            fh.write(DENY_UNSHARE)
+        os.chmod(launcher, 0o644)
+        yield launcher
+
+
 def _probe(interpreter: list[str], source: str, unprivileged: bool = True) -> tuple[dict, str]:
     argv = [*interpreter, "-c", PROBE, source]
     proc = subprocess.run(
@@ -129,12 +143,7 @@ def test_unprivileged_protections_match_roots_but_the_uid() -> None:
 
 
 def test_refused_user_namespaces_are_named_with_how_to_enable_them() -> None:
-    with tempfile.TemporaryDirectory(prefix="arcjudge-test-") as where:  # the user reads it
-        os.chmod(where, 0o755)
-        launcher = os.path.join(where, "deny_unshare.py")
-        with open(launcher, "w") as fh:
-            fh.write(DENY_UNSHARE)
-        os.chmod(launcher, 0o644)
+    with _unshare_denied_launcher() as launcher:
         out, stderr = _probe([sys.executable, launcher], "def p(g):\n    return g\n")
     protections = out["protections"]
     assert protections["user_namespace"] is False
@@ -162,12 +171,7 @@ FALLBACK_NOT_CONTAINED = {
 
 
 def test_selfcheck_without_user_namespaces_names_exactly_what_it_cannot_contain() -> None:
-    with tempfile.TemporaryDirectory(prefix="arcjudge-test-") as where:
-        os.chmod(where, 0o755)
-        launcher = os.path.join(where, "deny_unshare.py")
-        with open(launcher, "w") as fh:
-            fh.write(DENY_UNSHARE)
-        os.chmod(launcher, 0o644)
+    with _unshare_denied_launcher() as launcher:
         cli = "import sys; from arcjudge.cli import main; sys.exit(main())"
         argv = [sys.executable, launcher, "-c", cli, "selfcheck", "--backend", "process"]
         proc = subprocess.run(wrap(argv), capture_output=True, text=True, timeout=600)

@@ -179,13 +179,16 @@ def _text(value: object, limit: int = 4000) -> str | None:
     return clean_text(value[:limit]) if isinstance(value, str) else None
 
 
-def decode_result(reply: dict, n_inputs: int, findings: tuple[str, ...]) -> ProgramResult:
+def decode_result(
+    reply: dict, n_inputs: int, findings: tuple[str, ...], mode: str = "transform"
+) -> ProgramResult:
     """Turn a supervisor's reply into a ``ProgramResult``, validating everything.
 
     Args:
         reply: The parsed reply frame.
         n_inputs: How many inputs were sent.
         findings: Policy findings to attach.
+        mode: The job's mode: only ``generate`` results carry a generator's output grid.
 
     Returns:
         The result; an ``infra`` result when the reply is malformed.
@@ -210,6 +213,8 @@ def decode_result(reply: dict, n_inputs: int, findings: tuple[str, ...]) -> Prog
                 grid, reason = canonical.from_wire(item.get("g"))
                 if grid is None:
                     raise ValueError(f"malformed grid: {reason}")
+                if ("o" in item) != (mode == "generate"):
+                    raise ValueError("generator output where none belongs, or missing")
                 if "o" in item:
                     gen_output, reason = canonical.from_wire(item.get("o"))
                     if gen_output is None:
@@ -357,7 +362,7 @@ class PooledSandbox(abc.ABC):
         reply = self._exchange(program, inputs, limits, mode)
         if isinstance(reply, ProgramResult):
             return reply
-        return decode_result(reply, len(inputs), findings)
+        return decode_result(reply, len(inputs), findings, mode)
 
     def _exchange(
         self,

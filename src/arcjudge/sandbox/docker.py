@@ -57,6 +57,8 @@ _LIST_PROCESSES = (
 
 
 RUNTIME_ENV = "ARCJUDGE_DOCKER_RUNTIME"
+# Files and directories a program may leave in /tmp: bounds the scrub after it.
+SCRATCH_INODES = 32768
 GVISOR_RUNTIME = "runsc"
 RUNC_PIDS = 128
 # Under gVisor the pids cgroup counts the sandbox kernel's host threads (about 40, plus
@@ -406,7 +408,7 @@ class DockerSandbox(PooledSandbox):
     def _spawn_worker(self) -> DockerWorker:
         volumes = {str(RUNTIME_DIR): {"bind": CONTAINER_RUNTIME, "mode": "ro"}}
         tmpfs = {
-            "/tmp": f"size={self.tmpfs_bytes},mode=0755",
+            "/tmp": f"size={self.tmpfs_bytes},mode=0755,nr_inodes={SCRATCH_INODES}",
             "/dev/shm": "size=1m,mode=0755",
         }
         for k, (host, inside) in enumerate(self.mounts.items()):

@@ -949,6 +949,88 @@ CASES: tuple[Case, ...] = (
         _error_text_safe,
     ),
     Case(
+        "memory_outside_the_limit",
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    try:
+                        fd = os.memfd_create('hoard')
+                    except (OSError, AttributeError):
+                        return [[0]]
+                    os.posix_fallocate(fd, 0, 1 << 30)  # never mapped: RLIMIT_AS misses it
+                    return [[1]]
+                """
+            ),
+        ),
+        "memfd_create denied (its pages count against no limit): ok [[0]]",
+        _last_grid(((0,),)),
+    ),
+    Case(
+        "scratch_too_deep_to_clean",
+        (
+            _src(
+                """
+                import os
+                def transform(g):
+                    try:
+                        for _ in range(3000):
+                            os.mkdir('d')
+                            os.chdir('d')
+                        for k in range(50000):
+                            open('f%d' % k, 'w').close()
+                    except OSError:
+                        pass
+                    return g
+                """
+            ),
+            _src(
+                """
+                import os
+                def transform(g):
+                    return [[len(os.listdir('.'))]]
+                """
+            ),
+        ),
+        "ok or timeout (a tree deeper than the recursion limit, files up to the inode cap); "
+        "the next program finds its scratch empty: ok [[0]]",
+        lambda results: _only("ok", "timeout")(results[:1]) and _last_grid(((0,),))(results),
+    ),
+    Case(
+        "forged_load_frame",
+        (
+            _src(
+                """
+                import json, os, struct
+                frame = json.dumps({'k': 'load', 'ok': True, 'entry': '\\x1b[2Jevil'}).encode()
+                os.write(3, struct.pack('>I', len(frame)) + frame)
+                def transform(g):
+                    return g
+                """
+            ),
+        ),
+        "load_error (an entry point that was never asked for)",
+        _only("load_error"),
+    ),
+    Case(
+        "forged_generator_output",
+        (
+            _src(
+                """
+                import json, os, struct
+                def transform(g):
+                    frame = {'k': 'out', 'i': 0, 's': 'ok', 'g': [1, '5'], 'o': [1, '7']}
+                    data = json.dumps(frame).encode()
+                    os.write(3, struct.pack('>I', len(data)) + data)
+                    return g
+                """
+            ),
+        ),
+        "invalid_output (a generator's field in a transform answer)",
+        _only("invalid_output"),
+    ),
+    Case(
         "syscalls_reach_host_kernel",
         (
             _src(

@@ -21,6 +21,7 @@ import isolation as iso
 STAGING = "/tmp"
 SCRATCH = "/tmp"
 WORKDIR = "/tmp/work"
+SCRATCH_INODES = 32768  # files and directories a program may make in its scratch
 MODULES = "/opt/arcjudge/modules"
 LIBRARY_DIRS = ("/usr/lib", "/usr/lib64", "/lib", "/lib64", "/usr/local/lib")
 TOP_LINKS = ("/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin")
@@ -124,7 +125,7 @@ def enter_minimal_root(
         # say) are bound on top of it and stay visible (and read-only).
         os.mkdir(root + SCRATCH, 0o755)
         if not iso.mount("tmpfs", root + SCRATCH, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
-                         f"size={disk_bytes},mode=0755"):  # fmt: skip
+                         f"size={disk_bytes},mode=0755,nr_inodes={SCRATCH_INODES}"):  # fmt: skip
             raise OSError("could not mount the scratch tmpfs")
         os.mkdir(root + WORKDIR, 0o700)
         os.chown(root + WORKDIR, owner, owner)

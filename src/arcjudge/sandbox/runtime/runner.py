@@ -362,24 +362,81 @@ def _module_groups(module_dirs: list[str]) -> list[int]:
     return sorted(gids)
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+REMOVE_SECONDS = 30.0
+
+
 def _remove_tree(path: str) -> None:
-    import shutil
+    """Delete a directory tree a program left, however deep; never raises.
 
-    def force(func: object, target: str, _exc: object) -> None:
-        try:
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-        except OSError:
-            pass
-        try:
-            if os.path.isdir(target) and not os.path.islink(target):
-                shutil.rmtree(target, ignore_errors=True)
-            else:
-                os.unlink(target)
-        except OSError:
-            pass
+    Iterative and descriptor-relative, holding one directory open at a time (a program can
+    make trees deeper than the recursion limit and longer than ``PATH_MAX``); symlinks are
+    removed, never followed. Gives up on what it cannot remove within ``REMOVE_SECONDS``.
+    """
+    try:
+        parent = os.open(os.path.dirname(os.path.abspath(path)), _DIR_FLAGS)
+    except OSError:
+        return
+    try:
+        _remove_below(parent, os.path.basename(path), _now() + REMOVE_SECONDS)
+    except Exception:  # nothing a program left may stop the supervisor
+        pass
+    finally:
+        os.close(parent)
 
-    shutil.rmtree(path, onerror=force)
+
+def _remove_below(parent: int, name: str, deadline: float) -> None:
+    try:
+        fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except OSError:
+        return
+    names: list[str] = []  # the directories below ``name`` that ``fd`` is in, top first
+    stuck: set[tuple[int, str]] = set()  # (depth, name) of directories we cannot enter
+    try:
+        while _now() < deadline:
+            try:
+                os.fchmod(fd, 0o700)
+            except OSError:
+                pass
+            child = None
+            with os.scandir(fd) as entries:
+                listed = list(entries)
+            for entry in listed:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if (len(names), entry.name) not in stuck:
+                            child = entry.name
+                            break
+                    else:
+                        os.unlink(entry.name, dir_fd=fd)
+                except OSError:
+                    pass
+            if child is not None:
+                try:
+                    below = os.open(child, _DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    stuck.add((len(names), child))
+                    continue
+                os.close(fd)
+                fd = below
+                names.append(child)
+                continue
+            if not names:
+                break
+            up = os.open("..", _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = up
+            done = names.pop()
+            try:
+                os.rmdir(done, dir_fd=fd)
+            except OSError:
+                stuck.add((len(names), done))
+    finally:
+        os.close(fd)
+    try:
+        os.rmdir(name, dir_fd=parent)
+    except OSError:
+        pass
 
 
 class Supervisor:
@@ -601,6 +658,8 @@ class Supervisor:
                     for i in range(next_i, n):
                         results[i] = {"s": "crashed", "e": f"reload failed: {error}", "t": 0.0}
                     break
+                if load.get("ok") and load.get("entry") not in job["entry_points"]:
+                    load = {"ok": False, "error": "corrupted result channel: unknown entry point"}
                 if not load.get("ok"):
                     err = str(load.get("error", ""))[:ERROR_CHARS]
                     if not loaded:
@@ -620,7 +679,7 @@ class Supervisor:
                     answered = ev.kind == "msg" and _answers(ev.value, next_i)
                     if answered and next_i + 1 < n:  # the next input goes out right after
                         child.send(_input_frame(next_i + 1, inputs[next_i + 1], mode))
-                    record = self._record(ev, next_i, wall, now >= budget_end, child)
+                    record = self._record(ev, next_i, wall, now >= budget_end, child, mode)
                     record["t"] = round(now - sent, 6)
                     results[next_i] = record
                     next_i += 1
@@ -637,7 +696,13 @@ class Supervisor:
         return finish("loaded")
 
     def _record(
-        self, ev: _Event, index: int, wall: float, over_budget: bool, child: _Child
+        self,
+        ev: _Event,
+        index: int,
+        wall: float,
+        over_budget: bool,
+        child: _Child,
+        mode: str | None,
     ) -> dict:
         if ev.kind == "timeout":
             if over_budget:
@@ -667,6 +732,12 @@ class Supervisor:
             if grid is None:
                 return {"s": "invalid_output", "e": f"corrupted result channel: {reason}", "bad": 1}
             record = {"s": "ok", "g": msg["g"]}  # checked: passed on in its wire form
+            if ("o" in msg) != (mode == "generate"):  # a pair only, and always, from generators
+                return {
+                    "s": "invalid_output",
+                    "e": "corrupted result channel: bad fields",
+                    "bad": 1,
+                }
             if "o" in msg:
                 other, reason = canonical.from_wire(msg.get("o"))
                 if other is None:
@@ -678,7 +749,10 @@ class Supervisor:
 
 
 def _scrub(directories: tuple[str, ...]) -> None:
-    """Delete everything inside the writable directories, so the next program sees none of it."""
+    """Delete everything inside the writable directories, so the next program sees none of it.
+
+    Never raises: what a program left must not stop the supervisor.
+    """
     for directory in directories:
         try:
             entries = os.listdir(directory)
@@ -686,13 +760,13 @@ def _scrub(directories: tuple[str, ...]) -> None:
             continue
         for name in entries:
             path = os.path.join(directory, name)
-            if os.path.isdir(path) and not os.path.islink(path):
-                _remove_tree(path)
-            else:
-                try:
+            try:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    _remove_tree(path)
+                else:
                     os.unlink(path)
-                except OSError:
-                    pass
+            except Exception:
+                pass
 
 
 def _preload(names: list[str]) -> list[str]:

@@ -48,6 +48,9 @@ DENIED_X86_64: dict[str, int] = {
     "add_key": 248, "request_key": 249, "keyctl": 250,
     "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312,
     "pidfd_getfd": 438,
+    # Memory no rlimit counts (never mapped, so outside RLIMIT_AS; no cgroup on the process
+    # backend, and in a container it is charged to the supervisor's cgroup).
+    "memfd_create": 319, "memfd_secret": 447,
     "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
     "kexec_load": 246, "kexec_file_load": 320,
     "mount": 165, "umount2": 166, "pivot_root": 155, "open_tree": 428, "move_mount": 429,

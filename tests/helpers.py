@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
+import signal
 import sqlite3
 from pathlib import Path
+
+
+def default_sigint() -> None:
+    """``preexec_fn`` for a child the test interrupts: SIGINT back to its default.
+
+    A test run started in the background by a non-interactive shell inherits SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler in the child.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def cached_rows(path: Path) -> int:

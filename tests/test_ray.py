@@ -21,7 +21,7 @@ import pytest
 from arcjudge import cli
 from arcjudge.harness.validate_cli import sample_dir
 from arcjudge.sandbox.selfcheck import leftover_processes
-from helpers import cached_rows
+from helpers import cached_rows, default_sigint
 
 SAMPLE = sample_dir()
 TASK = "0d3d703e"  # recolor: 3->4, 1->5, 2->6, 8->9 and back
@@ -154,6 +154,7 @@ def _spawn(argv: list[str]) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
 
 

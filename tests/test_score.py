@@ -19,7 +19,7 @@ from arcjudge.harness.score import summarize
 from arcjudge.harness.stats import wilson_interval
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.selfcheck import CASES
-from helpers import cached_rows
+from helpers import cached_rows, default_sigint
 
 FLIP = "aaaa0001"  # flip rows
 
@@ -241,7 +241,10 @@ def test_interrupt_and_resume_is_byte_identical(world):
 
     calm = subprocess.run(argv(world / "calm"), capture_output=True, text=True, check=False)
     assert calm.returncode == 0, calm.stderr
-    proc = subprocess.Popen(argv(world / "cut"), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv(world / "cut"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
+    )  # fmt: skip
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and cached_rows(world / "cut" / "cache.sqlite") < 4:
         time.sleep(0.05)

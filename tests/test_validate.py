@@ -18,7 +18,7 @@ from arcjudge.harness.store import ResultStore
 from arcjudge.harness.validate import ValidateConfig, Validator
 from arcjudge.sandbox.types import Limits
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource, training_ids
-from helpers import cached_rows
+from helpers import cached_rows, default_sigint
 
 # Two real training ids (so the golf numbering applies) carrying our own synthetic tasks.
 FLIP, RECOLOR = training_ids()[0], training_ids()[1]  # task001, task002
@@ -275,7 +275,10 @@ def test_interrupt_and_resume_gives_identical_verdicts(world, tmp_path):
     calm = subprocess.run(argv(tmp_path / "calm"), capture_output=True, text=True, check=False)
     assert calm.returncode == 0, calm.stderr
     interrupted = tmp_path / "interrupted"
-    proc = subprocess.Popen(argv(interrupted), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        argv(interrupted), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
+    )  # fmt: skip
     cache = interrupted / "cache.sqlite"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not cached_rows(cache):

@@ -36,6 +36,16 @@ DEV_LINKS = (
 HIDDEN_PACKAGES = ("arcjudge",)
 
 
+def _hidden_name(name: str) -> bool:
+    """Whether a directory entry is one of ``HIDDEN_PACKAGES`` or its installed metadata."""
+    for package in HIDDEN_PACKAGES:
+        if name == package or name == f"{package}.egg-info":
+            return True
+        if name.startswith(f"{package}-") and name.endswith((".dist-info", ".egg-info")):
+            return True
+    return False
+
+
 def _within(path: str, roots: list[str]) -> bool:
     return any(iso.is_within(path, r) for r in roots)
 
@@ -60,10 +70,13 @@ def plan(runtime_dir: str) -> dict:
         dirs.append(path)
     hide = []
     for path in dirs:
-        for name in HIDDEN_PACKAGES:
-            candidate = os.path.join(path, name)
-            if os.path.isdir(candidate):
-                hide.append(candidate)
+        try:
+            entries = os.listdir(path)
+        except OSError:
+            entries = []
+        for name in entries:  # the package and its metadata (an editable install's README)
+            if _hidden_name(name) and os.path.isdir(os.path.join(path, name)):
+                hide.append(os.path.join(path, name))
     hide += [p for p in [runtime_dir] if _within(p, dirs)]
     outermost: list[str] = []
     for path in sorted(set(hide), key=len):

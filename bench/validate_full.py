@@ -881,8 +881,8 @@ def container_cpu_seconds(container_id: str) -> float | None:
 
 def child_validate(spec: dict) -> dict:
     """Run one validation as ``arcjudge validate`` would; report wall, CPU and peak RSS."""
-    from arcjudge.harness.store import ResultStore
-    from arcjudge.harness.validate import ValidateConfig, Validator, write_outputs
+    from arcjudge.harness.core.store import ResultStore
+    from arcjudge.harness.validate.validator import ValidateConfig, Validator, write_outputs
     from arcjudge.sandbox.backends import make_sandbox
     from arcjudge.verifiers.sources import VerifierSource
 
@@ -1480,7 +1480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs = []
         specs = []
         if not args.chunk:
-            from arcjudge.harness.validate import ValidateConfig
+            from arcjudge.harness.validate.validator import ValidateConfig
 
             args.chunk = ValidateConfig(tasks_dir, sources=()).chunk
         for backend in backends:

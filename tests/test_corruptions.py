@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arcjudge.grids import hamming_distance, is_grid
-from arcjudge.harness.corruptions import (
+from arcjudge.harness.dimensions.corruptions import (
     CandidatePair,
     HumanErrors,
     color_flip,

@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from arcjudge.harness.store import ResultStore
-from arcjudge.harness.validate import ValidateConfig, Validator
-from arcjudge.harness.validate_cli import sample_dir
+from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.validate.cli import sample_dir
+from arcjudge.harness.validate.validator import ValidateConfig, Validator
 from arcjudge.sandbox.types import Limits
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource, training_ids
 

@@ -9,7 +9,9 @@ from fractions import Fraction
 import pytest
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.dimension_rules import (
+from arcjudge.harness.core.stats import wilson_interval
+from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw, load_mixture
+from arcjudge.harness.dimensions.rules import (
     classification_verdict,
     distance,
     editing_verdict,
@@ -18,9 +20,7 @@ from arcjudge.harness.dimension_rules import (
     normalize_dimension,
     parse_answer,
 )
-from arcjudge.harness.dimension_stats import model_statistics, proportion
-from arcjudge.harness.mixture import PRESETS, Mixture, draw, load_mixture
-from arcjudge.harness.stats import wilson_interval
+from arcjudge.harness.dimensions.statistics import model_statistics, proportion
 from arcjudge.sandbox.types import Status
 
 

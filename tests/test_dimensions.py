@@ -15,9 +15,9 @@ import pytest
 
 from arcjudge import cli
 from arcjudge.grids import hamming_distance, to_grid, to_lists
-from arcjudge.harness.dimension_build import DEFAULT_MIN_DISTANCE, DIMENSIONS
-from arcjudge.harness.mixture import load_mixture
-from arcjudge.harness.validate_cli import sample_dir
+from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, DIMENSIONS
+from arcjudge.harness.dimensions.mixture import load_mixture
+from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, ProgramStatus, Status
 from arcjudge.tasks import load_task

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arcjudge.harness.extract import (
+from arcjudge.harness.core.extract import (
     Extraction,
     code_blocks,
     extract_program,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from arcjudge import cli
-from arcjudge.harness.validate_cli import sample_dir
+from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.sandbox import Program
 from arcjudge.verifiers.sources import VerifierSource
 

@@ -19,7 +19,7 @@ import psutil
 import pytest
 
 from arcjudge import cli
-from arcjudge.harness.validate_cli import sample_dir
+from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.sandbox.selfcheck import leftover_processes
 from helpers import cached_rows, default_sigint
 

@@ -1,4 +1,4 @@
-"""Tests for the HTML report renderer (arcjudge.harness.report).
+"""Tests for the HTML report renderer (arcjudge.harness.validate.report).
 
 The unit tests decode the SVG grids back into cells and check the escaping of hostile text.
 The DOM tests render a small report, load it in headless Chromium and inspect the DOM the
@@ -26,7 +26,7 @@ from typing import ClassVar
 import psutil
 import pytest
 
-from arcjudge.harness.report import (
+from arcjudge.harness.validate.report import (
     ARC_PALETTE,
     ERROR_LIMIT,
     grid_svg,

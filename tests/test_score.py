@@ -13,10 +13,10 @@ import time
 import pytest
 
 from arcjudge import cli
-from arcjudge.harness.consistency import agrees, agrees_batch
-from arcjudge.harness.extract import extract_program
-from arcjudge.harness.score import summarize
-from arcjudge.harness.stats import wilson_interval
+from arcjudge.harness.core.extract import extract_program
+from arcjudge.harness.core.stats import wilson_interval
+from arcjudge.harness.dimensions.consistency import agrees, agrees_batch
+from arcjudge.harness.score.scorer import summarize
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.selfcheck import CASES
 from helpers import cached_rows, default_sigint

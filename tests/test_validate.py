@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from arcjudge import cli
-from arcjudge.harness.store import ResultStore
-from arcjudge.harness.validate import ValidateConfig, Validator
+from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.validate.validator import ValidateConfig, Validator
 from arcjudge.sandbox.types import Limits
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource, training_ids
 from helpers import cached_rows, default_sigint
@@ -325,7 +325,7 @@ def test_killed_run_resumes_too(world, tmp_path):
 
 
 def test_bundled_sample_matches_its_expected_verdicts(tmp_path, capsys):
-    from arcjudge.harness.validate_cli import sample_dir
+    from arcjudge.harness.validate.cli import sample_dir
 
     expected = json.loads((sample_dir() / "EXPECTED.json").read_text())
     out = tmp_path / "sample-out"
@@ -354,7 +354,7 @@ def test_bundled_sample_matches_its_expected_verdicts(tmp_path, capsys):
 
 
 def test_sample_on_the_full_arcgen_stable_set(tmp_path, shared_data):
-    from arcjudge.harness.validate_cli import sample_dir
+    from arcjudge.harness.validate.cli import sample_dir
 
     root = sample_dir()
     config = ValidateConfig(

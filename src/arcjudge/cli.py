@@ -18,7 +18,7 @@ from pathlib import Path
 
 from arcjudge import __version__
 from arcjudge.errors import UsageError
-from arcjudge.harness.outputs import warn
+from arcjudge.harness.core.outputs import warn
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import (
     BACKENDS,
@@ -117,19 +117,19 @@ def _parser() -> argparse.ArgumentParser:
     _add_backend(val)
 
     score = sub.add_parser("score", help="score model-written Definition programs safely")
-    from arcjudge.harness.score_cli import add_arguments
+    from arcjudge.harness.score.cli import add_arguments
 
     add_arguments(score)
     _add_backend(score)
 
     mutate = sub.add_parser("mutate", help="corrupted verifiers and their near-miss pairs")
-    from arcjudge.harness.mutate_cli import add_arguments as add_mutate_arguments
+    from arcjudge.harness.mutate.cli import add_arguments as add_mutate_arguments
 
     add_mutate_arguments(mutate)
     _add_backend(mutate)
 
     dims = sub.add_parser("dimensions", help="instances and scores for the five dimensions")
-    from arcjudge.harness.dimensions_cli import add_arguments as add_dimensions_arguments
+    from arcjudge.harness.dimensions.cli import add_arguments as add_dimensions_arguments
 
     add_dimensions_arguments(dims, _add_backend)
 
@@ -301,19 +301,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "selfcheck":
             return _cmd_selfcheck(args)
         if args.command == "validate":
-            from arcjudge.harness.validate_cli import cmd_validate
+            from arcjudge.harness.validate.cli import cmd_validate
 
             return cmd_validate(args)
         if args.command == "score":
-            from arcjudge.harness.score_cli import cmd_score
+            from arcjudge.harness.score.cli import cmd_score
 
             return cmd_score(args)
         if args.command == "mutate":
-            from arcjudge.harness.mutate_cli import cmd_mutate
+            from arcjudge.harness.mutate.cli import cmd_mutate
 
             return cmd_mutate(args)
         if args.command == "dimensions":
-            from arcjudge.harness.dimensions_cli import cmd_dimensions
+            from arcjudge.harness.dimensions.cli import cmd_dimensions
 
             return cmd_dimensions(args)
         if args.command == "image":

@@ -11,7 +11,7 @@ with warnings.catch_warnings():  # libcst 1.0 imports mypy_extensions.TypedDict 
     warnings.simplefilter("ignore", DeprecationWarning)
     import libcst  # noqa: F401  (imported here, once, with that warning silenced)
 
-    from arcjudge.mutation.engine import enumerate_mutants
+    from arcjudge.mutation.enumeration import enumerate_mutants
     from arcjudge.mutation.mutant import Mutant, MutantSet, mutant_id, parse_mutant_id
     from arcjudge.mutation.operators import Operator, Site
     from arcjudge.mutation.registry import OPERATORS, default_operators, register

@@ -1156,7 +1156,7 @@ def variant_of(sandbox: Sandbox) -> str:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CaseOutcome:
     """The result of one case."""
 
     name: str
@@ -1219,7 +1219,7 @@ def _supervisor_pids() -> set[int]:
     return pids
 
 
-def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> Outcome:
+def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> CaseOutcome:
     """Run one case on ``sandbox`` and judge it.
 
     Args:
@@ -1235,7 +1235,7 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> Outcome:
         protections = sandbox.protections()
         if not any(protections.get(name) for name in case.needs_one_of):
             got = f"not run: without {' or '.join(case.needs_one_of)} it would reach the harness"
-            return Outcome(case.name, case.expected, got, False, 0.0)
+            return CaseOutcome(case.name, case.expected, got, False, 0.0)
     results = []
     for k, src in enumerate(case.sources):
         program = Program(ctx.fill(src), ENTRY_POINTS)
@@ -1254,7 +1254,7 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> Outcome:
     if strays:
         contained = False
     got = _describe(results) + (f"; {strays} stray processes" if strays else "")
-    return Outcome(case.name, case.expected, got, contained, time.monotonic() - start)
+    return CaseOutcome(case.name, case.expected, got, contained, time.monotonic() - start)
 
 
 def cases_for(backend: str) -> tuple[Case, ...]:
@@ -1265,7 +1265,7 @@ def cases_for(backend: str) -> tuple[Case, ...]:
 
 def run_suite(
     make_sandbox: Callable[[], Sandbox], names: set[str] | None = None
-) -> Iterator[Outcome]:
+) -> Iterator[CaseOutcome]:
     """Run the cases (all, or those named) and then the after-suite checks.
 
     Args:
@@ -1273,7 +1273,7 @@ def run_suite(
         names: Optional subset of case names.
 
     Yields:
-        One ``Outcome`` per case, then ``after_suite``.
+        One ``CaseOutcome`` per case, then ``after_suite``.
     """
     host_dir = tempfile.mkdtemp(prefix="arcjudge-selfcheck-")
     os.chmod(host_dir, 0o777)
@@ -1328,7 +1328,7 @@ def run_suite(
         problems.append(f"{len(strays)} processes left")
     if new_tmp:
         problems.append(f"temp dirs left: {', '.join(new_tmp)}")
-    yield Outcome(
+    yield CaseOutcome(
         "after_suite",
         "benign ok, no processes, temp dirs or containers left",
         "; ".join(problems) or "benign ok, nothing left",
@@ -1337,7 +1337,7 @@ def run_suite(
     )
 
 
-def format_table(outcomes: list[Outcome]) -> str:
+def format_table(outcomes: list[CaseOutcome]) -> str:
     """Render outcomes as a plain-text table (case, expected, got, contained)."""
     rows = [("case", "expected", "got", "contained")]
     for o in outcomes:

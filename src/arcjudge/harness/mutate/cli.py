@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.mutate import MutateConfig, Mutator, summary_text
-from arcjudge.harness.outputs import INTERRUPTED, runtime_json, warn, write_atomic
-from arcjudge.harness.store import ResultStore
+from arcjudge.harness.core.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.types import Limits

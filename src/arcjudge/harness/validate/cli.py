@@ -8,9 +8,14 @@ from importlib import resources
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.outputs import INTERRUPTED, warn
-from arcjudge.harness.store import ResultStore
-from arcjudge.harness.validate import ValidateConfig, Validator, print_summary, write_outputs
+from arcjudge.harness.core.outputs import INTERRUPTED, warn
+from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.validate.validator import (
+    ValidateConfig,
+    Validator,
+    print_summary,
+    write_outputs,
+)
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode

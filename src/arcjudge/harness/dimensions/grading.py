@@ -26,14 +26,14 @@ from pathlib import Path
 
 from arcjudge.errors import UsageError
 from arcjudge.grids import Grid, to_grid
-from arcjudge.harness.consistency import agrees_many
-from arcjudge.harness.dimension_build import (
+from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     DIMENSIONS,
     EDIT_MAX_DISTANCE,
     pair_digest,
 )
-from arcjudge.harness.dimension_rules import (
+from arcjudge.harness.dimensions.consistency import agrees_many
+from arcjudge.harness.dimensions.rules import (
     Verdict,
     VerifierOutput,
     classification_verdict,
@@ -43,8 +43,8 @@ from arcjudge.harness.dimension_rules import (
     normalize_dimension,
     parse_answer,
 )
-from arcjudge.harness.dimension_stats import model_statistics
-from arcjudge.harness.score import DEFAULT_ENTRY_POINTS, read_programs
+from arcjudge.harness.dimensions.statistics import model_statistics
+from arcjudge.harness.score.scorer import DEFAULT_ENTRY_POINTS, read_programs
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator, Sequence
 
 from arcjudge.grids import Grid, canonicalize
-from arcjudge.harness.score import DEFAULT_ENTRY_POINTS
+from arcjudge.harness.score.scorer import DEFAULT_ENTRY_POINTS
 from arcjudge.safetext import encode_utf8
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from arcjudge.harness.engine import Instance, Outcome
+from arcjudge.harness.core.engine import CandidateOutcome, TaskInput
 from arcjudge.sandbox.types import Status
 
 TRUSTED_SPLITS = ("train", "test", "arc-gen")
@@ -40,7 +40,7 @@ def _lists(grid: tuple) -> list[list[int]]:
 
 
 def trusted_sources(
-    names: list[str], outcomes: list[Outcome | None], instances: list[Instance]
+    names: list[str], outcomes: list[CandidateOutcome | None], instances: list[TaskInput]
 ) -> list[int]:
     """Indexes of the sources that are right on every trusted-split instance."""
     chosen = []
@@ -57,7 +57,10 @@ def trusted_sources(
 
 
 def analyze(
-    task_id: str, names: list[str], outcomes: list[Outcome | None], instances: list[Instance]
+    task_id: str,
+    names: list[str],
+    outcomes: list[CandidateOutcome | None],
+    instances: list[TaskInput],
 ) -> TaskAnalysis:
     """Compare the trusted verifiers of one task on all its inputs.
 
@@ -112,7 +115,7 @@ def analyze(
 
 
 def only_suspect_failures(
-    outcome: Outcome, instances: list[Instance], suspect_positions: set[int]
+    outcome: CandidateOutcome, instances: list[TaskInput], suspect_positions: set[int]
 ) -> bool:
     """Whether every wrong answer of a loaded verifier is on a suspect sample."""
     if outcome.failure is not None or not suspect_positions:

@@ -1,7 +1,7 @@
 """Per-model statistics of scored dimension items (pooled over runs).
 
 An *item* is one ``(model, run, task, dimension)`` with ``passed``; see
-``arcjudge.harness.dimension_score`` for the full record. Statistics per model:
+``arcjudge.harness.dimensions.grading`` for the full record. Statistics per model:
 
 * each dimension's accuracy with a Wilson 95% interval (``None`` when the model has no
   item of that dimension: it was not answered, or no Definition results were given);
@@ -22,7 +22,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
-from arcjudge.harness.stats import wilson_interval
+from arcjudge.harness.core.stats import wilson_interval
 
 __all__ = ["CONSISTENCY_DIMENSIONS", "DIMENSIONS", "model_statistics", "proportion"]
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arcjudge.harness.dimension_stats import CONSISTENCY_DIMENSIONS, DIMENSIONS
-from arcjudge.harness.report import _CSS, _esc
+from arcjudge.harness.dimensions.statistics import CONSISTENCY_DIMENSIONS, DIMENSIONS
+from arcjudge.harness.validate.report import _CSS, _esc
 from arcjudge.safetext import terminal_safe
 
 __all__ = ["render_dimensions_report", "summary_table"]

@@ -2,7 +2,7 @@
 
 A Classification instance shows five candidate pairs; each one's *type* is drawn from a
 mixture: ``valid`` (a correct pair) or one of the invalid kinds of
-:mod:`arcjudge.harness.corruptions`. The reference study's weights are built in
+:mod:`arcjudge.harness.dimensions.corruptions`. The reference study's weights are built in
 (``arc-agi-1`` and ``p-arc``); a JSON file ``{"valid": 0.25, "human_error": ..., ...}``
 may give others. When an invalid type has no candidate for a task, its weight is
 redistributed over the remaining invalid types in proportion to their weights (the weight

@@ -16,16 +16,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from arcjudge.harness.differential import (
+from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
+from arcjudge.harness.core.inputs import draw_samples, task_inputs
+from arcjudge.harness.core.outputs import runtime_json, write_atomic
+from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
+from arcjudge.harness.validate.differential import (
     PROBE,
     TaskAnalysis,
     analyze,
     only_suspect_failures,
 )
-from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
-from arcjudge.harness.instances import draw_samples, task_instances
-from arcjudge.harness.outputs import runtime_json, write_atomic
-from arcjudge.harness.store import ResultStore, module_fingerprint, program_key
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -62,12 +62,14 @@ class ValidateConfig:
     probe_samples: int = 0
 
 
-def _graded(outcome: Outcome, instances: list[Instance]) -> tuple[Outcome, list[Instance]]:
+def _graded(
+    outcome: CandidateOutcome, instances: list[TaskInput]
+) -> tuple[CandidateOutcome, list[TaskInput]]:
     """The outcome and instances without the probe samples (they never grade a verifier)."""
     keep = [k for k, inst in enumerate(instances) if inst.split != PROBE]
     if len(keep) == len(instances):
         return outcome, instances
-    sub = Outcome(outcome.failure, [outcome.results[k] for k in keep], outcome.findings)
+    sub = CandidateOutcome(outcome.failure, [outcome.results[k] for k in keep], outcome.findings)
     return sub, [instances[k] for k in keep]
 
 
@@ -87,18 +89,18 @@ class Validator:
         self.progress = progress
         self.task_paths = task_files(config.tasks_dir)
         self.fingerprints = [module_fingerprint(s.module_dirs) for s in config.sources]
-        self.samples: dict[str, list[Instance]] = {}
+        self.samples: dict[str, list[TaskInput]] = {}
         self.generator_report: dict[str, dict] = {}
         self.records: dict[str, list[dict]] = {}
         self.analyses: dict[str, TaskAnalysis] = {}
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
-    def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
+    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate]]]:
         runtime = self.runtime_key or self.sandbox.runtime_fingerprint()
         for path in self.task_paths:
             task = load_task(path)
-            instances = task_instances(
+            instances = task_inputs(
                 task, self.config.arcgen_dir, self.samples.get(task.task_id, ())
             )
             candidates = []
@@ -115,9 +117,9 @@ class Validator:
     def _task_done(
         self,
         task_id: str,
-        instances: list[Instance],
+        instances: list[TaskInput],
         candidates: list[Candidate],
-        outcomes: list[Outcome],
+        outcomes: list[CandidateOutcome],
     ) -> None:
         names = [source.name for source in self.config.sources]
         analysis = analyze(
@@ -147,7 +149,11 @@ class Validator:
 
     @staticmethod
     def _record(
-        task_id: str, name: str, cand: Candidate, outcome: Outcome, instances: list[Instance]
+        task_id: str,
+        name: str,
+        cand: Candidate,
+        outcome: CandidateOutcome,
+        instances: list[TaskInput],
     ) -> dict:
         record: dict = {"task_id": task_id, "source": name, "provenance": cand.meta}
         if cand.program is None:
@@ -281,7 +287,7 @@ def write_outputs(validator: Validator, out_dir: Path) -> dict:
     Returns:
         The manifest.
     """
-    from arcjudge.harness.report import render_validate_report
+    from arcjudge.harness.validate.report import render_validate_report
 
     manifest = validator.manifest()
     verdicts = "".join(validator.verdict_lines())

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from arcjudge.harness.engine import Instance
-from arcjudge.harness.store import ResultStore, StoredResult, module_fingerprint, program_key
+from arcjudge.harness.core.engine import TaskInput
+from arcjudge.harness.core.store import ResultStore, StoredResult, module_fingerprint, program_key
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import GeneratorCall, Limits, ProgramStatus, Status
@@ -31,18 +31,18 @@ def arcgen_pairs(task: Task, arcgen_dir: Path | None) -> tuple[Pair, ...]:
     return task.arc_gen
 
 
-def task_instances(
-    task: Task, arcgen_dir: Path | None, samples: Iterable[Instance] = ()
-) -> list[Instance]:
+def task_inputs(
+    task: Task, arcgen_dir: Path | None, samples: Iterable[TaskInput] = ()
+) -> list[TaskInput]:
     """All instances of a task with a known output, in split order."""
     instances = [
-        Instance(split, i, p.input, p.output)
+        TaskInput(split, i, p.input, p.output)
         for split, pairs in (("train", task.train), ("test", task.test))
         for i, p in enumerate(pairs)
         if p.output is not None
     ]
     instances += [
-        Instance("arc-gen", i, p.input, p.output)
+        TaskInput("arc-gen", i, p.input, p.output)
         for i, p in enumerate(arcgen_pairs(task, arcgen_dir))
         if p.output is not None
     ]
@@ -63,7 +63,7 @@ def draw_samples(
     seed: int,
     policy: PolicyMode = PolicyMode.WARN,
     progress: Callable[[str], None] | None = None,
-) -> tuple[dict[str, list[Instance]], dict[str, dict]]:
+) -> tuple[dict[str, list[TaskInput]], dict[str, dict]]:
     """Draw ``samples`` generator samples per task (cached in the store).
 
     Returns:
@@ -74,7 +74,7 @@ def draw_samples(
     fingerprint = module_fingerprint(generator.module_dirs)
     runtime = sandbox.runtime_fingerprint()
     calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
-    drawn: dict[str, list[Instance]] = {}
+    drawn: dict[str, list[TaskInput]] = {}
     report: dict[str, dict] = {}
 
     def finish(task_id: str, results: list[StoredResult]) -> None:
@@ -84,7 +84,7 @@ def draw_samples(
         for i, r in enumerate(results):
             statuses[r.status.value] += 1
             if r.status is Status.OK and r.grid is not None and r.output is not None:
-                good.append(Instance("generator", i, r.grid, r.output, calls[i].seed))
+                good.append(TaskInput("generator", i, r.grid, r.output, calls[i].seed))
             elif first_error is None:
                 first_error = f"seed {calls[i].seed}: {r.status.value}: {_last(r.error)}"
         drawn[task_id] = good

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
-from arcjudge.harness.extract import extract_program
-from arcjudge.harness.instances import draw_samples, task_instances
-from arcjudge.harness.manifest import read_manifest
-from arcjudge.harness.stats import wilson_interval
-from arcjudge.harness.store import ResultStore, program_key
+from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
+from arcjudge.harness.core.extract import extract_program
+from arcjudge.harness.core.inputs import draw_samples, task_inputs
+from arcjudge.harness.core.manifest import read_manifest
+from arcjudge.harness.core.stats import wilson_interval
+from arcjudge.harness.core.store import ResultStore, program_key
 from arcjudge.safetext import clean_text, json_dumps, terminal_safe
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -113,7 +113,7 @@ def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramReco
     return records
 
 
-def failure_class(outcome: Outcome, instances: list[Instance]) -> str | None:
+def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> str | None:
     """``None`` for a pass, else ``static``, ``runtime``, ``rule`` or ``infra``."""
     if outcome.failure is not None:
         return "infra" if outcome.failure[0] is ProgramStatus.INFRA else "static"
@@ -167,7 +167,7 @@ class Scorer:
         }
         self.results: dict[int, dict] = {}
         self.timings: dict[int, float] = {}
-        self.samples: dict[str, list[Instance]] = {}
+        self.samples: dict[str, list[TaskInput]] = {}
         self.generator_report: dict[str, dict] = {}
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
@@ -181,14 +181,14 @@ class Scorer:
             str(record.fields["id"]),
         )
 
-    def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
+    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate]]]:
         runtime = self.runtime_key or self.sandbox.runtime_fingerprint()
         by_task: dict[str, list[int]] = defaultdict(list)
         for i, record in enumerate(self.records):
             by_task[str(record.fields["task_id"])].append(i)
         for task_id, path in self.task_paths.items():
             task = load_task(path)
-            instances = task_instances(task, self.config.arcgen_dir, self.samples.get(task_id, ()))
+            instances = task_inputs(task, self.config.arcgen_dir, self.samples.get(task_id, ()))
             unique: dict[str, Candidate] = {}
             for i in by_task[task_id]:
                 record = self.records[i]
@@ -219,9 +219,9 @@ class Scorer:
     def _task_done(
         self,
         task_id: str,
-        instances: list[Instance],
+        instances: list[TaskInput],
         candidates: list[Candidate],
-        outcomes: list[Outcome],
+        outcomes: list[CandidateOutcome],
     ) -> None:
         for cand, outcome in zip(candidates, outcomes, strict=True):
             failure = failure_class(outcome, instances)
@@ -271,7 +271,7 @@ class Scorer:
                 for sample, r in zip(self.samples[task_id], result.results, strict=True):
                     if r.status is Status.OK and r.grid is not None:
                         kept.append(
-                            Instance(sample.split, sample.index, sample.grid, r.grid, sample.seed)
+                            TaskInput(sample.split, sample.index, sample.grid, r.grid, sample.seed)
                         )
             self.generator_report.setdefault(task_id, {})["verified"] = len(kept)
             self.samples[task_id] = kept

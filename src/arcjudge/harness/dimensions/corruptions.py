@@ -18,7 +18,7 @@ Kinds:
 * ``retrieval``: a demonstration pair of a neighbouring task (see :func:`load_neighbours`
   and :func:`retrieval`).
 * ``corrupted_verifier``: a pair produced by a mutated verifier (made by
-  :mod:`arcjudge.harness.mutate`; the kind is listed here so both share one record type).
+  :mod:`arcjudge.harness.mutate.mutator`; the kind is listed here so both share one record type).
 
 All functions are pure and deterministic: randomness comes only from the
 ``random.Random`` passed in, and iteration orders never depend on hashing.

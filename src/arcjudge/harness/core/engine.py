@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcjudge.grids import Grid
-from arcjudge.harness.store import ResultStore, StoredResult, input_text
+from arcjudge.harness.core.store import ResultStore, StoredResult, input_text
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits, Program, ProgramResult, ProgramStatus, Status
@@ -30,7 +30,7 @@ SPLIT_ORDER = ("train", "test", "arc-gen", "generator")
 
 
 @dataclass
-class Instance:
+class TaskInput:
     """One input with its expected output."""
 
     split: str
@@ -50,7 +50,7 @@ class Candidate:
 
 
 @dataclass
-class Outcome:
+class CandidateOutcome:
     """What happened to one candidate on one task."""
 
     failure: tuple[ProgramStatus, str | None] | None = None
@@ -59,7 +59,7 @@ class Outcome:
     skipped: bool = False  # later chunks not run (stop at first failure)
     seconds: float = 0.0  # sandbox time spent in this run (cached chunks cost nothing)
 
-    def tally(self, instances: list[Instance]) -> dict[str, Any]:
+    def tally(self, instances: list[TaskInput]) -> dict[str, Any]:
         """Per split ``[correct, total]``, counts by status, and the first failure."""
         splits: dict[str, list[int]] = {}
         statuses: dict[str, Counter[str]] = {}
@@ -91,7 +91,7 @@ class Outcome:
             "first_failure": {k: first[k] for k in SPLIT_ORDER if k in first},
         }
 
-    def all_correct(self, instances: list[Instance]) -> bool:
+    def all_correct(self, instances: list[TaskInput]) -> bool:
         """Whether every instance got the expected output."""
         return self.failure is None and all(
             r is not None and r.status is Status.OK and r.grid == i.expected
@@ -124,15 +124,15 @@ class _Chunk:
 @dataclass
 class _Task:
     task_id: str
-    instances: list[Instance]
+    instances: list[TaskInput]
     candidates: list[Candidate]
-    outcomes: list[Outcome]
+    outcomes: list[CandidateOutcome]
     queues: list[deque[_Chunk]]
     pending: int = 0  # chunks handed to the scheduler and not yet absorbed
     active: set[int] = field(default_factory=set)  # candidates with a chunk pending
 
 
-TaskDone = Callable[[str, list[Instance], list[Candidate], list[Outcome]], None]
+TaskDone = Callable[[str, list[TaskInput], list[Candidate], list[CandidateOutcome]], None]
 
 
 class Engine:
@@ -164,12 +164,12 @@ class Engine:
         self.stop = stop_at_first_failure
 
     def _prepare(
-        self, task_id: str, instances: list[Instance], candidates: list[Candidate]
+        self, task_id: str, instances: list[TaskInput], candidates: list[Candidate]
     ) -> _Task:
         task = _Task(task_id, instances, candidates, [], [])
         texts: list[str] | None = None  # each input's canonical text, shared by candidates
         for index, cand in enumerate(candidates):
-            outcome = Outcome(results=[None] * len(instances))
+            outcome = CandidateOutcome(results=[None] * len(instances))
             queue: deque[_Chunk] = deque()
             task.outcomes.append(outcome)
             task.queues.append(queue)
@@ -230,7 +230,7 @@ class Engine:
 
     def run(
         self,
-        tasks: Iterator[tuple[str, list[Instance], list[Candidate]]],
+        tasks: Iterator[tuple[str, list[TaskInput], list[Candidate]]],
         on_task_done: TaskDone,
     ) -> None:
         """Run every task's candidates; call ``on_task_done`` as each task completes.
@@ -253,7 +253,7 @@ class Engine:
     def _loop(
         self,
         pool: ThreadPoolExecutor,
-        source: Iterator[tuple[str, list[Instance], list[Candidate]]],
+        source: Iterator[tuple[str, list[TaskInput], list[Candidate]]],
         on_task_done: TaskDone,
     ) -> None:
         window = self.sandbox.size * 2

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arcjudge.grids import hamming_distance
-from arcjudge.harness.engine import Candidate, Engine, Instance, Outcome
-from arcjudge.harness.instances import task_instances
-from arcjudge.harness.manifest import read_manifest
-from arcjudge.harness.store import ResultStore, module_fingerprint, program_key
+from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
+from arcjudge.harness.core.inputs import task_inputs
+from arcjudge.harness.core.manifest import read_manifest
+from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.mutation import Operator, default_operators, enumerate_mutants
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.base import PooledSandbox
@@ -59,7 +59,7 @@ class _Meta:
     mutant: object | None  # the Mutant, or None for the original verifier
 
 
-def classify(outcome: Outcome, instances: list[Instance]) -> str:
+def classify(outcome: CandidateOutcome, instances: list[TaskInput]) -> str:
     """The mutant's class on its inputs (see the module docstring)."""
     if outcome.failure is not None:
         return "crashes"
@@ -103,19 +103,19 @@ class Mutator:
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
-    def _inputs(self, task_id: str, instances: list[Instance]) -> list[Instance]:
+    def _inputs(self, task_id: str, instances: list[TaskInput]) -> list[TaskInput]:
         if len(instances) <= self.config.inputs:
             return instances
         rng = random.Random(f"{self.config.seed}:{task_id}")
         chosen = sorted(rng.sample(range(len(instances)), self.config.inputs))
         return [instances[i] for i in chosen]
 
-    def _tasks(self) -> Iterator[tuple[str, list[Instance], list[Candidate]]]:
+    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate]]]:
         if not self.runtime_key:
             self.runtime_key = self.sandbox.runtime_fingerprint()
         for path in self.task_paths:
             task = load_task(path)
-            instances = self._inputs(task.task_id, task_instances(task, self.config.arcgen_dir))
+            instances = self._inputs(task.task_id, task_inputs(task, self.config.arcgen_dir))
             candidates: list[Candidate] = []
             for s, source in enumerate(self.config.sources):
                 if self.valid is not None and source.name not in self.valid.get(task.task_id, ()):
@@ -158,9 +158,9 @@ class Mutator:
     def _task_done(
         self,
         task_id: str,
-        instances: list[Instance],
+        instances: list[TaskInput],
         candidates: list[Candidate],
-        outcomes: list[Outcome],
+        outcomes: list[CandidateOutcome],
     ) -> None:
         if self.progress is not None:
             self.progress(1)

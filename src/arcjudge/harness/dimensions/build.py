@@ -24,7 +24,9 @@ from pathlib import Path
 
 from arcjudge.errors import UsageError
 from arcjudge.grids import Grid, to_grid, to_lists
-from arcjudge.harness.corruptions import (
+from arcjudge.harness.core.inputs import arcgen_pairs
+from arcjudge.harness.core.manifest import read_manifest
+from arcjudge.harness.dimensions.corruptions import (
     CandidatePair,
     color_flip,
     human_error,
@@ -33,10 +35,8 @@ from arcjudge.harness.corruptions import (
     load_neighbours,
     retrieval,
 )
-from arcjudge.harness.dimension_rules import distance, is_copy
-from arcjudge.harness.instances import arcgen_pairs
-from arcjudge.harness.manifest import read_manifest
-from arcjudge.harness.mixture import INVALID_TYPES, PRESETS, Mixture, draw
+from arcjudge.harness.dimensions.mixture import INVALID_TYPES, PRESETS, Mixture, draw
+from arcjudge.harness.dimensions.rules import distance, is_copy
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode

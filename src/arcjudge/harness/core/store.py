@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from arcjudge.harness.outputs import create_private_file, make_private_dir
+from arcjudge.harness.core.outputs import create_private_file, make_private_dir
 from arcjudge.safetext import clean_text
 from arcjudge.sandbox.types import GeneratorCall, Grid, Limits, Program, ProgramStatus, Status
 

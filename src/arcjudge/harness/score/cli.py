@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.outputs import INTERRUPTED, runtime_json, warn, write_atomic
-from arcjudge.harness.score import DEFAULT_ENTRY_POINTS, ScoreConfig, Scorer, summary_table
-from arcjudge.harness.store import ResultStore
+from arcjudge.harness.core.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.score.scorer import DEFAULT_ENTRY_POINTS, ScoreConfig, Scorer, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
@@ -95,7 +95,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             scorer.run()
             if bar is not None:
                 bar.close()
-        from arcjudge.harness.report import render_score_report
+        from arcjudge.harness.validate.report import render_score_report
 
         summary = scorer.summary()
         results = "".join(scorer.result_lines())

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.dimension_build import (
+from arcjudge.harness.core.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     DEFAULT_PER_KIND,
     DEFAULT_SEED,
@@ -17,10 +18,9 @@ from arcjudge.harness.dimension_build import (
     Builder,
     summary_text,
 )
-from arcjudge.harness.dimension_report import render_dimensions_report, summary_table
-from arcjudge.harness.dimension_score import DimensionScoreConfig, DimensionScorer
-from arcjudge.harness.mixture import load_mixture
-from arcjudge.harness.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.harness.dimensions.grading import DimensionScoreConfig, DimensionScorer
+from arcjudge.harness.dimensions.mixture import load_mixture
+from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.base import PooledSandbox

@@ -1,0 +1,1 @@
+"""``arcjudge dimensions``: instances, answers and scores of the five PotARCin dimensions."""

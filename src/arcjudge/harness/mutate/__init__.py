@@ -1,0 +1,1 @@
+"""``arcjudge mutate``: corrupted verifiers and the near-miss pairs they produce."""

@@ -1,0 +1,1 @@
+"""``arcjudge score``: safe scoring of model-written Definition programs."""

@@ -15,13 +15,14 @@ import pytest
 
 from arcjudge import cli
 from arcjudge.grids import hamming_distance, to_grid, to_lists
-from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, DIMENSIONS
+from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE
 from arcjudge.harness.dimensions.mixture import load_mixture
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, ProgramStatus, Status
 from arcjudge.tasks import load_task
 from arcjudge.verifiers.sources import VerifierSource
+from arcjudge.vocabulary import DIMENSIONS
 
 SAMPLE = sample_dir()
 SOURCES = [

@@ -26,12 +26,8 @@ from typing import ClassVar
 import psutil
 import pytest
 
-from arcjudge.harness.validate.report import (
-    ARC_PALETTE,
-    ERROR_LIMIT,
-    grid_svg,
-    render_validate_report,
-)
+from arcjudge.harness.core.html import ARC_PALETTE, ERROR_LIMIT, grid_svg
+from arcjudge.harness.validate.report import render_validate_report
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(1)</script>"

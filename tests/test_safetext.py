@@ -13,8 +13,8 @@ from arcjudge import cli
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.core.outputs import make_private_dir, write_atomic
 from arcjudge.harness.core.store import ResultStore, StoredResult, program_key
+from arcjudge.harness.score.report import render_score_report
 from arcjudge.harness.score.scorer import summary_table
-from arcjudge.harness.validate.report import render_score_report
 from arcjudge.safetext import clean_json, clean_text, encode_utf8, json_dumps, terminal_safe
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Program, ProgramStatus, Status
 

@@ -31,10 +31,9 @@ from arcjudge.sandbox.backends import (
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
-from arcjudge.tasks import SPLITS, TaskFormatError, load_task
+from arcjudge.tasks import TaskFormatError, load_task
 from arcjudge.verifiers.sources import SourceError
-
-DEFAULT_ENTRY_POINTS = ("transform", "solve", "verify", "p", "main")
+from arcjudge.vocabulary import RUN_ENTRY_POINTS, TASK_SPLITS
 
 
 def _add_docker_runtime(parser: argparse.ArgumentParser) -> None:
@@ -75,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         "--entrypoint",
         action="append",
         help="function to call (repeatable; default tried in order: "
-        + ", ".join(DEFAULT_ENTRY_POINTS)
+        + ", ".join(RUN_ENTRY_POINTS)
         + ")",
     )
     run.add_argument("--input-format", choices=("list", "tuple"), default="list")
@@ -161,7 +160,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         program = Program(
             source,
-            tuple(args.entrypoint or DEFAULT_ENTRY_POINTS),
+            tuple(args.entrypoint or RUN_ENTRY_POINTS),
             tuple(str(d) for d in args.module_dir),
             args.input_format,
             name=str(args.program),
@@ -169,7 +168,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         limits = Limits(wall_seconds=args.wall)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    labelled = [(s, i, p) for s in SPLITS for i, p in enumerate(task.split(s))]
+    labelled = [(s, i, p) for s in TASK_SPLITS for i, p in enumerate(task.split(s))]
     module_dirs = tuple(str(d) for d in args.module_dir)
     with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sandbox:
         result = sandbox.run(

@@ -18,8 +18,6 @@ from pathlib import Path
 
 from arcjudge.grids import Grid, validate_plain
 
-SPLITS = ("train", "test", "arc-gen")
-
 
 class TaskFormatError(ValueError):
     """A task or pair file is missing, unreadable or not in an ARC format."""
@@ -43,7 +41,7 @@ class Task:
     arc_gen: tuple[Pair, ...] = ()
 
     def split(self, name: str) -> tuple[Pair, ...]:
-        """Return the pairs of a split named as in ``SPLITS``."""
+        """Return the pairs of a split named as in ``TASK_SPLITS``."""
         return {"train": self.train, "test": self.test, "arc-gen": self.arc_gen}[name]
 
 

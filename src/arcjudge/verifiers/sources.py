@@ -28,10 +28,10 @@ from pathlib import Path
 
 from arcjudge.sandbox.types import Program
 from arcjudge.verifiers.slicing import index_functions, slice_function
+from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
 
 VERIFIER_KINDS = ("re-arc", "golf", "module")
 GENERATOR_KINDS = ("arc-gen", "re-arc")
-DEFAULT_VERIFIER_ENTRY_POINTS = ("verify", "transform", "solve", "p")
 RE_ARC_DIFFICULTY = (("diff_lb", 0.0), ("diff_ub", 1.0))
 
 
@@ -113,7 +113,7 @@ class VerifierSource:
         name: str,
         kind: str,
         path: str | Path,
-        entry_points: tuple[str, ...] = DEFAULT_VERIFIER_ENTRY_POINTS,
+        entry_points: tuple[str, ...] = VERIFIER_ENTRY_POINTS,
     ) -> None:
         if kind not in VERIFIER_KINDS:
             raise SourceError(
@@ -220,7 +220,7 @@ class GeneratorSource:
 
 
 def parse_verifier_spec(
-    text: str, entry_points: tuple[str, ...] = DEFAULT_VERIFIER_ENTRY_POINTS
+    text: str, entry_points: tuple[str, ...] = VERIFIER_ENTRY_POINTS
 ) -> VerifierSource:
     """Parse ``NAME=KIND:PATH`` into a source.
 

@@ -25,8 +25,7 @@ from arcjudge.harness.core.store import ResultStore, StoredResult, input_text
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits, Program, ProgramResult, ProgramStatus, Status
-
-SPLIT_ORDER = ("train", "test", "arc-gen", "generator")
+from arcjudge.vocabulary import REPORTED_SPLITS
 
 
 @dataclass
@@ -84,11 +83,11 @@ class CandidateOutcome:
                     record["seed"] = inst.seed
                 first[inst.split] = record
         return {
-            "splits": {k: splits[k] for k in SPLIT_ORDER if k in splits},
+            "splits": {k: splits[k] for k in REPORTED_SPLITS if k in splits},
             "statuses": {
-                k: dict(sorted(statuses[k].items())) for k in SPLIT_ORDER if k in statuses
+                k: dict(sorted(statuses[k].items())) for k in REPORTED_SPLITS if k in statuses
             },
-            "first_failure": {k: first[k] for k in SPLIT_ORDER if k in first},
+            "first_failure": {k: first[k] for k in REPORTED_SPLITS if k in first},
         }
 
     def all_correct(self, instances: list[TaskInput]) -> bool:

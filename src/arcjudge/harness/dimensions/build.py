@@ -35,7 +35,7 @@ from arcjudge.harness.dimensions.corruptions import (
     load_neighbours,
     retrieval,
 )
-from arcjudge.harness.dimensions.mixture import INVALID_TYPES, PRESETS, Mixture, draw
+from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
 from arcjudge.harness.dimensions.rules import distance, is_copy
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.base import Job, PooledSandbox
@@ -43,27 +43,22 @@ from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
+from arcjudge.vocabulary import DIMENSIONS, EDITING_KINDS, INVALID_KINDS
 
 __all__ = [
     "CLASSIFICATION_SIZE",
     "DEFAULT_MIN_DISTANCE",
     "DEFAULT_SEED",
-    "DIMENSIONS",
-    "EDITING_TYPES",
     "EDIT_MAX_DISTANCE",
     "BuildConfig",
     "Builder",
     "pair_digest",
 ]
 
-DIMENSIONS: tuple[str, ...] = ("definition", "classification", "generation", "editing", "inversion")
-"""The five dimensions, in the order records are written."""
 
 CLASSIFICATION_SIZE = 5
 """Candidate pairs per Classification instance."""
 
-EDITING_TYPES: tuple[str, ...] = ("instance_mismatch", "corrupted_verifier", "color_flip")
-"""The invalid types an Editing instance is drawn from."""
 
 EDIT_MAX_DISTANCE = 0.70
 """An edit may move each grid at most this padded normalized Hamming distance."""
@@ -337,7 +332,7 @@ class Builder:
     # ----------------------------------------------------------------- drawing
 
     def _classification(self, plan: _TaskPlan, rng: random.Random) -> dict | None:
-        available = [k for k in INVALID_TYPES if plan.confirmed.get(k)]
+        available = [k for k in INVALID_KINDS if plan.confirmed.get(k)]
         weights, moved = self.config.mixture.for_available(available)
         if not weights:
             return None
@@ -379,7 +374,7 @@ class Builder:
         """One invalid pair, preferring types and pairs that can be repaired in the limit."""
         repairs = {
             kind: [self._best_repair(plan, cand, out) for cand, out in plan.confirmed[kind]]
-            for kind in EDITING_TYPES
+            for kind in EDITING_KINDS
             if plan.confirmed.get(kind)
         }
         if not repairs:
@@ -551,7 +546,7 @@ class Builder:
                 "neighbours": str(c.neighbours_file) if c.neighbours_file else None,
             },
             "instances": {d: counts.get(d, 0) for d in DIMENSIONS},
-            "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_TYPES)},
+            "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
             "human_error_rows_skipped": list(self.human.skipped) if self.human else [],
             "tasks": {t: self.per_task[t] for t in sorted(self.per_task)},
             "skipped": {t: self.skipped[t] for t in sorted(self.skipped)},

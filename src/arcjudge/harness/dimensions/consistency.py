@@ -14,11 +14,11 @@ import threading
 from collections.abc import Iterator, Sequence
 
 from arcjudge.grids import Grid, canonicalize
-from arcjudge.harness.score.scorer import DEFAULT_ENTRY_POINTS
 from arcjudge.safetext import encode_utf8
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
+from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS
 
 _shared: PooledSandbox | None = None
 _lock = threading.Lock()
@@ -39,7 +39,7 @@ def _as_program(program: Program | str | bytes) -> Program:
     if isinstance(program, Program):
         return program
     source = encode_utf8(program) if isinstance(program, str) else program
-    return Program(source, DEFAULT_ENTRY_POINTS)
+    return Program(source, DEFINITION_ENTRY_POINTS)
 
 
 def agrees_many(

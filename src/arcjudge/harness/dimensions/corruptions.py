@@ -36,10 +36,10 @@ from pathlib import Path
 
 from arcjudge.grids import MAX_SIDE, Grid, canonical_distance, to_lists
 from arcjudge.tasks import Pair
+from arcjudge.vocabulary import INVALID_KINDS
 
 __all__ = [
     "HARC_COLUMNS",
-    "KINDS",
     "CandidatePair",
     "HumanErrors",
     "color_flip",
@@ -52,7 +52,6 @@ __all__ = [
     "retrieval",
 ]
 
-KINDS = ("color_flip", "instance_mismatch", "human_error", "retrieval", "corrupted_verifier")
 HARC_COLUMNS = ("task_name", "task_type", "test_output_grid", "count")
 _DIGITS = frozenset("0123456789")
 _SIDES = ("input", "output")
@@ -64,7 +63,7 @@ class CandidatePair:
 
     Attributes:
         task_id: The task the pair is meant to be invalid for.
-        kind: How it was made: one of :data:`KINDS`.
+        kind: How it was made: one of :data:`INVALID_KINDS`.
         input: The input grid.
         output: The proposed (presumably wrong) output grid.
         correct_output: The true output of ``input`` under the task's rule when it is
@@ -82,8 +81,10 @@ class CandidatePair:
 
     def __post_init__(self) -> None:
         """Reject unknown kinds early."""
-        if self.kind not in KINDS:
-            raise ValueError(f"unknown candidate kind {self.kind!r} (expected one of {KINDS})")
+        if self.kind not in INVALID_KINDS:
+            raise ValueError(
+                f"unknown candidate kind {self.kind!r} (expected one of {', '.join(INVALID_KINDS)})"
+            )
 
     def to_json(self) -> dict:
         """Return a JSON-ready dict: grids as lists of lists, ``detail`` copied.

@@ -26,15 +26,9 @@ from pathlib import Path
 
 from arcjudge.errors import UsageError
 from arcjudge.grids import Grid, to_grid
-from arcjudge.harness.dimensions.build import (
-    DEFAULT_MIN_DISTANCE,
-    DIMENSIONS,
-    EDIT_MAX_DISTANCE,
-    pair_digest,
-)
+from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE, pair_digest
 from arcjudge.harness.dimensions.consistency import agrees_many
 from arcjudge.harness.dimensions.rules import (
-    Verdict,
     VerifierOutput,
     classification_verdict,
     editing_verdict,
@@ -44,7 +38,7 @@ from arcjudge.harness.dimensions.rules import (
     parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
-from arcjudge.harness.score.scorer import DEFAULT_ENTRY_POINTS, read_programs
+from arcjudge.harness.score.scorer import read_programs
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.base import Job, PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -57,6 +51,7 @@ from arcjudge.sandbox.types import (
     Status,
 )
 from arcjudge.verifiers.sources import SourceError, VerifierSource
+from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS, DIMENSIONS, Verdict
 
 __all__ = ["DimensionScoreConfig", "DimensionScorer", "read_instances"]
 
@@ -79,7 +74,7 @@ class DimensionScoreConfig:
     strict_generation: bool = False
     verifier_limits: Limits = VERIFIER_LIMITS
     definition_limits: Limits = DEFINITION_LIMITS
-    entry_points: tuple[str, ...] = DEFAULT_ENTRY_POINTS
+    entry_points: tuple[str, ...] = DEFINITION_ENTRY_POINTS
 
 
 def _lines(path: Path, flag: str) -> list[str]:

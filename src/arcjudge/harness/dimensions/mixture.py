@@ -19,20 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arcjudge.errors import UsageError
+from arcjudge.vocabulary import CANDIDATE_KINDS, INVALID_KINDS
 
-__all__ = ["INVALID_TYPES", "PRESETS", "TYPES", "Mixture", "load_mixture"]
+__all__ = ["PRESETS", "Mixture", "load_mixture"]
 
-INVALID_TYPES: tuple[str, ...] = (
-    "human_error",
-    "instance_mismatch",
-    "corrupted_verifier",
-    "retrieval",
-    "color_flip",
-)
-"""The invalid candidate types, in the reference study's order."""
-
-TYPES: tuple[str, ...] = ("valid", *INVALID_TYPES)
-"""Every candidate type: ``valid`` first."""
 
 PRESETS: dict[str, dict[str, float]] = {
     "arc-agi-1": {
@@ -63,7 +53,7 @@ class Mixture:
 
     Attributes:
         name: The preset name, or the file the weights came from.
-        weights: Type -> weight, for every type of :data:`TYPES` (missing ones are 0).
+        weights: Type -> weight, for every type of :data:`CANDIDATE_KINDS` (missing ones are 0).
     """
 
     name: str
@@ -71,9 +61,11 @@ class Mixture:
 
     def __post_init__(self) -> None:
         """Check the weights: known types, finite, non-negative, summing to 1."""
-        unknown = sorted(set(self.weights) - set(TYPES))
+        unknown = sorted(set(self.weights) - set(CANDIDATE_KINDS))
         if unknown:
-            raise ValueError(f"unknown candidate types {unknown} (known: {', '.join(TYPES)})")
+            raise ValueError(
+                f"unknown candidate types {unknown} (known: {', '.join(CANDIDATE_KINDS)})"
+            )
         for kind, weight in self.weights.items():
             if isinstance(weight, bool) or not isinstance(weight, int | float):
                 raise ValueError(f"weight of {kind!r} must be a number, got {weight!r}")
@@ -82,7 +74,7 @@ class Mixture:
         total = sum(self.weights.values())
         if abs(total - 1.0) > _TOLERANCE:
             raise ValueError(f"weights must sum to 1, they sum to {total:.6g}")
-        if sum(self.weights.get(k, 0.0) for k in INVALID_TYPES) <= 0:
+        if sum(self.weights.get(k, 0.0) for k in INVALID_KINDS) <= 0:
             raise ValueError("at least one invalid type needs a positive weight")
 
     def weight(self, kind: str) -> float:
@@ -106,11 +98,11 @@ class Mixture:
             invalid type with a positive weight is available, the weights are ``{}``.
         """
         have = set(available)
-        live = [k for k in INVALID_TYPES if k in have and self.weight(k) > 0]
-        moved = [k for k in INVALID_TYPES if k not in have and self.weight(k) > 0]
+        live = [k for k in INVALID_KINDS if k in have and self.weight(k) > 0]
+        moved = [k for k in INVALID_KINDS if k not in have and self.weight(k) > 0]
         if not live:
             return {}, moved
-        invalid_total = sum(self.weight(k) for k in INVALID_TYPES)
+        invalid_total = sum(self.weight(k) for k in INVALID_KINDS)
         live_total = sum(self.weight(k) for k in live)
         weights = {"valid": self.weight("valid")} if self.weight("valid") > 0 else {}
         for kind in live:
@@ -118,12 +110,12 @@ class Mixture:
         return weights, moved
 
     def to_json(self) -> dict:
-        """``{"name", "weights"}`` with every type listed in :data:`TYPES` order."""
-        return {"name": self.name, "weights": {k: self.weight(k) for k in TYPES}}
+        """``{"name", "weights"}`` with every type listed in :data:`CANDIDATE_KINDS` order."""
+        return {"name": self.name, "weights": {k: self.weight(k) for k in CANDIDATE_KINDS}}
 
 
 def draw(weights: Mapping[str, float], rng: random.Random) -> str:
-    """Draw one type from ``weights`` (iterated in :data:`TYPES` order, so deterministic).
+    """Draw one type from ``weights`` (iterated in :data:`CANDIDATE_KINDS` order, so deterministic).
 
     Args:
         weights: Type -> weight; need not sum exactly to 1.
@@ -135,7 +127,7 @@ def draw(weights: Mapping[str, float], rng: random.Random) -> str:
     Raises:
         ValueError: If no weight is positive.
     """
-    kinds = [k for k in TYPES if weights.get(k, 0.0) > 0]
+    kinds = [k for k in CANDIDATE_KINDS if weights.get(k, 0.0) > 0]
     if not kinds:
         raise ValueError("nothing to draw from: no positive weight")
     total = sum(weights[k] for k in kinds)

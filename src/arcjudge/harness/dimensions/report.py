@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arcjudge.harness.dimensions.statistics import CONSISTENCY_DIMENSIONS, DIMENSIONS
-from arcjudge.harness.validate.report import _CSS, _esc
+from arcjudge.harness.core.html import PAGE_CSS, esc
 from arcjudge.safetext import terminal_safe
+from arcjudge.vocabulary import CONSISTENCY_DIMENSIONS, DIMENSIONS
 
 __all__ = ["render_dimensions_report", "summary_table"]
 
@@ -54,7 +54,7 @@ def _bars(model: str, stats: Mapping[str, Any]) -> str:
     slot = (width - left - 10) / len(entries)
     parts = [
         f'<svg class="bars" width="{width}" height="{height}" role="img" '
-        f'aria-label="accuracy per dimension for {_esc(model)}">'
+        f'aria-label="accuracy per dimension for {esc(model)}">'
     ]
     for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = top + plot_h * (1 - tick)
@@ -123,7 +123,7 @@ def _table(models: Mapping[str, Any]) -> str:
                     f"<br><small>[{low:.3f}, {high:.3f}]</small></td>"
                 )
         rows.append(
-            f'<tr><td class="id">{_esc(model)}</td><td class="n">{len(stats["runs"])}</td>'
+            f'<tr><td class="id">{esc(model)}</td><td class="n">{len(stats["runs"])}</td>'
             f'{"".join(cells)}<td class="n">{_fmt(stats["independence_baseline"])}</td></tr>'
         )
     return "<table>" + "".join(rows) + "</table>"
@@ -152,7 +152,7 @@ def _consistency(models: Mapping[str, Any]) -> str:
                     for g in ("right", "wrong", "all")
                 )
                 rows.append(f"<tr><td>{label}</td><td>{_LABELS[dim]}</td>{cells}</tr>")
-        blocks.append(f"<h3>{_esc(model)}</h3><table>{''.join(rows)}</table>")
+        blocks.append(f"<h3>{esc(model)}</h3><table>{''.join(rows)}</table>")
     if not blocks:
         return "<p>Not computed (needs --definitions and the programs file).</p>"
     return "".join(blocks)
@@ -162,24 +162,24 @@ def render_dimensions_report(summary: Mapping[str, Any]) -> str:
     """Return the HTML report of a ``dimensions score`` summary."""
     models: Mapping[str, Any] = summary.get("models") or {}
     charts = "".join(
-        f"<figure><figcaption>{_esc(model)}</figcaption>{_bars(model, stats)}</figure>"
+        f"<figure><figcaption>{esc(model)}</figcaption>{_bars(model, stats)}</figure>"
         for model, stats in models.items()
     )
     reasons = "".join(
-        f'<tr><td>{_esc(reason)}</td><td class="n">{count}</td></tr>'
+        f'<tr><td>{esc(reason)}</td><td class="n">{count}</td></tr>'
         for reason, count in (summary.get("failure_reasons") or {}).items()
     )
     problems = summary.get("answers_problems") or []
-    problem_list = "".join(f"<li>{_esc(p)}</li>" for p in problems[:50])
+    problem_list = "".join(f"<li>{esc(p)}</li>" for p in problems[:50])
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         "<title>arcjudge dimensions</title>"
-        f"<style>{_CSS}{_EXTRA_CSS}</style></head><body>"
+        f"<style>{PAGE_CSS}{_EXTRA_CSS}</style></head><body>"
         "<h1>Dimension scores</h1>"
         f'<p class="meta">{summary.get("tasks", 0)} tasks ({summary.get("full_tasks", 0)} with '
         f"all five dimensions), {summary.get('items', 0)} items; generation threshold "
-        f"{_esc(summary.get('min_distance'))}, editing limit "
-        f"{_esc(summary.get('edit_max_distance'))}. Bars: accuracy pooled over runs with Wilson "
+        f"{esc(summary.get('min_distance'))}, editing limit "
+        f"{esc(summary.get('edit_max_distance'))}. Bars: accuracy pooled over runs with Wilson "
         "95% intervals; dashed line: independence baseline (product of the five).</p>"
         f'<div class="pics">{charts}</div>'
         f"<h2>Accuracy</h2>{_table(models)}"

@@ -29,6 +29,7 @@ from fractions import Fraction
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.sandbox.types import Status
+from arcjudge.vocabulary import ANSWER_DIMENSIONS
 
 __all__ = [
     "ANSWER_DIMENSIONS",
@@ -48,7 +49,6 @@ __all__ = [
 VerifierOutput = tuple[Status, Grid | None]
 """What the verifier did on one input: its status and, when ``ok``, its grid."""
 
-ANSWER_DIMENSIONS: tuple[str, ...] = ("classification", "generation", "editing", "inversion")
 """Dimensions answered in the answers file (Definition comes from ``arcjudge score``)."""
 
 DIMENSION_ALIASES: dict[str, str] = {

@@ -23,11 +23,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from arcjudge.harness.core.stats import wilson_interval
+from arcjudge.vocabulary import CONSISTENCY_DIMENSIONS, DIMENSIONS
 
 __all__ = ["CONSISTENCY_DIMENSIONS", "DIMENSIONS", "model_statistics", "proportion"]
-
-DIMENSIONS: tuple[str, ...] = ("definition", "classification", "generation", "editing", "inversion")
-CONSISTENCY_DIMENSIONS: tuple[str, ...] = ("classification", "generation", "inversion")
 
 
 def proportion(successes: int, total: int) -> dict:

@@ -32,8 +32,7 @@ from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
 from arcjudge.tasks import load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
-
-MUTANT_STATUSES = ("killed", "equivalent_on_evidence", "crashes", "invalid_output")
+from arcjudge.vocabulary import MUTANT_STATUSES, RUNTIME_STATUSES
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,7 @@ def classify(outcome: CandidateOutcome, instances: list[TaskInput]) -> str:
         return "killed"
     if len(oks) == len(instances):
         return "equivalent_on_evidence"
-    runtime = {Status.ERROR, Status.TIMEOUT, Status.MEMORY, Status.CRASHED, Status.OUTPUT_LIMIT}
-    if not oks and all(r is not None and r.status in runtime for r in outcome.results):
+    if not oks and all(r is not None and r.status in RUNTIME_STATUSES for r in outcome.results):
         return "crashes"
     return "invalid_output"
 

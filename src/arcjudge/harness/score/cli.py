@@ -10,13 +10,14 @@ from pathlib import Path
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.outputs import INTERRUPTED, runtime_json, warn, write_atomic
 from arcjudge.harness.core.store import ResultStore
-from arcjudge.harness.score.scorer import DEFAULT_ENTRY_POINTS, ScoreConfig, Scorer, summary_table
+from arcjudge.harness.score.scorer import ScoreConfig, Scorer, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
+from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +49,7 @@ def _config(args: argparse.Namespace) -> ScoreConfig:
         raise UsageError("--samples needs --generator KIND:PATH")
     if args.samples < 0 or args.chunk < 1:
         raise UsageError("--samples must be >= 0 and --chunk >= 1")
-    entry_points = tuple(args.entrypoint or DEFAULT_ENTRY_POINTS)
+    entry_points = tuple(args.entrypoint or DEFINITION_ENTRY_POINTS)
     if not all(e.isidentifier() for e in entry_points):
         raise UsageError(f"--entrypoint must name Python identifiers: {', '.join(entry_points)}")
     try:
@@ -95,7 +96,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             scorer.run()
             if bar is not None:
                 bar.close()
-        from arcjudge.harness.validate.report import render_score_report
+        from arcjudge.harness.score.report import render_score_report
 
         summary = scorer.summary()
         results = "".join(scorer.result_lines())

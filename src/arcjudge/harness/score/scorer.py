@@ -30,10 +30,7 @@ from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import load_task, task_files
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
-
-DEFAULT_ENTRY_POINTS = ("transform", "solve", "p", "main")
-RUNTIME_STATUSES = {"error", "timeout", "memory", "crashed", "output_limit"}
-FAILURE_CLASSES = ("static", "runtime", "rule")
+from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS, FAILURE_CLASSES
 
 
 @dataclass(frozen=True)
@@ -47,7 +44,7 @@ class ScoreConfig:
     samples: int = 0
     seed: int = 0
     verifiers_dir: Path | None = None
-    entry_points: tuple[str, ...] = DEFAULT_ENTRY_POINTS
+    entry_points: tuple[str, ...] = DEFINITION_ENTRY_POINTS
     limits: Limits = DEFINITION_LIMITS
     policy: PolicyMode = PolicyMode.WARN
     chunk: int = 512

@@ -21,11 +21,8 @@ from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
-from arcjudge.verifiers.sources import (
-    DEFAULT_VERIFIER_ENTRY_POINTS,
-    parse_generator_spec,
-    parse_verifier_spec,
-)
+from arcjudge.verifiers.sources import parse_generator_spec, parse_verifier_spec
+from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
 
 
 def sample_dir() -> Path:
@@ -68,7 +65,7 @@ def _config(args: argparse.Namespace) -> ValidateConfig:
         raise UsageError("--probe-samples must be >= 0")
     if (args.samples or args.probe_samples) and args.generator is None:
         raise UsageError("--samples needs --generator KIND:PATH")
-    entry_points = tuple(args.entrypoint or DEFAULT_VERIFIER_ENTRY_POINTS)
+    entry_points = tuple(args.entrypoint or VERIFIER_ENTRY_POINTS)
     sources = tuple(parse_verifier_spec(text, entry_points) for text in args.source)
     names = [s.name for s in sources]
     if len(set(names)) != len(names):

@@ -18,9 +18,7 @@ from dataclasses import dataclass, field
 
 from arcjudge.harness.core.engine import CandidateOutcome, TaskInput
 from arcjudge.sandbox.types import Status
-
-TRUSTED_SPLITS = ("train", "test", "arc-gen")
-PROBE = "probe"
+from arcjudge.vocabulary import TASK_SPLITS, Split
 
 
 @dataclass
@@ -50,7 +48,7 @@ def trusted_sources(
         if all(
             r is not None and r.status is Status.OK and r.grid == inst.expected
             for inst, r in zip(instances, outcome.results, strict=True)
-            if inst.split in TRUSTED_SPLITS
+            if inst.split in TASK_SPLITS
         ):
             chosen.append(i)
     return chosen
@@ -84,11 +82,11 @@ def analyze(
             r = outcomes[i].results[pos]
             if r is not None and r.status is Status.OK and r.grid is not None:
                 produced.setdefault(r.grid, []).append(names[i])
-        if inst.split == PROBE:
+        if inst.split == Split.PROBE:
             if len(produced) > 1 and analysis.ambiguous is None:
                 analysis.ambiguous = {
-                    "task_id": task_id, "kind": "ambiguous", "split": PROBE, "index": inst.index,
-                    "seed": inst.seed, "input": _lists(inst.grid),
+                    "task_id": task_id, "kind": "ambiguous", "split": Split.PROBE,
+                    "index": inst.index, "seed": inst.seed, "input": _lists(inst.grid),
                     "outputs": [{"output": _lists(g), "sources": s} for g, s in produced.items()],
                 }  # fmt: skip
             continue
@@ -121,7 +119,7 @@ def only_suspect_failures(
     if outcome.failure is not None or not suspect_positions:
         return False
     for pos, (inst, r) in enumerate(zip(instances, outcome.results, strict=True)):
-        if inst.split == PROBE:
+        if inst.split == Split.PROBE:
             continue
         right = r is not None and r.status is Status.OK and r.grid == inst.expected
         if not right and pos not in suspect_positions:

@@ -20,28 +20,15 @@ from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, Ta
 from arcjudge.harness.core.inputs import draw_samples, task_inputs
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
-from arcjudge.harness.validate.differential import (
-    PROBE,
-    TaskAnalysis,
-    analyze,
-    only_suspect_failures,
-)
+from arcjudge.harness.validate.differential import TaskAnalysis, analyze, only_suspect_failures
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, ProgramStatus
 from arcjudge.tasks import load_task, task_files
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
+from arcjudge.vocabulary import Split, Verdict
 
-VERDICTS = (
-    "valid",
-    "valid_quarantined",
-    "invalid",
-    "missing",
-    "load_error",
-    "policy_rejected",
-    "infra",
-)
 DEFAULT_CHUNK = 512
 
 
@@ -66,7 +53,7 @@ def _graded(
     outcome: CandidateOutcome, instances: list[TaskInput]
 ) -> tuple[CandidateOutcome, list[TaskInput]]:
     """The outcome and instances without the probe samples (they never grade a verifier)."""
-    keep = [k for k, inst in enumerate(instances) if inst.split != PROBE]
+    keep = [k for k, inst in enumerate(instances) if inst.split != Split.PROBE]
     if len(keep) == len(instances):
         return outcome, instances
     sub = CandidateOutcome(outcome.failure, [outcome.results[k] for k in keep], outcome.findings)
@@ -192,7 +179,7 @@ class Validator:
             for samples in self.samples.values():  # the last M samples only probe
                 for sample in samples:
                     if sample.index >= self.config.samples:
-                        sample.split = PROBE
+                        sample.split = Split.PROBE
         engine = Engine(
             self.sandbox, self.store, self.config.limits, self.config.policy, self.config.chunk
         )
@@ -204,7 +191,7 @@ class Validator:
         """The manifest: chosen and valid sources per task, coverage, per-source counts."""
         names = [s.name for s in self.config.sources]
         tasks = {}
-        per_source = {n: dict.fromkeys(VERDICTS, 0) for n in names}
+        per_source = {n: dict.fromkeys(Verdict, 0) for n in names}
         for task_id in sorted(self.records):
             records = self.records[task_id]
             valid = [r["source"] for r in records if r["verdict"] == "valid"]

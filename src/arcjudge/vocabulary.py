@@ -1,0 +1,185 @@
+"""The words arcjudge's files and command lines use, each defined once.
+
+Every value is a :class:`~enum.StrEnum`, so a member *is* its JSON and command-line string
+(``Split.ARC_GEN == "arc-gen"``, ``json.dumps(Split.TRAIN) == '"train"'``) and files written
+with them are unchanged. The order of members is the order outputs list them in. Statuses of
+a single call and of a program's load are the sandbox's contract and live beside it
+(:class:`arcjudge.sandbox.types.Status`, :class:`arcjudge.sandbox.types.ProgramStatus`); the
+groups of them the workflows use are here.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from arcjudge.sandbox.types import Status
+
+__all__ = [
+    "ANSWER_DIMENSIONS",
+    "CANDIDATE_KINDS",
+    "CONSISTENCY_DIMENSIONS",
+    "DEFINITION_ENTRY_POINTS",
+    "DIMENSIONS",
+    "EDITING_KINDS",
+    "FAILURE_CLASSES",
+    "INVALID_KINDS",
+    "MUTANT_STATUSES",
+    "REPORTED_SPLITS",
+    "RUNTIME_STATUSES",
+    "RUN_ENTRY_POINTS",
+    "TASK_SPLITS",
+    "VERDICTS",
+    "VERIFIER_ENTRY_POINTS",
+    "CandidateKind",
+    "Dimension",
+    "FailureClass",
+    "Judgment",
+    "MutantStatus",
+    "Split",
+    "Verdict",
+]
+
+
+class Split(StrEnum):
+    """Where an input comes from."""
+
+    TRAIN = "train"
+    """The task's demonstrations."""
+    TEST = "test"
+    """The task's test pairs."""
+    ARC_GEN = "arc-gen"
+    """The ARC-GEN stable set (or a task set's own stable pairs)."""
+    GENERATOR = "generator"
+    """Fresh samples of a generator, seeded per task and index."""
+    PROBE = "probe"
+    """Extra generator samples that only compare verifiers (never grade one)."""
+
+
+TASK_SPLITS: tuple[Split, ...] = (Split.TRAIN, Split.TEST, Split.ARC_GEN)
+"""The splits a task file holds; the trusted ones in differential analysis."""
+
+REPORTED_SPLITS: tuple[Split, ...] = (*TASK_SPLITS, Split.GENERATOR)
+"""The splits tallied in verdicts and results, in this order."""
+
+
+class Verdict(StrEnum):
+    """What ``validate`` decided about one verifier source on one task."""
+
+    VALID = "valid"
+    VALID_QUARANTINED = "valid_quarantined"
+    INVALID = "invalid"
+    MISSING = "missing"
+    LOAD_ERROR = "load_error"
+    POLICY_REJECTED = "policy_rejected"
+    INFRA = "infra"
+
+
+VERDICTS: tuple[Verdict, ...] = tuple(Verdict)
+"""Every verdict, in the order summaries count them."""
+
+
+class FailureClass(StrEnum):
+    """Why a Definition program failed (the study's static / runtime / rule split)."""
+
+    STATIC = "static"
+    RUNTIME = "runtime"
+    RULE = "rule"
+
+
+FAILURE_CLASSES: tuple[FailureClass, ...] = tuple(FailureClass)
+"""Every failure class, in the order summaries show them."""
+
+RUNTIME_STATUSES: frozenset[Status] = frozenset(
+    {Status.ERROR, Status.TIMEOUT, Status.MEMORY, Status.CRASHED, Status.OUTPUT_LIMIT}
+)
+"""Call statuses that make a program's failure a runtime failure."""
+
+
+class CandidateKind(StrEnum):
+    """How a Classification or Editing candidate pair was made, in the reference study's order."""
+
+    VALID = "valid"
+    HUMAN_ERROR = "human_error"
+    INSTANCE_MISMATCH = "instance_mismatch"
+    CORRUPTED_VERIFIER = "corrupted_verifier"
+    RETRIEVAL = "retrieval"
+    COLOR_FLIP = "color_flip"
+
+
+CANDIDATE_KINDS: tuple[CandidateKind, ...] = tuple(CandidateKind)
+"""Every candidate kind: ``valid`` first."""
+
+INVALID_KINDS: tuple[CandidateKind, ...] = tuple(
+    k for k in CandidateKind if k is not CandidateKind.VALID
+)
+"""The kinds of invalid (corrupted) candidate pairs."""
+
+EDITING_KINDS: tuple[CandidateKind, ...] = (
+    CandidateKind.INSTANCE_MISMATCH,
+    CandidateKind.CORRUPTED_VERIFIER,
+    CandidateKind.COLOR_FLIP,
+)
+"""The kinds an Editing instance's pair may be, in the order they are tried."""
+
+
+class Dimension(StrEnum):
+    """The five PotARCin dimensions."""
+
+    DEFINITION = "definition"
+    CLASSIFICATION = "classification"
+    GENERATION = "generation"
+    EDITING = "editing"
+    INVERSION = "inversion"
+
+
+DIMENSIONS: tuple[Dimension, ...] = tuple(Dimension)
+"""The five dimensions, in the order instances and tables list them."""
+
+ANSWER_DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension.CLASSIFICATION,
+    Dimension.GENERATION,
+    Dimension.EDITING,
+    Dimension.INVERSION,
+)
+"""The dimensions answered with grids or judgments (Definition is answered with a program)."""
+
+CONSISTENCY_DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension.CLASSIFICATION,
+    Dimension.GENERATION,
+    Dimension.INVERSION,
+)
+"""The dimensions whose answers a model's own Definition program is checked against."""
+
+
+class Judgment(StrEnum):
+    """A Classification answer for one candidate pair."""
+
+    VALID = "valid"
+    INVALID = "invalid"
+
+
+class MutantStatus(StrEnum):
+    """What running a mutant on a task's inputs showed."""
+
+    KILLED = "killed"
+    """Wrong on some input: its outputs there are corrupted pairs."""
+    EQUIVALENT_ON_EVIDENCE = "equivalent_on_evidence"
+    """Right on every input tried."""
+    CRASHES = "crashes"
+    """Failed to load or failed on an input without a wrong answer."""
+    INVALID_OUTPUT = "invalid_output"
+    """Returned something that is not a grid."""
+
+
+MUTANT_STATUSES: tuple[MutantStatus, ...] = tuple(MutantStatus)
+"""Every mutant status, in the order summaries count them."""
+
+
+DEFINITION_ENTRY_POINTS: tuple[str, ...] = ("transform", "solve", "p", "main")
+"""Functions tried in order in a model-written Definition program."""
+
+VERIFIER_ENTRY_POINTS: tuple[str, ...] = ("verify", "transform", "solve", "p")
+"""Functions tried in order in a ``module`` verifier source."""
+
+RUN_ENTRY_POINTS: tuple[str, ...] = ("transform", "solve", "verify", "p", "main")
+"""Functions ``arcjudge run`` tries in order: a Definition program's, then a verifier's."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -139,6 +138,11 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument(
         "--dockerfile", action="store_true", help="use docker build (needs a registry)"
     )
+    build.add_argument(
+        "--print-tag",
+        action="store_true",
+        help="only print the image reference the docker backend expects (needs no root, no docker)",
+    )
 
     box = sub.add_parser("sandbox", help="manage sandbox leftovers")
     box_sub = box.add_subparsers(dest="sandbox_command", required=True)
@@ -240,24 +244,28 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
 
 def _cmd_image(args: argparse.Namespace) -> int:
-    from arcjudge.sandbox.docker import IMAGES_DIR
+    from arcjudge.sandbox.image import ImageError, build_image, image_reference, overriding_image
 
-    script = IMAGES_DIR / "build-rootfs.sh"
-    if not script.is_file():
-        raise UsageError("images/build-rootfs.sh not found: run from a checkout of arcjudge")
-    if args.dockerfile:
-        tag = subprocess.run(
-            ["bash", str(script), "--print-tag"], capture_output=True, text=True, check=False
-        ).stdout.strip()
-        if not tag:
-            raise UsageError("could not compute the image tag (images/build-rootfs.sh --print-tag)")
-        argv = ["docker", "build", "-t", tag, "--build-arg", f"TAG={tag.partition(':')[2]}"]
-        argv.append(str(IMAGES_DIR))
-    else:
-        argv = ["bash", str(script)] + (["--force"] if args.force else [])
-    code = subprocess.run(argv, check=False).returncode
-    if code != 0:
-        raise UsageError(f"image build failed (exit code {code}); see the messages above")
+    if args.print_tag and (args.force or args.dockerfile):
+        raise UsageError("--print-tag builds nothing: it takes neither --force nor --dockerfile")
+    try:
+        reference = None
+        if args.print_tag:
+            reference = image_reference()
+            print(reference)
+        else:
+            code = build_image(force=args.force, dockerfile=args.dockerfile)
+            if code != 0:
+                raise UsageError(f"image build failed (exit code {code}); see the messages above")
+        other = overriding_image(reference)
+    except ImageError as exc:
+        raise UsageError(str(exc)) from None
+    if other:
+        print(
+            f"arcjudge: note: ARCJUDGE_IMAGE={terminal_safe(other)} is set: the docker backend "
+            "uses that image, not the one built from these inputs",
+            file=sys.stderr,
+        )
     return 0
 
 

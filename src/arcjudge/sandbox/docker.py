@@ -22,19 +22,17 @@ import atexit
 import os
 import socket
 import struct
-import subprocess
 import uuid
 import weakref
-from pathlib import Path
 from typing import Any
 
+from arcjudge.sandbox import image as runtime_image
 from arcjudge.sandbox.base import PooledSandbox, WorkerLost
 from arcjudge.sandbox.process import RUNTIME_DIR, FrameWorker, supervisor_environment
 from arcjudge.sandbox.runtime import framing
 from arcjudge.sandbox.types import Program
 
 IMAGE_REPO = "arcjudge-runtime"
-IMAGES_DIR = Path(__file__).resolve().parents[3] / "images"
 LABEL = "arcjudge"
 SUPERVISOR_USER = "0:0"  # root in the container, with only the capabilities below
 SUPERVISOR_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL")
@@ -125,26 +123,20 @@ def check_runtime(client: Any, runtime: str | None) -> tuple[str, dict[str, Any]
 def expected_image() -> str:
     """Return the image reference this version of arcjudge runs in.
 
-    ``$ARCJUDGE_IMAGE`` wins; otherwise the content tag that ``images/build-rootfs.sh``
-    computes from the image's inputs.
+    ``$ARCJUDGE_IMAGE`` wins; otherwise the content tag of the image inputs shipped in the
+    package (``sandbox/images/``), what ``arcjudge image build`` builds.
 
     Raises:
         DockerUnavailable: If neither is available.
     """
-    if os.environ.get("ARCJUDGE_IMAGE"):
-        return os.environ["ARCJUDGE_IMAGE"]
-    script = IMAGES_DIR / "build-rootfs.sh"
-    if not script.is_file():
+    if os.environ.get(runtime_image.IMAGE_ENV):
+        return os.environ[runtime_image.IMAGE_ENV]
+    try:
+        return runtime_image.image_reference()
+    except runtime_image.ImageError as exc:
         raise DockerUnavailable(
-            "cannot tell which runtime image to use: set ARCJUDGE_IMAGE, or run from a "
-            "checkout that has images/build-rootfs.sh"
-        )
-    proc = subprocess.run(
-        ["bash", str(script), "--print-tag"], capture_output=True, text=True, check=False
-    )
-    if proc.returncode != 0 or not proc.stdout.strip():
-        raise DockerUnavailable(f"images/build-rootfs.sh --print-tag failed: {proc.stderr.strip()}")
-    return proc.stdout.strip().splitlines()[-1]
+            f"cannot tell which runtime image to use (set ARCJUDGE_IMAGE): {exc}"
+        ) from None
 
 
 def docker_client() -> Any:

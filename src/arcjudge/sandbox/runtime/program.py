@@ -25,12 +25,20 @@ import sys
 import traceback
 import types
 import warnings
+from typing import TYPE_CHECKING
 
-import canonical
-import framing
-import isolation as iso
-import rootfs
-import seccomp
+# mypy resolves the sibling modules through the package; at run time this directory is
+# on sys.path (see runner.py) and they are imported by bare name, as nothing here may
+# import arcjudge
+if TYPE_CHECKING:
+    from . import canonical, framing, rootfs, seccomp
+    from . import isolation as iso
+else:
+    import canonical
+    import framing
+    import isolation as iso
+    import rootfs
+    import seccomp
 
 RESULT_FD = 3
 JOB_FD = 4

@@ -15,8 +15,15 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from typing import TYPE_CHECKING
 
-import isolation as iso
+# mypy resolves the sibling modules through the package; at run time this directory is
+# on sys.path (see runner.py) and they are imported by bare name, as nothing here may
+# import arcjudge
+if TYPE_CHECKING:
+    from . import isolation as iso
+else:
+    import isolation as iso
 
 STAGING = "/tmp"
 SCRATCH = "/tmp"

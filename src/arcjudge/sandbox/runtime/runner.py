@@ -36,15 +36,23 @@ import signal
 import sys
 import time
 import traceback
+from typing import TYPE_CHECKING
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)
-import canonical  # noqa: E402
-import framing  # noqa: E402
-import isolation as iso  # noqa: E402
-import rootfs  # noqa: E402
-import seccomp  # noqa: E402
-import zygote  # noqa: E402
+# mypy resolves the sibling modules through the package; at run time this directory is
+# sys.path[0] (inserted above) and they are imported by bare name, as nothing here may
+# import arcjudge
+if TYPE_CHECKING:
+    from . import canonical, framing, rootfs, seccomp, zygote
+    from . import isolation as iso
+else:
+    import canonical
+    import framing
+    import isolation as iso
+    import rootfs
+    import seccomp
+    import zygote
 
 del sys.path[0]
 

@@ -30,10 +30,18 @@ import select
 import signal
 import socket
 import time
+from typing import TYPE_CHECKING
 
-import isolation as iso
-import program
-import seccomp
+# mypy resolves the sibling modules through the package; at run time this directory is
+# on sys.path (see runner.py) and they are imported by bare name, as nothing here may
+# import arcjudge
+if TYPE_CHECKING:
+    from . import isolation as iso
+    from . import program, seccomp
+else:
+    import isolation as iso
+    import program
+    import seccomp
 
 CLEAN_SECONDS = 5.0
 SCAN_SECONDS = 0.02

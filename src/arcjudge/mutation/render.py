@@ -51,9 +51,9 @@ def render_node(node: cst.CSTNode, module: cst.Module, indent: Sequence[str] = (
 
 
 @cache
-def _standalone(kind: type) -> bool:
+def _standalone(kind: type[cst.CSTNode]) -> bool:
     """Whether ``kind`` renders the same wherever it is (its codegen takes no defaults)."""
-    params = inspect.signature(kind._codegen_impl).parameters  # type: ignore[attr-defined]
+    params = inspect.signature(kind._codegen_impl).parameters
     return len(params) == 2 and not issubclass(kind, cst.Module)
 
 

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 
 from arcjudge.sandbox.types import Program
-from arcjudge.verifiers.slicing import index_functions, slice_function
+from arcjudge.verifiers.slicing import FunctionIndex, index_functions, slice_function
 from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
 
 VERIFIER_KINDS = ("re-arc", "golf", "module")
@@ -86,7 +86,7 @@ class _SlicedFile:
         return data
 
     @cached_property
-    def index(self):  # noqa: ANN202 - FunctionIndex
+    def index(self) -> FunctionIndex:
         return index_functions(self.data, self.prefix)
 
     def program_source(self, function: str) -> bytes | None:

@@ -11,6 +11,14 @@ from arcjudge.mutation.cstindex import ModuleIndex
 from arcjudge.mutation.operators.base import Example, NodeOperator
 
 _SPACE = cst.SimpleWhitespace(" ")
+_SimpleOp = (
+    type[cst.LessThan]
+    | type[cst.LessThanEqual]
+    | type[cst.GreaterThan]
+    | type[cst.GreaterThanEqual]
+    | type[cst.Equal]
+    | type[cst.NotEqual]
+)
 
 
 def flipped(op: cst.BaseCompOp) -> cst.BaseCompOp:
@@ -19,9 +27,23 @@ def flipped(op: cst.BaseCompOp) -> cst.BaseCompOp:
     ``<``/``<=`` and ``>``/``>=`` swap (boundary), ``==``/``!=``, ``in``/``not in`` and
     ``is``/``is not`` swap (negation).
     """
-    before = op.whitespace_before  # type: ignore[attr-defined]
-    after = op.whitespace_after  # type: ignore[attr-defined]
-    simple: dict[type, type] = {
+    if not isinstance(
+        op,
+        cst.LessThan
+        | cst.LessThanEqual
+        | cst.GreaterThan
+        | cst.GreaterThanEqual
+        | cst.Equal
+        | cst.NotEqual
+        | cst.In
+        | cst.NotIn
+        | cst.Is
+        | cst.IsNot,
+    ):
+        raise TypeError(f"unknown comparison {type(op).__name__}")
+    before = op.whitespace_before
+    after = op.whitespace_after
+    simple: dict[type[cst.BaseCompOp], _SimpleOp] = {
         cst.LessThan: cst.LessThanEqual,
         cst.LessThanEqual: cst.LessThan,
         cst.GreaterThan: cst.GreaterThanEqual,
@@ -41,9 +63,7 @@ def flipped(op: cst.BaseCompOp) -> cst.BaseCompOp:
         return cst.IsNot(
             whitespace_before=before, whitespace_between=_SPACE, whitespace_after=after
         )
-    if isinstance(op, cst.IsNot):
-        return cst.Is(whitespace_before=before, whitespace_after=after)
-    raise TypeError(f"unknown comparison {type(op).__name__}")
+    return cst.Is(whitespace_before=before, whitespace_after=after)
 
 
 class CompareFlip(NodeOperator):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -63,9 +64,11 @@ class _Facts:
         ready = [name for k, name in self.bound if k < i]
         ready_set = set(ready)
         out: list[str] = []
-        small = self.block.body[i]
-        assert isinstance(small, cst.SimpleStatementLine)
-        value = small.body[0].value  # type: ignore[union-attr]
+        line = self.block.body[i]
+        assert isinstance(line, cst.SimpleStatementLine)
+        small = line.body[0]
+        assert isinstance(small, cst.Assign)  # ``i`` has an assigned_name
+        value = small.value
         if isinstance(value, cst.Call):
             for arg in value.args:
                 if isinstance(arg.value, cst.Name) and arg.value.value in ready_set:
@@ -105,6 +108,29 @@ def _simple_bindings(stmt: cst.BaseStatement) -> list[str]:
             elif isinstance(target, cst.Tuple | cst.List):
                 targets[:0] = [e.value for e in target.elements]
     return names
+
+
+@dataclass(frozen=True)
+class _Span:
+    """What a :class:`DropAssignRewire` site deletes: body statements ``first:stop``.
+
+    Attributes:
+        facts: The function's def-use facts.
+        first: Index of the first deleted statement.
+        stop: Index one past the last deleted statement.
+        replacement: The name later reads of the deleted names are rewired to.
+    """
+
+    facts: _Facts
+    first: int
+    stop: int
+    replacement: str
+
+
+def _leading_lines(stmt: cst.BaseStatement) -> Sequence[cst.EmptyLine]:
+    """The comments and empty lines before ``stmt``."""
+    assert isinstance(stmt, cst.SimpleStatementLine | cst.BaseCompoundStatement)
+    return stmt.leading_lines
 
 
 def _analyse(index: ModuleIndex, fdef: cst.FunctionDef) -> _Facts | None:
@@ -192,45 +218,49 @@ class DropAssignRewire(Operator):
                 candidates = facts.candidates(i)
                 anchor = counter.name_anchor(scope, name)
                 for replacement in candidates:
-                    data = (facts, i, i + 1, replacement)
+                    data = _Span(facts, i, i + 1, replacement)
                     sites.append(Site(anchor, replacement, scope, stmts[i], data))
                 if not candidates:
                     continue
                 for length in range(2, MAX_SPAN + 1):
-                    run = names[i : i + length]
-                    if len(run) < length or None in run:
+                    run = [n for n in names[i : i + length] if n is not None]
+                    if len(run) < length:  # past the end, or a line that is not a site
                         break
                     last = i + length - 1
-                    if not any(k > last for n in run for k, _ in facts.loads[n]):  # type: ignore[index]
+                    if not any(k > last for n in run for k, _ in facts.loads[n]):
                         continue
                     anchor = counter.name_anchor(scope, f"{name}..{run[-1]}")
-                    data = (facts, i, i + length, candidates[0])
+                    data = _Span(facts, i, i + length, candidates[0])
                     sites.append(Site(anchor, candidates[0], scope, stmts[i], data))
         return sites
 
     def rewrite(self, index: ModuleIndex, site: Site) -> cst.CSTNode:
         """Drop the site's statements and rewire later reads of their names."""
-        facts, first, stop, replacement = site.data  # type: ignore[misc]
-        assert isinstance(facts, _Facts)
+        span = site.data
+        assert isinstance(span, _Span)
+        facts, first, stop, replacement = span.facts, span.first, span.stop, span.replacement
         block = facts.block
-        deleted = [facts.assigned_name(i) for i in range(first, stop)]
+        # every deleted line binds a name (that is what made it a site)
+        deleted = [n for i in range(first, stop) if (n := facts.assigned_name(i)) is not None]
         body: list[cst.BaseStatement] = []
         carry: list[cst.EmptyLine] = []
         for j, stmt in enumerate(block.body):
             if first <= j < stop:
-                carry.extend(stmt.leading_lines)
+                carry.extend(_leading_lines(stmt))
                 continue
             if j >= stop:
                 renames: dict[cst.CSTNode, cst.CSTNode] = {
                     node: node.with_changes(value=replacement)
                     for name in deleted
-                    for k, node in facts.loads[name]  # type: ignore[index]
+                    for k, node in facts.loads[name]
                     if k == j
                 }
                 if renames:
-                    stmt = replace_nodes(index, stmt, renames)  # type: ignore[assignment]
+                    renamed = replace_nodes(index, stmt, renames)
+                    assert isinstance(renamed, cst.BaseStatement)
+                    stmt = renamed
             if carry:
-                stmt = stmt.with_changes(leading_lines=(*carry, *stmt.leading_lines))
+                stmt = stmt.with_changes(leading_lines=(*carry, *_leading_lines(stmt)))
                 carry = []
             body.append(stmt)
         new_block = block.with_changes(body=tuple(body))

@@ -40,6 +40,26 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Protocol, SupportsFloat, SupportsInt, TypeGuard
+
+    class _DType(Protocol):
+        @property
+        def kind(self) -> object: ...
+
+    class _NdArray(Protocol):
+        """What is read of a ``numpy.ndarray`` (the type of each value is checked)."""
+
+        @property
+        def ndim(self) -> object: ...
+        @property
+        def shape(self) -> object: ...
+        @property
+        def dtype(self) -> _DType: ...
+        def tolist(self) -> object: ...
+
 
 __all__ = [
     "MAX_SIDE",
@@ -67,7 +87,7 @@ _bool = bool
 _float = float
 _str = str
 _list = list
-_tuple = tuple
+_tuple = tuple  # type: ignore[type-arg]  # the class itself, so ``_type(x) is _tuple`` narrows
 _range = range
 _repr = repr
 _isinstance = isinstance
@@ -160,6 +180,28 @@ def _numpy() -> _Numpy | None:
     return _Numpy(*types)
 
 
+def _is_ndarray(x: object, np: _Numpy) -> TypeGuard[_NdArray]:
+    """Whether ``x`` is exactly a ``numpy.ndarray``."""
+    return _type(x) is np.ndarray
+
+
+def _is_numpy_integer(x: object, np: _Numpy) -> TypeGuard[SupportsInt]:
+    """Whether ``x`` is a numpy integer scalar (``timedelta64`` is not a cell)."""
+    t = _type(x)
+    return _issubclass(t, np.integer) and not _issubclass(t, np.timedelta64)
+
+
+def _is_numpy_floating(x: object, np: _Numpy) -> TypeGuard[SupportsFloat]:
+    """Whether ``x`` is a numpy floating scalar."""
+    return _issubclass(_type(x), np.floating)
+
+
+def _is_sequence(x: object, strict: bool) -> TypeGuard[list[object] | tuple[object, ...]]:
+    """Whether ``x`` is an exact ``list`` (or exact ``tuple`` unless ``strict``)."""
+    t = _type(x)
+    return t is _list or (t is _tuple and not strict)
+
+
 def _float_cell(f: float) -> tuple[int | None, str | None]:
     """Convert an exact ``float`` cell (finite, integral, in range) to an ``int``."""
     if f != f:
@@ -177,23 +219,23 @@ def _float_cell(f: float) -> tuple[int | None, str | None]:
 
 def _cell(x: object, np: _Numpy | None, strict: bool) -> tuple[int | None, str | None]:
     """Convert one cell to an ``int`` in ``0..9`` or explain why it cannot be one."""
-    t = _type(x)
-    if t is _int:
+    # ``_type(x) is ...`` each time, not once into a variable: that is what narrows ``x``
+    if _type(x) is _int:
         v = x
     elif strict:
         return None, "unsupported cell type: " + _type_name(x)
-    elif t is _bool:
+    elif _type(x) is _bool:
         v = 1 if x is True else 0
-    elif t is _float:
+    elif _type(x) is _float:
         return _float_cell(x)
-    elif np is not None and _issubclass(t, np.bool_):
+    elif np is not None and _issubclass(_type(x), np.bool_):
         b = _bool(x)
         v = 1 if b is True else 0
-    elif np is not None and _issubclass(t, np.integer) and not _issubclass(t, np.timedelta64):
+    elif np is not None and _is_numpy_integer(x, np):
         v = _int(x)
         if _type(v) is not _int:  # pragma: no cover - int() always returns an exact int
             return None, "unsupported cell type: " + _type_name(x)
-    elif np is not None and _issubclass(t, np.floating):
+    elif np is not None and _is_numpy_floating(x, np):
         f = _float(x)
         if _type(f) is not _float:  # pragma: no cover - float() returns an exact float
             return None, "unsupported cell type: " + _type_name(x)
@@ -205,7 +247,7 @@ def _cell(x: object, np: _Numpy | None, strict: bool) -> tuple[int | None, str |
     return None, "cell out of range: " + _int_text(v)
 
 
-def _array_to_list(arr: object, ndim: int, what: str) -> tuple[list | None, str | None]:
+def _array_to_list(arr: _NdArray, ndim: int, what: str) -> tuple[list[object] | None, str | None]:
     """Check an exact ``numpy.ndarray``'s shape and dtype, then convert it to lists.
 
     Args:
@@ -249,8 +291,8 @@ def _array_to_list(arr: object, ndim: int, what: str) -> tuple[list | None, str 
 def _convert(value: object, strict: bool) -> _Result:
     """Do the work of :func:`canonicalize` (``strict=False``) or :func:`validate_plain`."""
     np = None if strict else _numpy()
-    t = _type(value)
-    if t is _list or (t is _tuple and not strict):
+    rows_in: tuple[object, ...]
+    if _is_sequence(value, strict):
         n = _len(value)
         if n == 0:
             return None, "empty grid"
@@ -258,33 +300,33 @@ def _convert(value: object, strict: bool) -> _Result:
             return None, "too big: " + _int_text(n) + " rows"
         # A snapshot: nothing below can change the rows we look at.
         rows_in = _tuple(value)
-    elif np is not None and t is np.ndarray:
-        rows_in, reason = _array_to_list(value, 2, "grid")
-        if rows_in is None:
+    elif np is not None and _is_ndarray(value, np):
+        listed, reason = _array_to_list(value, 2, "grid")
+        if listed is None:
             return None, reason
-        rows_in = _tuple(rows_in)
+        rows_in = _tuple(listed)
     else:
         return None, "not a grid: " + _type_name(value)
     if _len(rows_in) == 0:  # pragma: no cover - the length was checked above
         return None, "empty grid"
 
     # First pass: row types and sizes (at most MAX_SIDE rows, each O(1) to size up).
-    rows: list[tuple] = []
+    rows: list[tuple[object, ...]] = []
     width = -1
     for row in rows_in:
-        rt = _type(row)
-        if rt is _list or (rt is _tuple and not strict):
+        cells: tuple[object, ...]
+        if _is_sequence(row, strict):
             m = _len(row)
             if m == 0:
                 return None, "empty row"
             if m > MAX_SIDE:
                 return None, "too big: " + _int_text(m) + " columns"
             cells = _tuple(row)
-        elif np is not None and rt is np.ndarray:
-            cells, reason = _array_to_list(row, 1, "grid row")
-            if cells is None:
+        elif np is not None and _is_ndarray(row, np):
+            listed, reason = _array_to_list(row, 1, "grid row")
+            if listed is None:
                 return None, reason
-            cells = _tuple(cells)
+            cells = _tuple(listed)
         else:
             return None, "not a grid row: " + _type_name(row)
         if _len(cells) == 0:  # pragma: no cover - the length was checked above
@@ -364,8 +406,9 @@ def _fast_exact(value: object) -> Grid | None:
     no code of the program runs here (no ``__len__``, ``__iter__`` or ``__hash__`` of its own).
     """
     try:
-        outer = _type(value)
-        if (outer is not _list and outer is not _tuple) or not 1 <= _len(value) <= MAX_SIDE:
+        if (_type(value) is not _list and _type(value) is not _tuple) or not (
+            1 <= _len(value) <= MAX_SIDE
+        ):
             return None
         if not _set(_map(_type, value)) <= _SEQUENCES:
             return None
@@ -375,12 +418,12 @@ def _fast_exact(value: object) -> Grid | None:
         (width,) = widths
         if not 1 <= width <= MAX_SIDE:
             return None
-        kinds: set = _set()
+        kinds: set[type] = _set()
         for row in value:
             kinds.update(_map(_type, row))
         if kinds != _INT_ONLY:
             return None
-        values: set = _set()
+        values: set[object] = _set()
         for row in value:
             values.update(row)
         if not values <= _COLORS:
@@ -425,8 +468,8 @@ def _fast_plain(obj: object) -> Grid | None:
         (width,) = widths
         if not 1 <= width <= MAX_SIDE:
             return None
-        kinds: set = _set()
-        values: set = _set()
+        kinds: set[type] = _set()
+        values: set[object] = _set()
         for row in obj:
             kinds.update(_map(_type, row))
             values.update(row)
@@ -437,7 +480,7 @@ def _fast_plain(obj: object) -> Grid | None:
         return None
 
 
-def to_wire(grid: Grid) -> list:
+def to_wire(grid: Grid) -> list[int | str]:
     """The wire form ``[width, digits]`` of a canonical grid.
 
     Args:

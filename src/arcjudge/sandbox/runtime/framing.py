@@ -10,6 +10,13 @@ from __future__ import annotations
 import json
 import os
 import struct
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, TypeAlias
+
+    JsonObject: TypeAlias = dict[str, Any]
+    """A decoded JSON object (a frame): the types of its values are checked where read."""
 
 _HEADER = struct.Struct(">I")
 _dumps = json.dumps

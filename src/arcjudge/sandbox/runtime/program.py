@@ -25,12 +25,33 @@ import sys
 import traceback
 import types
 import warnings
+from typing import TYPE_CHECKING
 
-import canonical
-import framing
-import isolation as iso
-import rootfs
-import seccomp
+# mypy resolves the sibling modules through the package; at run time this directory is
+# on sys.path (see runner.py) and they are imported by bare name, as nothing here may
+# import arcjudge
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypedDict
+
+    from . import canonical, framing, rootfs, seccomp
+    from . import isolation as iso
+    from .framing import JsonObject
+
+    class Settings(TypedDict):
+        """What every program's set-up needs and no job changes (see :func:`_setup`)."""
+
+        namespaced: bool
+        userns: bool
+        root_plan: rootfs.RootPlan | None
+        seccomp: bool
+
+else:
+    import canonical
+    import framing
+    import isolation as iso
+    import rootfs
+    import seccomp
 
 RESULT_FD = 3
 JOB_FD = 4
@@ -57,7 +78,7 @@ def _describe(exc: BaseException) -> str:
     return text[-ERROR_CHARS:]
 
 
-def _out_of_memory(exc: MemoryError, index: int) -> dict:
+def _out_of_memory(exc: MemoryError, index: int) -> dict[str, object]:
     """Free what the failed call held (its frames), then describe it."""
     traceback.clear_frames(exc.__traceback__)
     exc.__traceback__ = None
@@ -75,7 +96,7 @@ def _flush_output() -> None:
 _FROM_DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
 
 
-def _fresh_input(item: dict, fmt: str) -> object:
+def _fresh_input(item: JsonObject, fmt: str) -> object:
     """The input grid of an input frame, as a fresh list of lists or tuple of tuples."""
     if "c" in item:
         cells = str(item["c"]).encode("ascii").translate(_FROM_DIGITS)
@@ -90,12 +111,12 @@ def _fresh_input(item: dict, fmt: str) -> object:
     return [list(row) for row in grid]
 
 
-def _generate_one(fn: object, call: dict, index: int) -> dict:
+def _generate_one(fn: Callable[..., object], call: JsonObject, index: int) -> dict[str, object]:
     """Seed ``random`` and call a generator; its pair must be two grids."""
     import random
 
     random.seed(call["seed"])
-    value = fn(**call.get("kwargs", {}))  # type: ignore[operator]
+    value = fn(**call.get("kwargs", {}))
     if type(value) is not dict or "input" not in value or "output" not in value:
         return {"k": "out", "i": index, "s": "invalid_output", "e": "not an {input, output} dict"}
     grid_in, reason_in = canonical.canonicalize(value["input"])
@@ -112,7 +133,7 @@ def _generate_one(fn: object, call: dict, index: int) -> dict:
     }
 
 
-def _set_limits(limits: dict, memory_baseline: int) -> None:
+def _set_limits(limits: JsonObject, memory_baseline: int) -> None:
     def cap(which: int, value: int) -> None:
         try:
             _, hard = resource.getrlimit(which)
@@ -159,7 +180,7 @@ def _wire_descriptors(job_r: int, res_w: int, out_w: int) -> None:
     os.closerange(JOB_FD + 1, 1 << 16)
 
 
-def _enter_own_user_namespace(job: dict, namespaced: bool) -> None:
+def _enter_own_user_namespace(job: JsonObject, namespaced: bool) -> None:
     """Without root: become the job's uid in a user namespace of the program's own.
 
     Without a minimal root of its own (the host's ``/proc`` is read-only here) the
@@ -176,7 +197,7 @@ def _enter_own_user_namespace(job: dict, namespaced: bool) -> None:
         raise SetupFailed("could not drop the program's capabilities")
 
 
-def _drop_privileges(job: dict, userns: bool) -> None:
+def _drop_privileges(job: JsonObject, userns: bool) -> None:
     uid = job.get("uid")
     if uid is not None and not userns:
         gids = [int(g) for g in job.get("gids", [])]
@@ -191,7 +212,7 @@ def _drop_privileges(job: dict, userns: bool) -> None:
     iso.prctl(iso.PR_SET_NO_NEW_PRIVS, 1)
 
 
-def _setup(job: dict, settings: dict) -> str:
+def _setup(job: JsonObject, settings: Settings) -> str:
     """Set up the sandbox in this process; return the program's working directory.
 
     ``settings`` is what every program shares (``namespaced``, ``userns``, ``root_plan``,
@@ -207,12 +228,14 @@ def _setup(job: dict, settings: dict) -> str:
     workdir = str(job["workdir"])
     userns = bool(settings.get("userns"))
     if settings["namespaced"]:  # the zygote forked us as PID 1 of a PID namespace of ours
+        root_plan = settings["root_plan"]
+        assert root_plan is not None  # namespaced means the supervisor made a plan
         iso.prctl(iso.PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getpid() != 1 or not iso.unshare(iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
             raise SetupFailed("could not create the program's namespaces")
         try:
             job["module_dirs"] = rootfs.enter_minimal_root(
-                settings["root_plan"],
+                root_plan,
                 job["module_dirs"],
                 int(limits["disk_bytes"]),
                 0 if userns else int(job["uid"]),  # userns: the program's id maps to our 0
@@ -234,7 +257,7 @@ def _setup(job: dict, settings: dict) -> str:
     return workdir
 
 
-def child_entry(job_r: int, res_w: int, out_w: int, settings: dict) -> None:
+def child_entry(job_r: int, res_w: int, out_w: int, settings: Settings) -> None:
     """Run in a process freshly forked by the zygote: set up, load, serve (never returns)."""
     try:
         os.setsid()
@@ -254,7 +277,7 @@ def child_entry(job_r: int, res_w: int, out_w: int, settings: dict) -> None:
     os._exit(0)
 
 
-def _load(job: dict, workdir: str) -> object:
+def _load(job: JsonObject, workdir: str) -> Callable[..., object]:
     """Compile and run the program's module; return its entry point (or exit)."""
     send = framing.write_frame
     warnings.simplefilter("ignore")
@@ -277,13 +300,14 @@ def _load(job: dict, workdir: str) -> object:
         if callable(module.__dict__.get(name)):
             _flush_output()
             send(RESULT_FD, {"k": "load", "ok": True, "entry": name})
-            return module.__dict__[name]
+            entry: Callable[..., object] = module.__dict__[name]
+            return entry
     tried = ", ".join(job["entry_points"])
     send(RESULT_FD, {"k": "load", "ok": False, "error": f"no entry point defined (tried: {tried})"})
     os._exit(0)
 
 
-def _serve(job: dict, workdir: str) -> None:
+def _serve(job: JsonObject, workdir: str) -> None:
     """Load the program, then answer one input frame at a time until the pipe closes."""
     fn = _load(job, workdir)
     send = framing.write_frame
@@ -304,7 +328,7 @@ def _serve(job: dict, workdir: str) -> None:
             if generate:
                 msg = _generate_one(fn, item["x"], index)
             else:
-                value = fn(_fresh_input(item, fmt))  # type: ignore[operator]
+                value = fn(_fresh_input(item, fmt))
                 grid, reason = canonical.canonicalize(value)
                 if grid is None:
                     msg = {"k": "out", "i": index, "s": "invalid_output", "e": reason}

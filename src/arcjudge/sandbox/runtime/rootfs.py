@@ -15,8 +15,26 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from typing import TYPE_CHECKING
 
-import isolation as iso
+# mypy resolves the sibling modules through the package; at run time this directory is
+# on sys.path (see runner.py) and they are imported by bare name, as nothing here may
+# import arcjudge
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from . import isolation as iso
+
+    class RootPlan(TypedDict):
+        """What programs see of the host (see :func:`plan`)."""
+
+        links: dict[str, str]
+        dirs: list[str]
+        files: list[str]
+        hide: list[str]
+
+else:
+    import isolation as iso
 
 STAGING = "/tmp"
 SCRATCH = "/tmp"
@@ -50,7 +68,7 @@ def _within(path: str, roots: list[str]) -> bool:
     return any(iso.is_within(path, r) for r in roots)
 
 
-def plan(runtime_dir: str) -> dict:
+def plan(runtime_dir: str) -> RootPlan:
     """Return what programs see (paths only), decided from this interpreter.
 
     Args:
@@ -68,7 +86,7 @@ def plan(runtime_dir: str) -> dict:
         if iso.is_within(path, runtime_dir) or _within(path, dirs):
             continue
         dirs.append(path)
-    hide = []
+    hide: list[str] = []
     for path in dirs:
         try:
             entries = os.listdir(path)
@@ -101,8 +119,8 @@ def _copy_readable(source: str, target: str) -> None:
 
 
 def enter_minimal_root(
-    root_plan: dict, module_dirs: list[str], disk_bytes: int, owner: int
-) -> list:
+    root_plan: RootPlan, module_dirs: list[str], disk_bytes: int, owner: int
+) -> list[str]:
     """Build the minimal root, pivot into it and mount ``/proc`` and the scratch space.
 
     Must run as root (of the host or of a user namespace) in a fresh, private mount
@@ -124,7 +142,7 @@ def enter_minimal_root(
     handles = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in root_plan["dirs"]}
     file_handles = {p: os.open(p, os.O_PATH) for p in root_plan["files"]}
     dev_handles = {n: os.open(f"/dev/{n}", os.O_PATH) for n in DEVICES}
-    module_handles = []
+    module_handles: list[int | None] = []
     for path in module_dirs:
         try:
             module_handles.append(os.open(path, os.O_PATH | os.O_DIRECTORY))
@@ -171,22 +189,22 @@ def enter_minimal_root(
                          iso.MS_NOSUID | iso.MS_NODEV | iso.MS_NOEXEC, "hidepid=2"):  # fmt: skip
             raise OSError("could not mount the program's /proc")
         visible = []
-        for k, handle in enumerate(module_handles):
-            if handle is None:
+        for k, module_handle in enumerate(module_handles):
+            if module_handle is None:
                 continue
             target = f"{root}{MODULES}/{k}"
-            if not iso.world_readable_dir(f"/proc/self/fd/{handle}"):
-                _copy_readable(f"/proc/self/fd/{handle}", target)
+            if not iso.world_readable_dir(f"/proc/self/fd/{module_handle}"):
+                _copy_readable(f"/proc/self/fd/{module_handle}", target)
             else:
                 os.makedirs(target, 0o755)
-                _bind(handle, target)
+                _bind(module_handle, target)
             visible.append(f"{MODULES}/{k}")
     finally:
         for fd in [*handles.values(), *file_handles.values(), *dev_handles.values()]:
             os.close(fd)
-        for fd in module_handles:
-            if fd is not None:
-                os.close(fd)
+        for module_fd in module_handles:
+            if module_fd is not None:
+                os.close(module_fd)
     if not iso.pivot_root(root, root + "/.old"):
         raise OSError("pivot_root failed")
     os.chdir("/")

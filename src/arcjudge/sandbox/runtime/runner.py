@@ -36,15 +36,36 @@ import signal
 import sys
 import time
 import traceback
+from typing import TYPE_CHECKING
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)
-import canonical  # noqa: E402
-import framing  # noqa: E402
-import isolation as iso  # noqa: E402
-import rootfs  # noqa: E402
-import seccomp  # noqa: E402
-import zygote  # noqa: E402
+# mypy resolves the sibling modules through the package; at run time this directory is
+# sys.path[0] (inserted above) and they are imported by bare name, as nothing here may
+# import arcjudge
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypedDict
+
+    from . import canonical, framing, rootfs, seccomp, zygote
+    from . import isolation as iso
+    from .framing import JsonObject
+    from .program import Settings
+
+    class _Output(TypedDict):
+        """What a program printed: bytes in its current call, the first bytes, the cap."""
+
+        total: int
+        kept: bytes
+        limit: int
+
+else:
+    import canonical
+    import framing
+    import isolation as iso
+    import rootfs
+    import seccomp
+    import zygote
 
 del sys.path[0]
 
@@ -75,12 +96,12 @@ UID_RANGE = (1 << 20, 1 << 30)
 _now = time.monotonic
 
 
-def _probe(test: object) -> bool:
+def _probe(test: Callable[[], object]) -> bool:
     """Run ``test()`` in a throwaway child; return whether it exited 0."""
     pid = os.fork()
     if pid == 0:
         try:
-            ok = bool(test())  # type: ignore[operator]
+            ok = bool(test())
         except BaseException:
             ok = False
         os._exit(0 if ok else 1)
@@ -142,7 +163,7 @@ class Isolation:
         if enabled and not self.pid1 and (self.userns or not self.root):
             self.protections["user_namespace"] = self.userns
         self.protections["seccomp_filter"] = _probe(_seccomp_works)
-        self.root_plan: dict | None = None
+        self.root_plan: rootfs.RootPlan | None = None
         if not self.root:  # programs share our uid: make sure they cannot ptrace or read us
             self.protections["supervisor_not_dumpable"] = iso.prctl(iso.PR_SET_DUMPABLE, 0)
         if not (self.root and enabled):
@@ -155,7 +176,7 @@ class Isolation:
                 self.protections["read_only_root"] = iso.make_tree_read_only("/")
         if self.protections["mount_namespace"] and self._probe_pid_namespace():
             self.root_plan = rootfs.plan(_HERE)
-            ok = self._probe_minimal_root()
+            ok = self._probe_minimal_root(self.root_plan)
             for key in ("pid_namespace", "private_tmp", "fresh_proc", "minimal_root"):
                 self.protections[key] = ok
             self.protections["kill_all_after_program"] = ok
@@ -181,8 +202,7 @@ class Isolation:
 
         return _probe(test)
 
-    def _probe_minimal_root(self) -> bool:
-        plan = self.root_plan
+    def _probe_minimal_root(self, plan: rootfs.RootPlan) -> bool:
         userns = self.userns
 
         def test() -> bool:
@@ -191,7 +211,7 @@ class Isolation:
             inner = os.fork()
             if inner == 0:
                 try:
-                    rootfs.enter_minimal_root(plan, [], 1 << 20, 0)  # type: ignore[arg-type]
+                    rootfs.enter_minimal_root(plan, [], 1 << 20, 0)
                     ok = os.listdir("/proc").count("1") == 1 and os.path.isdir(rootfs.WORKDIR)
                     if userns:
                         ok = ok and iso.enter_nested_user_namespace(UID_RANGE[0]) is None
@@ -204,7 +224,7 @@ class Isolation:
 
         return _probe(test)
 
-    def program_settings(self) -> dict:
+    def program_settings(self) -> Settings:
         """What every program's set-up needs and no job changes (given to the zygote once)."""
         return {
             "namespaced": self.namespaced,
@@ -228,7 +248,7 @@ class _Event:
 class _Child:
     """The supervisor's view of one program process tree."""
 
-    def __init__(self, sup: Supervisor, job: dict, max_frame: int) -> None:
+    def __init__(self, sup: Supervisor, job: JsonObject, max_frame: int) -> None:
         self.sup = sup
         self.scratch: str | None = None
         job_r, self.job_fd = os.pipe()
@@ -248,7 +268,7 @@ class _Child:
         self.setup = self._job_frame(job)
         self.send(self.setup)
 
-    def _job_frame(self, job: dict) -> dict:
+    def _job_frame(self, job: JsonObject) -> dict[str, object]:
         iso_state = self.sup.iso
         uid = self.sup.new_uid() if iso_state.root else None
         frame = {
@@ -324,7 +344,7 @@ def _answers(msg: object, index: int) -> bool:
 _TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
 
 
-def _input_frame(index: int, item: object, mode: str | None) -> dict:
+def _input_frame(index: int, item: object, mode: str | None) -> dict[str, object]:
     """The frame carrying one input; grids of cells 0..9 travel as a digit string.
 
     The harness sends grids in their wire form ``[width, digits]`` (``canonical.to_wire``)
@@ -507,7 +527,7 @@ class Supervisor:
 
     # ----------------------------------------------------------------------------------
 
-    def _pump(self, child: _Child, deadline: float, output: dict) -> _Event:
+    def _pump(self, child: _Child, deadline: float, output: _Output) -> _Event:
         """Wait for the next frame from the child, writing what is queued for it."""
         if child.pending:
             return _Event("msg", child.pending.pop(0))
@@ -560,7 +580,7 @@ class Supervisor:
                         return _Event("output_limit")
 
     @staticmethod
-    def _drain_output(child: _Child, output: dict) -> None:
+    def _drain_output(child: _Child, output: _Output) -> None:
         """Collect what the program printed but the supervisor has not read yet."""
         while child.out_fd >= 0 and len(output["kept"]) < OUTPUT_KEEP:
             try:
@@ -590,7 +610,7 @@ class Supervisor:
         code = os.waitstatus_to_exitcode(status)
         return "error", f"the program exited (code {code}) before returning"
 
-    def _await_ready(self, child: _Child, output: dict) -> str | None:
+    def _await_ready(self, child: _Child, output: _Output) -> str | None:
         """Wait for the program's ``ready``; return why set-up failed, or ``None``."""
         ev = self._pump(child, _now() + SETUP_SECONDS, output)
         msg = ev.value if ev.kind == "msg" else None
@@ -602,7 +622,7 @@ class Supervisor:
             return "harness went away"
         return f"sandbox set-up failed ({ev.kind})"
 
-    def run(self, job: dict) -> dict:
+    def run(self, job: JsonObject) -> dict[str, object]:
         """Run one program over its inputs and return the result frame."""
         limits = job["limits"]
         wall = float(limits["wall_seconds"])
@@ -610,14 +630,14 @@ class Supervisor:
         budget_end = start + float(limits["total_seconds"])
         inputs = job["inputs"]
         n = len(inputs)
-        results: list[dict | None] = [None] * n
-        output = {"total": 0, "kept": b"", "limit": int(limits["output_bytes"])}
+        results: list[dict[str, object] | None] = [None] * n
+        output: _Output = {"total": 0, "kept": b"", "limit": int(limits["output_bytes"])}
         max_frame = int(limits["output_bytes"]) + 65536
         entry = None
         loaded = False
         next_i = 0
 
-        def finish(status: str, error: str | None = None) -> dict:
+        def finish(status: str, error: str | None = None) -> dict[str, object]:
             kept = output["kept"].decode("utf-8", "replace")
             return {
                 "op": "result",
@@ -703,7 +723,7 @@ class Supervisor:
         over_budget: bool,
         child: _Child,
         mode: str | None,
-    ) -> dict:
+    ) -> dict[str, object]:
         if ev.kind == "timeout":
             if over_budget:
                 return {"s": "timeout", "e": "total budget exhausted"}
@@ -715,8 +735,8 @@ class Supervisor:
         if ev.kind == "harness_gone":
             return {"s": "infra", "e": "harness went away"}
         if ev.kind == "eof":
-            status, error = self._fate(child)
-            return {"s": status, "e": error}
+            fate, why = self._fate(child)
+            return {"s": fate, "e": why}
         msg = ev.value
         if not (isinstance(msg, dict) and msg.get("k") == "out" and msg.get("i") == index):
             return {
@@ -731,7 +751,10 @@ class Supervisor:
             grid, reason = canonical.from_wire(msg.get("g"))
             if grid is None:
                 return {"s": "invalid_output", "e": f"corrupted result channel: {reason}", "bad": 1}
-            record = {"s": "ok", "g": msg["g"]}  # checked: passed on in its wire form
+            record: dict[str, object] = {
+                "s": "ok",
+                "g": msg["g"],
+            }  # checked: passed on in its wire form
             if ("o" in msg) != (mode == "generate"):  # a pair only, and always, from generators
                 return {
                     "s": "invalid_output",

@@ -135,7 +135,9 @@ def encode(prog: list[tuple[int, int, int, int]]) -> bytes:
     return b"".join(struct.pack("=HBBI", *ins) for ins in prog)
 
 
-_prepared: tuple | None = None
+_prepared: tuple[ctypes.CDLL, _SockFprog, ctypes.Array[_SockFilter]] | None = None
+"""The C library, the ``struct sock_fprog`` and the instruction array it points to (kept
+alive with it), once :func:`prepare` has built them."""
 
 
 def prepare() -> bool:
@@ -164,7 +166,9 @@ def install() -> bool:
     """
     if not prepare():
         return False
-    libc, fprog, _array = _prepared  # type: ignore[misc]
+    assert _prepared is not None
+    libc, fprog, _array = _prepared
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
-    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) == 0
+    rc: int = libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
+    return rc == 0

@@ -30,10 +30,20 @@ import select
 import signal
 import socket
 import time
+from typing import TYPE_CHECKING
 
-import isolation as iso
-import program
-import seccomp
+# mypy resolves the sibling modules through the package; at run time this directory is
+# on sys.path (see runner.py) and they are imported by bare name, as nothing here may
+# import arcjudge
+if TYPE_CHECKING:
+    from . import isolation as iso
+    from . import program, seccomp
+    from .framing import JsonObject
+    from .program import Settings
+else:
+    import isolation as iso
+    import program
+    import seccomp
 
 CLEAN_SECONDS = 5.0
 SCAN_SECONDS = 0.02
@@ -41,12 +51,12 @@ NAME = "arcjudge-zygote"  # its /proc/PID/comm, so tools can tell it from a prog
 _MAX_MSG = 4096
 
 
-def _send(sock: socket.socket, obj: dict) -> None:
+def _send(sock: socket.socket, obj: dict[str, object]) -> None:
     sock.send(json.dumps(obj).encode())
 
 
 def _children_of(pid: int) -> list[int]:
-    found = []
+    found: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -65,7 +75,7 @@ def _children_of(pid: int) -> list[int]:
 
 
 class _Server:
-    def __init__(self, sock: socket.socket, pid1_mode: bool, settings: dict) -> None:
+    def __init__(self, sock: socket.socket, pid1_mode: bool, settings: Settings) -> None:
         self.sock = sock
         self.settings = settings
         self.pid1_mode = pid1_mode and os.getppid() == 1
@@ -189,7 +199,8 @@ class _Server:
                 if pid == 0:
                     iso.set_name("arcjudge-prog")
                     self.sock.close()
-                    program.child_entry(*fds, self.settings)
+                    job_r, res_w, out_w = fds
+                    program.child_entry(job_r, res_w, out_w, self.settings)
                     os._exit(0)
                 self.spawned.add(pid)
                 _send(self.sock, {"pid": pid})
@@ -221,7 +232,7 @@ def _live_others() -> int:
     return count
 
 
-def start(keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> tuple[int, socket.socket]:
+def start(keep: tuple[int, ...], pid1_mode: bool, settings: Settings) -> tuple[int, socket.socket]:
     """Fork the zygote (before any job has been read); return its pid and our socket end.
 
     Args:
@@ -274,7 +285,7 @@ class ZygoteGone(Exception):
 class Client:
     """The supervisor's handle on its zygote."""
 
-    def __init__(self, keep: tuple[int, ...], pid1_mode: bool, settings: dict) -> None:
+    def __init__(self, keep: tuple[int, ...], pid1_mode: bool, settings: Settings) -> None:
         self.pid, self.sock = start(keep, pid1_mode, settings)
         self.exits: dict[int, int] = {}
         started = self._until("started", 30.0)
@@ -285,19 +296,19 @@ class Client:
         """The socket to select on for exit notices."""
         return self.sock.fileno()
 
-    def _receive(self, timeout: float | None) -> dict | None:
+    def _receive(self, timeout: float | None) -> JsonObject | None:
         ready, _, _ = select.select([self.sock], [], [], timeout)
         if not ready:
             return None
         data = self.sock.recv(_MAX_MSG)
         if not data:
             raise ZygoteGone("the zygote exited")
-        msg = json.loads(data)
+        msg: JsonObject = json.loads(data)
         if "exit" in msg:
             self.exits[int(msg["exit"])] = int(msg["status"])
         return msg
 
-    def _until(self, key: str, timeout: float) -> dict:
+    def _until(self, key: str, timeout: float) -> JsonObject:
         end = time.monotonic() + timeout
         while True:
             remaining = end - time.monotonic()

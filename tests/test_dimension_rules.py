@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from arcjudge.errors import UsageError
+from arcjudge.errors import InputError
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw, load_mixture
 from arcjudge.harness.dimensions.rules import (
@@ -281,7 +281,7 @@ def test_bad_mixtures_are_rejected(tmp_path, weights, problem):
         Mixture("x", weights)
     path = tmp_path / "mix.json"
     path.write_text(json.dumps(weights))
-    with pytest.raises(UsageError, match=problem):
+    with pytest.raises(InputError, match=problem):
         load_mixture(path)
 
 
@@ -289,7 +289,7 @@ def test_mixture_file_and_unknown_name(tmp_path):
     path = tmp_path / "mix.json"
     path.write_text(json.dumps({"valid": 0.5, "color_flip": 0.5}))
     assert load_mixture(path).weight("color_flip") == 0.5
-    with pytest.raises(UsageError, match="not a preset"):
+    with pytest.raises(InputError, match="neither a mixture preset"):
         load_mixture("arc-agi-3")
 
 

@@ -16,12 +16,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arcjudge import __version__
-from arcjudge.errors import UsageError
-from arcjudge.harness.core.outputs import warn
+from arcjudge.errors import ArcjudgeError, UsageError
+from arcjudge.harness.core.commandline import (
+    add_backend_arguments,
+    add_docker_runtime_argument,
+    warn,
+)
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import (
     BACKENDS,
-    EXECUTORS,
     BackendUnavailable,
     describe_protections,
     make_sandbox,
@@ -30,35 +33,8 @@ from arcjudge.sandbox.backends import (
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
-from arcjudge.tasks import TaskFormatError, load_task
-from arcjudge.verifiers.sources import SourceError
+from arcjudge.tasks import load_task
 from arcjudge.vocabulary import RUN_ENTRY_POINTS, TASK_SPLITS
-
-
-def _add_docker_runtime(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--docker-runtime",
-        default=None,
-        metavar="NAME",
-        help="OCI runtime of the docker backend's containers, e.g. runsc for gVisor "
-        "(default: $ARCJUDGE_DOCKER_RUNTIME, else the Docker daemon's default)",
-    )
-
-
-def _add_backend(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", default="auto", choices=BACKENDS, help="sandbox backend")
-    _add_docker_runtime(parser)
-    parser.add_argument(
-        "--workers", type=int, default=None, help="sandbox pool size (per node with ray)"
-    )
-    parser.add_argument(
-        "--executor", default="local", choices=EXECUTORS, help="run here, or on a Ray cluster"
-    )
-    parser.add_argument(
-        "--ray-address",
-        default=None,
-        help="Ray cluster to join (default: auto if RAY_ADDRESS is set, else a local Ray)",
-    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,56 +56,32 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--module-dir", action="append", default=[], type=Path)
     run.add_argument("--wall", type=float, default=DEFINITION_LIMITS.wall_seconds)
     run.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
-    _add_backend(run)
+    add_backend_arguments(run)
 
     check = sub.add_parser("selfcheck", help="try every attack on a backend; table of results")
     check.add_argument("--backend", default="auto", choices=BACKENDS)
-    _add_docker_runtime(check)
+    add_docker_runtime_argument(check)
     check.add_argument("--case", action="append", help="run only these cases (repeatable)")
 
     val = sub.add_parser("validate", help="decide which verifier sources are valid per task")
-    val.add_argument("--tasks", type=Path, help="directory of ARC task JSON files")
-    val.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
-    val.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
-    val.add_argument("--samples", type=int, default=0, help="generator samples per task")
-    val.add_argument(
-        "--source", action="append", default=[], help="NAME=KIND:PATH (re-arc, golf, module)"
-    )
-    val.add_argument("--entrypoint", action="append", help="entry points for module sources")
-    val.add_argument("--seed", type=int, default=0, help="sample i uses random.seed(SEED + i)")
-    val.add_argument("--out", type=Path, help="output directory")
-    val.add_argument("--sample", action="store_true", help="use the bundled sample")
-    val.add_argument("--chunk", type=int, default=512, help="inputs per work item")
-    val.add_argument("--wall", type=float, default=10.0, help="seconds per call")
-    val.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
-    val.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
-    val.add_argument(
-        "--quarantine-suspects",
-        action="store_true",
-        help="also count verifiers wrong only on suspect generator samples (valid_quarantined)",
-    )
-    val.add_argument(
-        "--probe-samples", type=int, default=0, help="extra samples to compare verifiers on"
-    )
-    val.add_argument("--no-progress", action="store_true", help="no progress bar")
-    _add_backend(val)
+    from arcjudge.harness.validate.cli import add_arguments as add_validate_arguments
+
+    add_validate_arguments(val)
 
     score = sub.add_parser("score", help="score model-written Definition programs safely")
     from arcjudge.harness.score.cli import add_arguments
 
     add_arguments(score)
-    _add_backend(score)
 
     mutate = sub.add_parser("mutate", help="corrupted verifiers and their near-miss pairs")
     from arcjudge.harness.mutate.cli import add_arguments as add_mutate_arguments
 
     add_mutate_arguments(mutate)
-    _add_backend(mutate)
 
     dims = sub.add_parser("dimensions", help="instances and scores for the five dimensions")
     from arcjudge.harness.dimensions.cli import add_arguments as add_dimensions_arguments
 
-    add_dimensions_arguments(dims, _add_backend)
+    add_dimensions_arguments(dims)
 
     image = sub.add_parser("image", help="build the docker runtime image")
     image_sub = image.add_subparsers(dest="image_command", required=True)
@@ -328,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sandbox":
             return _cmd_sandbox(args)
         raise AssertionError(f"unhandled command {args.command!r}")
-    except (UsageError, TaskFormatError, BackendUnavailable, SourceError) as exc:
+    except (ArcjudgeError, BackendUnavailable) as exc:
         print(f"arcjudge: error: {terminal_safe(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

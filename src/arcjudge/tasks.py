@@ -16,10 +16,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from arcjudge.errors import InputError
 from arcjudge.grids import Grid, validate_plain
 
 
-class TaskFormatError(ValueError):
+class TaskFormatError(InputError):
     """A task or pair file is missing, unreadable or not in an ARC format."""
 
 

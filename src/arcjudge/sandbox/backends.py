@@ -58,8 +58,8 @@ def make_sandbox(
         )
     if backend == "process" and docker_runtime:
         raise BackendUnavailable(
-            f"--docker-runtime {docker_runtime} applies to the docker backend only "
-            "(this is --backend process)"
+            f"OCI runtime {docker_runtime!r} given: only the docker backend has one "
+            "(this is the process backend)"
         )
     from arcjudge.sandbox.docker import requested_runtime
 

@@ -15,13 +15,15 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from arcjudge.errors import ArcjudgeError
+
 IMAGE_DIR = Path(__file__).resolve().parent / "images"
 BUILD_SCRIPT_NAME = "build-rootfs.sh"
 TAG_FILES = ("Dockerfile", "build-rootfs.sh", "packages.txt")
 IMAGE_ENV = "ARCJUDGE_IMAGE"
 
 
-class ImageError(RuntimeError):
+class ImageError(ArcjudgeError):
     """The image's inputs are missing or its tag cannot be computed; the message says why."""
 
 

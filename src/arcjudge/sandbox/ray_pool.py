@@ -213,7 +213,7 @@ class RaySandbox(PooledSandbox):
             import ray
         except ImportError:
             raise RayUnavailable(
-                "--executor ray needs Ray: pip install 'arcjudge[ray]' (or pip install ray)"
+                "the ray executor needs Ray: pip install 'arcjudge[ray]' (or pip install ray)"
             ) from None
         self._ray = ray
         self.backend = backend
@@ -257,7 +257,7 @@ class RaySandbox(PooledSandbox):
             return
         host, _, port = address.rpartition(":")
         if not host or not port.isdigit():
-            raise RayUnavailable(f"--ray-address {address!r}: expected HOST:PORT, auto or local")
+            raise RayUnavailable(f"Ray address {address!r}: expected HOST:PORT, auto or local")
         try:
             socket.create_connection((host, int(port)), timeout=5).close()
         except OSError as exc:

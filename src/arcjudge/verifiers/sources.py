@@ -26,6 +26,7 @@ from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
+from arcjudge.errors import InputError
 from arcjudge.sandbox.types import Program
 from arcjudge.verifiers.slicing import FunctionIndex, index_functions, slice_function
 from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
@@ -35,7 +36,7 @@ GENERATOR_KINDS = ("arc-gen", "re-arc")
 RE_ARC_DIFFICULTY = (("diff_lb", 0.0), ("diff_ub", 1.0))
 
 
-class SourceError(ValueError):
+class SourceError(InputError):
     """A source specification or directory is unusable; the message says why."""
 
 
@@ -230,7 +231,7 @@ def parse_verifier_spec(
     name, eq, rest = text.partition("=")
     kind, colon, path = rest.partition(":")
     if not (eq and colon and name and kind and path):
-        raise SourceError(f"--source {text!r}: expected NAME=KIND:PATH (e.g. golf1=golf:./golf)")
+        raise SourceError(f"source {text!r}: expected NAME=KIND:PATH (e.g. golf1=golf:./golf)")
     return VerifierSource(name, kind, path, entry_points)
 
 
@@ -242,5 +243,5 @@ def parse_generator_spec(text: str) -> GeneratorSource:
     """
     kind, colon, path = text.partition(":")
     if not (colon and kind and path):
-        raise SourceError(f"--generator {text!r}: expected KIND:PATH (e.g. arc-gen:./ARC-GEN)")
+        raise SourceError(f"generator {text!r}: expected KIND:PATH (e.g. arc-gen:./ARC-GEN)")
     return GeneratorSource(kind, path)

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from arcjudge.errors import UsageError
+from arcjudge.errors import InputError
 from arcjudge.verifiers.sources import VerifierSource
 
 __all__ = ["Manifest", "read_manifest"]
@@ -38,7 +38,7 @@ def read_manifest(directory: Path) -> Manifest:
     """Read ``DIRECTORY/manifest.json``.
 
     Raises:
-        UsageError: When it is missing, unreadable, or not a validate manifest (also when a
+        InputError: When it is missing, unreadable, or not a validate manifest (also when a
             chosen source is not described).
     """
     path = directory / "manifest.json"
@@ -49,10 +49,10 @@ def read_manifest(directory: Path) -> Manifest:
         chosen = {t: e["chosen"] for t, e in tasks if e.get("chosen")}
         valid = {t: set(e.get("valid", [])) for t, e in tasks}
     except FileNotFoundError:
-        raise UsageError(f"{directory}: no manifest.json (run arcjudge validate)") from None
+        raise InputError(f"{directory}: no manifest.json (run arcjudge validate)") from None
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"{path}: not a validate manifest ({exc})") from None
+        raise InputError(f"{path}: not a validate manifest ({exc})") from None
     missing = sorted({name for name in chosen.values() if name not in sources})
     if missing:
-        raise UsageError(f"{path}: chosen sources not described: {', '.join(missing)}")
+        raise InputError(f"{path}: chosen sources not described: {', '.join(missing)}")
     return Manifest(path, sources, chosen, valid)

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from pathlib import Path
 
-from arcjudge.safetext import encode_utf8, json_dumps, terminal_safe
+from arcjudge.safetext import encode_utf8, json_dumps
 
-INTERRUPTED = "arcjudge: interrupted; finished work is saved, rerun the same command to resume"
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 
@@ -104,8 +102,3 @@ def runtime_json(runtime: dict[str, str]) -> str:
     result-store key) is still recorded.
     """
     return json_dumps({"runtime": runtime}, sort_keys=True, indent=1) + "\n"
-
-
-def warn(message: str) -> None:
-    """Print a one-line warning to stderr (control characters shown as escapes)."""
-    print(f"arcjudge: warning: {terminal_safe(message)}", file=sys.stderr)

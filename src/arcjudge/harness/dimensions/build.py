@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
-from arcjudge.errors import UsageError
+from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid, to_lists
 from arcjudge.harness.core.inputs import arcgen_pairs
 from arcjudge.harness.core.manifest import read_manifest
@@ -140,7 +140,7 @@ def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--corruptions {path}: cannot read ({exc})") from None
+        raise InputError(f"{path}: cannot read ({exc})") from None
     for number, text in enumerate(lines, 1):
         if not text.strip():
             continue
@@ -151,7 +151,7 @@ def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
             correct = record.get("correct_output")
             correct_grid = to_grid(correct) if correct is not None else None
         except (ValueError, KeyError, TypeError) as exc:
-            raise UsageError(f"{path}:{number}: not a corruption record ({exc})") from None
+            raise InputError(f"{path}:{number}: not a corruption record ({exc})") from None
         detail = {k: record[k] for k in ("mutant_id", "split", "index") if k in record}
         result.setdefault(task_id, []).append(
             CandidatePair(task_id, "corrupted_verifier", grid_in, grid_out, correct_grid, detail)

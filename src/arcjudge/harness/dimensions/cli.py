@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.core.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
+from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     DEFAULT_PER_KIND,
@@ -28,9 +29,7 @@ from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 
 
-def add_arguments(
-    parser: argparse.ArgumentParser, add_backend: Callable[[argparse.ArgumentParser], None]
-) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``build`` and ``score`` sub-commands."""
     sub = parser.add_subparsers(dest="dimensions_command", required=True)
     build = sub.add_parser("build", help="evaluation instances for every task and dimension")
@@ -50,7 +49,7 @@ def add_arguments(
     build.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
     build.add_argument("--out", type=Path, required=True, help="output directory")
     build.add_argument("--no-progress", action="store_true")
-    add_backend(build)
+    add_backend_arguments(build)
 
     score = sub.add_parser("score", help="grade model answers; statistics per model")
     score.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
@@ -75,7 +74,7 @@ def add_arguments(
     score.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
     score.add_argument("--out", type=Path, required=True, help="output directory")
     score.add_argument("--no-progress", action="store_true")
-    add_backend(score)
+    add_backend_arguments(score)
 
 
 def _file(flag: str, path: Path | None) -> None:

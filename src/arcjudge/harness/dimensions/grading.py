@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from arcjudge.errors import UsageError
+from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE, pair_digest
 from arcjudge.harness.dimensions.consistency import agrees_many
@@ -51,7 +51,13 @@ from arcjudge.sandbox.types import (
     Status,
 )
 from arcjudge.verifiers.sources import SourceError, VerifierSource
-from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS, DIMENSIONS, Verdict
+from arcjudge.vocabulary import (
+    CONSISTENCY_DIMENSIONS,
+    DEFINITION_ENTRY_POINTS,
+    DIMENSIONS,
+    Split,
+    Verdict,
+)
 
 __all__ = ["DimensionScoreConfig", "DimensionScorer", "read_instances"]
 
@@ -77,23 +83,23 @@ class DimensionScoreConfig:
     entry_points: tuple[str, ...] = DEFINITION_ENTRY_POINTS
 
 
-def _lines(path: Path, flag: str) -> list[str]:
+def _lines(path: Path) -> list[str]:
     try:
         return path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise UsageError(f"{flag} {path}: no such file") from None
+        raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{flag} {path}: cannot read ({exc})") from None
+        raise InputError(f"{path}: cannot read ({exc})") from None
 
 
 def read_instances(path: Path) -> dict[tuple[str, str], dict]:
     """Read ``instances.jsonl``; ``(task_id, dimension)`` -> record.
 
     Raises:
-        UsageError: When the file is not a ``dimensions build`` output.
+        InputError: When the file is not a ``dimensions build`` output.
     """
     result: dict[tuple[str, str], dict] = {}
-    for number, text in enumerate(_lines(path, "--instances"), 1):
+    for number, text in enumerate(_lines(path), 1):
         if not text.strip():
             continue
         try:
@@ -104,12 +110,12 @@ def read_instances(path: Path) -> dict[tuple[str, str], dict]:
             if not isinstance(record["key"], dict) or not isinstance(record["verifier"], dict):
                 raise ValueError("'key' and 'verifier' must be objects")
         except (ValueError, KeyError, TypeError) as exc:
-            raise UsageError(f"{path}:{number}: not an instance record ({exc})") from None
+            raise InputError(f"{path}:{number}: not an instance record ({exc})") from None
         if key in result:
-            raise UsageError(f"{path}:{number}: second instance for {key[0]} {key[1]}")
+            raise InputError(f"{path}:{number}: second instance for {key[0]} {key[1]}")
         result[key] = record
     if not result:
-        raise UsageError(f"{path}: no instances")
+        raise InputError(f"{path}: no instances")
     return result
 
 
@@ -152,7 +158,7 @@ class DimensionScorer:
             self.problems.append(text)
 
     def _read_answers(self) -> None:
-        for number, text in enumerate(_lines(self.config.answers_file, "--answers"), 1):
+        for number, text in enumerate(_lines(self.config.answers_file), 1):
             if not text.strip():
                 continue
             try:
@@ -189,7 +195,7 @@ class DimensionScorer:
     def _read_definitions(self) -> None:
         directory = self.config.definitions_dir
         assert directory is not None
-        for number, text in enumerate(_lines(directory / "results.jsonl", "--definitions"), 1):
+        for number, text in enumerate(_lines(directory / "results.jsonl"), 1):
             if not text.strip():
                 continue
             try:
@@ -197,7 +203,7 @@ class DimensionScorer:
                 task_id = str(record["task_id"])
                 verdict = record["verdict"]
             except (ValueError, KeyError, TypeError) as exc:
-                raise UsageError(
+                raise InputError(
                     f"{directory}/results.jsonl:{number}: not a score result ({exc})"
                 ) from None
             if record.get("model") is None or record.get("run") is None:
@@ -208,7 +214,7 @@ class DimensionScorer:
                 self.definition_notes.append(f"line {number}: second program for {key}; ignored")
                 continue
             if verdict not in ("pass", "fail"):
-                raise UsageError(f"{directory}/results.jsonl:{number}: unknown verdict {verdict!r}")
+                raise InputError(f"{directory}/results.jsonl:{number}: unknown verdict {verdict!r}")
             self.definitions[key] = record
         programs = self.config.programs_file
         if programs is None:
@@ -241,7 +247,7 @@ class DimensionScorer:
             try:
                 self._verifiers[name] = VerifierSource(name, str(spec["kind"]), str(spec["path"]))
             except (SourceError, KeyError) as exc:
-                raise UsageError(
+                raise InputError(
                     f"verifier {name!r} of the instances cannot be loaded: {exc}"
                 ) from None
         return self._verifiers[name]
@@ -358,7 +364,7 @@ class DimensionScorer:
         if record is None or record.get("status"):
             return False
         splits = record.get("splits") or {}
-        parts = [splits.get(s) for s in ("train", "test")]
+        parts = [splits.get(s) for s in (Split.TRAIN, Split.TEST)]
         return all(p is not None and p[0] == p[1] and p[1] > 0 for p in parts)
 
     # ----------------------------------------------------------- consistency
@@ -367,7 +373,7 @@ class DimensionScorer:
         """Run each Definition program on its model's answers; annotate items."""
         by_cell: dict[tuple[str, str, str], list[dict]] = {}
         for item in self.items:
-            if item["dimension"] in ("classification", "generation", "inversion"):
+            if item["dimension"] in CONSISTENCY_DIMENSIONS:
                 by_cell.setdefault((item["model"], item["run"], item["task_id"]), []).append(item)
         programs, plans = [], []
         for cell in sorted(by_cell):

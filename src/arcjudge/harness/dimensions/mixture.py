@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arcjudge.errors import UsageError
+from arcjudge.errors import InputError
 from arcjudge.vocabulary import CANDIDATE_KINDS, INVALID_KINDS
 
 __all__ = ["PRESETS", "Mixture", "load_mixture"]
@@ -143,21 +143,21 @@ def load_mixture(spec: str | Path) -> Mixture:
     """A preset name (``arc-agi-1``, ``p-arc``) or a JSON file of type -> weight.
 
     Raises:
-        UsageError: For an unknown name, an unreadable file or bad weights.
+        InputError: For an unknown name, an unreadable file or bad weights.
     """
     text = str(spec)
     if text in PRESETS:
         return Mixture(text, dict(PRESETS[text]))
     path = Path(text)
     if not path.is_file():
-        raise UsageError(f"--mixture {text}: not a preset ({', '.join(PRESETS)}) and no such file")
+        raise InputError(f"{text}: neither a mixture preset ({', '.join(PRESETS)}) nor a file")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"--mixture {path}: cannot read JSON ({exc})") from None
+        raise InputError(f"{path}: cannot read JSON ({exc})") from None
     if not isinstance(raw, dict):
-        raise UsageError(f"--mixture {path}: expected a JSON object of type -> weight")
+        raise InputError(f"{path}: expected a JSON object of candidate type -> weight")
     try:
         return Mixture(str(path), {str(k): v for k, v in raw.items()})
     except ValueError as exc:
-        raise UsageError(f"--mixture {path}: {exc}") from None
+        raise InputError(f"{path}: {exc}") from None

@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.sandbox.types import Status
-from arcjudge.vocabulary import ANSWER_DIMENSIONS
+from arcjudge.vocabulary import ANSWER_DIMENSIONS, Dimension
 
 __all__ = [
     "ANSWER_DIMENSIONS",
@@ -140,9 +140,9 @@ def parse_answer(dimension: str, answer: object) -> tuple[object | None, str | N
             else:
                 return None, f"judgment {i} must be 'valid', 'invalid', true or false"
         return tuple(judgments), None
-    if dimension in ("generation", "editing"):
+    if dimension in (Dimension.GENERATION, Dimension.EDITING):
         return _pair(answer, dimension)
-    if dimension == "inversion":
+    if dimension == Dimension.INVERSION:
         if isinstance(answer, Mapping):
             if "input" not in answer:
                 return None, "inversion answer must be a grid or an object with 'input'"

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.core.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
+from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
 from arcjudge.safetext import json_dumps, terminal_safe
@@ -31,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
+    add_backend_arguments(parser)
 
 
 def _config(args: argparse.Namespace) -> MutateConfig:

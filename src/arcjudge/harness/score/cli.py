@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.core.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
+from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
@@ -38,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     parser.add_argument("--no-progress", action="store_true")
+    add_backend_arguments(parser)
 
 
 def _config(args: argparse.Namespace) -> ScoreConfig:

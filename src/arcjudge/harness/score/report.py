@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arcjudge.harness.core.html import PAGE_CSS, esc, failure_block
+from arcjudge.vocabulary import FAILURE_CLASSES
 
 __all__ = ["SCORE_FAILURES_SHOWN", "render_score_report"]
 
@@ -40,7 +41,7 @@ def render_score_report(summary: Mapping[str, Any], results: Sequence[Mapping[st
             f"<tr><td>{esc(name)}</td><td>{esc(group.get('programs'))}</td>"
             f"<td>{esc(group.get('passed'))}</td><td>{group.get('pass_rate', 0):.3f}</td>"
             f"<td>[{low:.3f}, {high:.3f}]</td>"
-            + "".join(f"<td>{esc(fails.get(c, 0))}</td>" for c in ("static", "runtime", "rule"))
+            + "".join(f"<td>{esc(fails.get(c, 0))}</td>" for c in FAILURE_CLASSES)
             + f"<td>{esc(fails.get('infra', 0))}</td></tr>"
         )
     out.append("</tbody></table></section>")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from arcjudge.errors import UsageError
+from arcjudge.errors import InputError
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.core.inputs import draw_samples, task_inputs
@@ -65,14 +65,14 @@ def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramReco
     """Read and check the programs JSONL file.
 
     Raises:
-        UsageError: On unreadable files, bad JSON, missing fields or duplicate ids.
+        InputError: On unreadable files, bad JSON, missing fields or duplicate ids.
     """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise UsageError(f"{path}: no such file") from None
+        raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
+        raise InputError(f"{path}: cannot read ({exc})") from None
     records = []
     seen: set[str] = set()
     for number, text in enumerate(lines, 1):
@@ -81,14 +81,14 @@ def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramReco
         try:
             fields = json.loads(text)
         except ValueError as exc:
-            raise UsageError(f"{path}:{number}: not valid JSON ({exc})") from None
+            raise InputError(f"{path}:{number}: not valid JSON ({exc})") from None
         if not isinstance(fields, dict):
-            raise UsageError(f"{path}:{number}: a record must be a JSON object")
+            raise InputError(f"{path}:{number}: a record must be a JSON object")
         for name in ("id", "task_id"):
             if not isinstance(fields.get(name), str | int) or fields.get(name) in ("", None):
-                raise UsageError(f"{path}:{number}: missing field {name!r}")
+                raise InputError(f"{path}:{number}: missing field {name!r}")
         if str(fields["id"]) in seen:
-            raise UsageError(f"{path}:{number}: duplicate id {fields['id']!r}")
+            raise InputError(f"{path}:{number}: duplicate id {fields['id']!r}")
         seen.add(str(fields["id"]))
         # Texts with lone surrogates (JSON's "\ud800") cannot be UTF-8 source: they are
         # escaped (inside a string literal, to the same value).
@@ -104,9 +104,9 @@ def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramReco
             }
             records.append(ProgramRecord(number, fields, ex.code, extraction))
         else:
-            raise UsageError(f"{path}:{number}: needs a 'code' or a 'response' string")
+            raise InputError(f"{path}:{number}: needs a 'code' or a 'response' string")
     if not records:
-        raise UsageError(f"{path}: no programs")
+        raise InputError(f"{path}: no programs")
     return records
 
 
@@ -154,7 +154,7 @@ class Scorer:
         paths = {p.stem: p for p in task_files(config.tasks_dir)}
         unknown = sorted({str(r.fields["task_id"]) for r in self.records} - paths.keys())
         if unknown:
-            raise UsageError(
+            raise InputError(
                 f"{config.programs_file}: task ids not in {config.tasks_dir}: "
                 + ", ".join(unknown[:5])
                 + (" ..." if len(unknown) > 5 else "")

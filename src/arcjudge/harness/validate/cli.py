@@ -8,12 +8,12 @@ from importlib import resources
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.core.outputs import INTERRUPTED, warn
+from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.validate.validator import (
     ValidateConfig,
     Validator,
-    print_summary,
+    summary_lines,
     write_outputs,
 )
 from arcjudge.safetext import terminal_safe
@@ -23,6 +23,35 @@ from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec, parse_verifier_spec
 from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``validate`` options to a sub-parser."""
+    parser.add_argument("--tasks", type=Path, help="directory of ARC task JSON files")
+    parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    parser.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
+    parser.add_argument("--samples", type=int, default=0, help="generator samples per task")
+    parser.add_argument(
+        "--source", action="append", default=[], help="NAME=KIND:PATH (re-arc, golf, module)"
+    )
+    parser.add_argument("--entrypoint", action="append", help="entry points for module sources")
+    parser.add_argument("--seed", type=int, default=0, help="sample i uses random.seed(SEED + i)")
+    parser.add_argument("--out", type=Path, help="output directory")
+    parser.add_argument("--sample", action="store_true", help="use the bundled sample")
+    parser.add_argument("--chunk", type=int, default=512, help="inputs per work item")
+    parser.add_argument("--wall", type=float, default=10.0, help="seconds per call")
+    parser.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
+    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    parser.add_argument(
+        "--quarantine-suspects",
+        action="store_true",
+        help="also count verifiers wrong only on suspect generator samples (valid_quarantined)",
+    )
+    parser.add_argument(
+        "--probe-samples", type=int, default=0, help="extra samples to compare verifiers on"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_backend_arguments(parser)
 
 
 def sample_dir() -> Path:
@@ -119,7 +148,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return 130
     finally:
         store.close()
-    print_summary(manifest)
+    for line in summary_lines(manifest):
+        print(terminal_safe(line))
+    sys.stdout.flush()
     print(
         f"wrote {terminal_safe(str(args.out))}/verdicts.jsonl, suspects.jsonl, manifest.json, "
         "runtime.json, report.html"

@@ -11,7 +11,6 @@ an interrupted run resumes where it stopped and writes byte-identical outputs.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from arcjudge.harness.core.inputs import draw_samples, task_inputs
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.validate.differential import TaskAnalysis, analyze, only_suspect_failures
-from arcjudge.safetext import json_dumps, terminal_safe
+from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, ProgramStatus
@@ -200,7 +199,9 @@ class Validator:
             entry: dict = {"chosen": valid[0] if valid else None, "valid": valid}
             if self.config.quarantine_suspects:
                 loose = [
-                    r["source"] for r in records if r["verdict"] in ("valid", "valid_quarantined")
+                    r["source"]
+                    for r in records
+                    if r["verdict"] in (Verdict.VALID, Verdict.VALID_QUARANTINED)
                 ]
                 entry["valid_quarantined"] = [r for r in loose if r not in valid]
                 entry["chosen_quarantined"] = loose[0] if loose else None
@@ -318,10 +319,3 @@ def summary_lines(manifest: dict) -> list[str]:
             f"ambiguous {diff.get('tasks_ambiguous', 0)}"
         )
     return lines
-
-
-def print_summary(manifest: dict) -> None:
-    """Print the summary to stdout."""
-    for line in summary_lines(manifest):
-        print(terminal_safe(line))
-    sys.stdout.flush()

@@ -1,0 +1,108 @@
+"""The source tree keeps its shape: one vocabulary, printing and flags only in CLI modules."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from arcjudge import vocabulary
+from arcjudge.sandbox.types import ProgramStatus, Status
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "arcjudge"
+# The bundled sample is third-party-format data; the in-sandbox runtime is stdlib-only and
+# speaks the wire protocol (its status strings are that protocol's, checked in test_grids).
+EXCLUDED = (SRC / "data", SRC / "sandbox" / "runtime")
+VOCABULARIES = {
+    enum.__name__: frozenset(m.value for m in enum)
+    for enum in (
+        vocabulary.Split,
+        vocabulary.Verdict,
+        vocabulary.FailureClass,
+        vocabulary.CandidateKind,
+        vocabulary.Dimension,
+        vocabulary.MutantStatus,
+        Status,
+        ProgramStatus,
+    )
+}
+DEFINITIONS = {SRC / "vocabulary.py", SRC / "sandbox" / "types.py"}
+CLI_MODULES = {"cli.py", "commandline.py"}
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if not any(p.is_relative_to(d) for d in EXCLUDED))
+
+
+def _string_collections(tree: ast.AST) -> list[tuple[int, frozenset[str]]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set) and len(node.elts) >= 2:
+            if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+                values = frozenset(e.value for e in node.elts)  # type: ignore[attr-defined]
+                found.append((node.lineno, values))
+    return found
+
+
+def test_the_scan_finds_a_redefined_vocabulary():
+    tree = ast.parse('KINDS = ("valid", "human_error")\nOTHER = ("a", "b")\n')
+    hits = [
+        name
+        for _, values in _string_collections(tree)
+        for name, vocab in VOCABULARIES.items()
+        if values <= vocab
+    ]
+    assert hits == ["CandidateKind"]
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_vocabulary_is_defined_twice(path):
+    if path in DEFINITIONS:
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for line, values in _string_collections(tree):
+        for name, vocab in VOCABULARIES.items():
+            assert not values <= vocab, (
+                f"{path.relative_to(SRC)}:{line}: {sorted(values)} repeats {name}; "
+                "import it from arcjudge.vocabulary"
+            )
+
+
+def _leading_text(node: ast.expr) -> str:
+    """The literal text a message starts with (its first part, for an f-string)."""
+    if isinstance(node, ast.JoinedStr) and node.values:
+        node = node.values[0]
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _modules() if p.name not in CLI_MODULES],
+    ids=lambda p: str(p.relative_to(SRC)),
+)
+def test_library_modules_neither_print_nor_speak_of_flags(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id != "print", f"{path.name}:{node.lineno}: print in a library"
+        if isinstance(node, ast.Name):
+            assert node.id != "UsageError", f"{path.name}:{node.lineno}: UsageError in a library"
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            assert not _leading_text(node.exc.args[0]).startswith("--"), (
+                f"{path.name}:{node.lineno}: an error message about a flag"
+            )
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_module_starts_a_sandbox_when_imported(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.Expr) and node.value is not None:
+            for sub in ast.walk(node.value):
+                if isinstance(sub, ast.Call):
+                    func = sub.func
+                    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                    assert "Sandbox" not in name and name != "make_sandbox", (
+                        f"{path.name}:{node.lineno}: a sandbox made at import time"
+                    )

@@ -17,7 +17,7 @@ from arcjudge.harness.consistency import agrees, agrees_batch
 from arcjudge.harness.extract import extract_program
 from arcjudge.harness.score import summarize
 from arcjudge.harness.stats import wilson_interval
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox import PooledSandbox
 from arcjudge.sandbox.selfcheck import CASES
 from helpers import cached_rows, default_sigint
 

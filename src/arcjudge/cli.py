@@ -20,16 +20,16 @@ from arcjudge import __version__
 from arcjudge.errors import UsageError
 from arcjudge.harness.outputs import warn
 from arcjudge.safetext import terminal_safe
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.backends import (
-    BACKENDS,
     EXECUTORS,
     BackendUnavailable,
     describe_protections,
     make_sandbox,
     sandbox_for,
 )
-from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.registry import backend_names
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import SPLITS, TaskFormatError, load_task
 from arcjudge.verifiers.sources import SourceError
@@ -48,7 +48,9 @@ def _add_docker_runtime(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_backend(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", default="auto", choices=BACKENDS, help="sandbox backend")
+    parser.add_argument(
+        "--backend", default="auto", choices=backend_names(), help="sandbox backend"
+    )
     _add_docker_runtime(parser)
     parser.add_argument(
         "--workers", type=int, default=None, help="sandbox pool size (per node with ray)"
@@ -85,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_backend(run)
 
     check = sub.add_parser("selfcheck", help="try every attack on a backend; table of results")
-    check.add_argument("--backend", default="auto", choices=BACKENDS)
+    check.add_argument("--backend", default="auto", choices=backend_names())
     _add_docker_runtime(check)
     check.add_argument("--case", action="append", help="run only these cases (repeatable)")
 
@@ -210,9 +212,9 @@ def _last_line(text: str | None) -> str:
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
     from arcjudge.sandbox.selfcheck import format_known, format_table, run_suite, variant_of
 
-    made: list[PooledSandbox] = []
+    made: list[Sandbox] = []
 
-    def factory() -> PooledSandbox:
+    def factory() -> Sandbox:
         made.append(
             make_sandbox(args.backend, workers=1, warn=warn, docker_runtime=args.docker_runtime)
         )

@@ -27,7 +27,7 @@ from arcjudge.harness.instances import draw_samples, task_instances
 from arcjudge.harness.outputs import runtime_json, write_atomic
 from arcjudge.harness.store import ResultStore, module_fingerprint, program_key
 from arcjudge.safetext import json_dumps, terminal_safe
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, ProgramStatus
 from arcjudge.tasks import load_task, task_files
@@ -77,7 +77,7 @@ class Validator:
     def __init__(
         self,
         config: ValidateConfig,
-        sandbox: PooledSandbox,
+        sandbox: Sandbox,
         store: ResultStore,
         progress: Callable[[str], None] | None = None,
     ) -> None:

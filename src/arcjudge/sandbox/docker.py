@@ -238,9 +238,7 @@ def container_protections(
     }
 
 
-def _create_container(
-    client: Any, image: str, argv: list[str], options: dict[str, Any]
-) -> Any:
+def _create_container(client: Any, image: str, argv: list[str], options: dict[str, Any]) -> Any:
     """``client.containers.create`` with ``StdinOnce`` set (the SDK has no option for it)."""
     from docker.models.containers import _create_container_args  # type: ignore[attr-defined]
 

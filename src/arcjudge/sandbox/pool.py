@@ -404,10 +404,12 @@ class PooledSandbox:
         request = transport.prepare(program, inputs, limits, mode)
         timeout = limits.total_seconds + limits.wall_seconds + transport.response_slack
         problem = "no worker answered"
-        for _attempt in range(transport.attempts):
+        for attempt in range(transport.attempts):
             slot = self._take_slot()
             if slot is None:
                 error = "sandbox closed" if self._closed else transport.exhausted_error
+                if attempt:
+                    error += f" ({problem})"
                 return ProgramResult(ProgramStatus.INFRA, error=error)
             try:
                 reply = transport.send(slot, request, timeout)

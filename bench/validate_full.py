@@ -949,7 +949,7 @@ def child_validate(spec: dict) -> dict:
             cpu1 = resource.getrusage(resource.RUSAGE_SELF)
             t_run = _now()
             containers = [
-                getattr(w, "container", None) for w in getattr(sb, "_all", [])
+                getattr(w, "container", None) for w in getattr(sb, "workers", [])
             ]  # docker: read the containers' CPU time before they go
             container_cpu = [container_cpu_seconds(c.id) for c in containers if c is not None]
         t_closed = _now()

@@ -129,14 +129,14 @@ def test_killing_a_container_mid_run_changes_no_verdict(docker_image):
         for index, result in sb.map(jobs):
             out[index] = result
             if kill_after is not None and len(out) == kill_after:
-                threading.Thread(target=sb._all[0].container.kill).start()
+                threading.Thread(target=sb.workers[0].container.kill).start()
         return out
 
     with DockerSandbox(workers=2, image=docker_image) as sb:
         calm = run_all(sb)
-        victim = sb._all[0]
+        victim = sb.workers[0]
         disturbed = run_all(sb, kill_after=30)
-        assert victim not in sb._all  # the killed container was replaced
+        assert victim not in sb.workers  # the killed container was replaced
     assert len(disturbed) == 100
     for index in range(100):
         assert disturbed[index].status is ProgramStatus.LOADED

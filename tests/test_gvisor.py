@@ -120,7 +120,7 @@ def test_cli_selfcheck_on_runsc_prints_the_known_differences(runsc, monkeypatch,
 def test_protections_and_runtime_are_read_back_from_the_containers(runsc):
     with DockerSandbox(workers=1, image=runsc, runtime="runsc") as sb:
         prot = sb.protections()
-        container = sb._all[0].container
+        container = sb.workers[0].container
         container.reload()
         assert container.attrs["HostConfig"]["Runtime"] == "runsc"
         assert container.attrs["HostConfig"]["PidsLimit"] == GVISOR_PIDS
@@ -134,7 +134,7 @@ def test_protections_and_runtime_are_read_back_from_the_containers(runsc):
     with DockerSandbox(workers=1, image=runsc, runtime="runc") as sb:
         assert not sb.protections()["gvisor_kernel"]
         assert sb.protections()["subreaper"]
-        assert sb._all[0].container.attrs["HostConfig"]["PidsLimit"] == RUNC_PIDS
+        assert sb.workers[0].container.attrs["HostConfig"]["PidsLimit"] == RUNC_PIDS
         assert sb.runtime()["oci_runtime"] == "runc" and variant_of(sb) == "docker"
         assert sb.runtime_fingerprint() != fingerprint  # runc results never answer for runsc
 
@@ -166,7 +166,7 @@ def test_programs_run_and_strays_are_seen_inside_a_gvisor_container(runsc):
         r = sb.run(IDENTITY, [G1])
         assert r.status is ProgramStatus.LOADED and r.results[0].grid == G1
         assert sb.stray_processes() == 0
-        container = sb._all[0].container
+        container = sb.workers[0].container
         container.exec_run(["python3", "-c", "import time; time.sleep(60)"], detach=True)
         deadline = time.monotonic() + 10
         while sb.stray_processes() == 0 and time.monotonic() < deadline:
@@ -202,7 +202,7 @@ def test_orphans_leave_no_zombie_behind_under_gvisor(runsc):
         for _ in range(3):
             r = sb.run(Program(src), [G1], Limits(wall_seconds=5))
             assert r.results[0].status is Status.OK, r.results[0].error
-        reply = sb._all[0].container.exec_run(["python3", "-c", _STATES], user="0:0")
+        reply = sb.workers[0].container.exec_run(["python3", "-c", _STATES], user="0:0")
         states = reply.output.decode().split()
         assert states == ["S", "S"], states  # the supervisor and the zygote, no zombie
 
@@ -280,7 +280,7 @@ def test_the_environment_variable_runs_containers_under_runsc(runsc, monkeypatch
 
 
 def test_docker_runtime_with_the_process_backend_is_an_error():
-    with pytest.raises(BackendUnavailable, match="docker backend only"):
+    with pytest.raises(BackendUnavailable, match="only the docker backend has one"):
         make_sandbox("process", 1, docker_runtime="runsc")
 
 

@@ -156,11 +156,11 @@ def test_map_runs_every_job(sandbox):
 def test_killed_supervisor_is_replaced_and_the_program_retried():
     with ProcessSandbox(workers=1) as sb:
         sb.start()
-        victim = sb._all[0]
+        victim = sb.workers[0]
         os.kill(victim.proc.pid, signal.SIGKILL)
         r = sb.run(prog("def transform(g):\n    return g\n"), [G1])
         assert r.status is ProgramStatus.LOADED and r.results[0].grid == G1
-        assert sb._all[0] is not victim
+        assert sb.workers[0] is not victim
 
 
 def test_program_that_kills_its_supervisor_is_infra_not_a_model_failure():
@@ -178,7 +178,7 @@ def test_close_leaves_no_processes():
 
     sb = ProcessSandbox(workers=2)
     sb.start()
-    pids = [w.proc.pid for w in sb._all]
+    pids = [w.proc.pid for w in sb.workers]
     sb.close()
     assert not [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"]
 
@@ -203,7 +203,7 @@ def test_no_zombies_accumulate_and_forking_keeps_working():
     with ProcessSandbox(workers=1) as sb:
         for _ in range(120):
             sb.run(prog("def transform(g):\n    return g\n"), [G1])
-        supervisor = psutil.Process(sb._all[0].proc.pid)
+        supervisor = psutil.Process(sb.workers[0].proc.pid)
         zombies = [c for c in supervisor.children() if c.status() == psutil.STATUS_ZOMBIE]
         assert len(zombies) <= 1
         r = sb.run(prog(forker), [G1])

@@ -17,7 +17,7 @@ from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.dimensions.consistency import agrees, agrees_batch
 from arcjudge.harness.score.scorer import summarize
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox import PooledSandbox
 from arcjudge.sandbox.selfcheck import CASES
 from helpers import cached_rows, default_sigint
 

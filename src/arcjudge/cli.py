@@ -23,15 +23,15 @@ from arcjudge.harness.core.commandline import (
     warn,
 )
 from arcjudge.safetext import terminal_safe
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.backends import (
-    BACKENDS,
     BackendUnavailable,
     describe_protections,
     make_sandbox,
     sandbox_for,
 )
-from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.registry import backend_names
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import load_task
 from arcjudge.vocabulary import RUN_ENTRY_POINTS, TASK_SPLITS
@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     add_backend_arguments(run)
 
     check = sub.add_parser("selfcheck", help="try every attack on a backend; table of results")
-    check.add_argument("--backend", default="auto", choices=BACKENDS)
+    check.add_argument("--backend", default="auto", choices=backend_names())
     add_docker_runtime_argument(check)
     check.add_argument("--case", action="append", help="run only these cases (repeatable)")
 
@@ -165,9 +165,9 @@ def _last_line(text: str | None) -> str:
 def _cmd_selfcheck(args: argparse.Namespace) -> int:
     from arcjudge.sandbox.selfcheck import format_known, format_table, run_suite, variant_of
 
-    made: list[PooledSandbox] = []
+    made: list[Sandbox] = []
 
-    def factory() -> PooledSandbox:
+    def factory() -> Sandbox:
         made.append(
             make_sandbox(args.backend, workers=1, warn=warn, docker_runtime=args.docker_runtime)
         )

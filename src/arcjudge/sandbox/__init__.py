@@ -1,15 +1,28 @@
 """Isolation and execution of untrusted programs.
 
-The ``Sandbox`` interface (``base.py``) runs a ``Program`` over a batch of input grids with
-``Limits`` and returns a ``ProgramResult``. Backends: ``process`` (local, the embedded
-default) and ``docker`` (containers, the security boundary).
+Callers type against the ``Sandbox`` interface (``interface.py``): it runs a ``Program``
+over a batch of input grids with ``Limits`` and returns a ``ProgramResult``. Backends are
+looked up by name in a registry (``registry.py``; ``make_sandbox`` in ``backends.py``):
+``process`` (local, the embedded default), ``docker`` (containers, the security boundary),
+``auto``, and any that an installed package registers; ``ray`` runs one of them on every
+node of a cluster. The built-in backends share one pool (``pool.py``) over a transport
+that says where the workers run.
 """
 
-from arcjudge.sandbox.base import Job, PooledSandbox, Sandbox, WorkerLost
+from arcjudge.sandbox.interface import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.pool import LocalPool, PooledSandbox, Transport, WorkerLost
+from arcjudge.sandbox.registry import (
+    ENTRY_POINT_GROUP,
+    BackendOptions,
+    BackendUnavailable,
+    backend_names,
+    sandbox_backend,
+)
 from arcjudge.sandbox.types import (
     DEFINITION_LIMITS,
     VERIFIER_LIMITS,
+    GeneratorCall,
     Grid,
     Limits,
     Program,
@@ -21,10 +34,15 @@ from arcjudge.sandbox.types import (
 
 __all__ = [
     "DEFINITION_LIMITS",
+    "ENTRY_POINT_GROUP",
     "VERIFIER_LIMITS",
+    "BackendOptions",
+    "BackendUnavailable",
+    "GeneratorCall",
     "Grid",
     "Job",
     "Limits",
+    "LocalPool",
     "PolicyMode",
     "PooledSandbox",
     "Program",
@@ -33,5 +51,8 @@ __all__ = [
     "RunResult",
     "Sandbox",
     "Status",
+    "Transport",
     "WorkerLost",
+    "backend_names",
+    "sandbox_backend",
 ]

@@ -1,21 +1,75 @@
-"""Choosing a sandbox backend by name: ``auto``, ``process`` or ``docker``."""
+"""Choosing a sandbox by name: ``make_sandbox``, the ``auto`` backend and CLI helpers.
+
+Backends come from the registry (``registry.py``): the built-in ``process`` and
+``docker``, ``auto`` (below), and any an installed package adds. ``executor="ray"`` runs
+the chosen backend on every node of a Ray cluster (``ray_pool.py``).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox.interface import Sandbox
+from arcjudge.sandbox.registry import (
+    AUTO,
+    BackendOptions,
+    BackendUnavailable,
+    backend_factory,
+    backend_names,
+    sandbox_backend,
+)
 
-BACKENDS = ("auto", "process", "docker")
+__all__ = [
+    "BACKENDS",
+    "EXECUTORS",
+    "BackendUnavailable",
+    "describe_protections",
+    "make_sandbox",
+    "sandbox_for",
+]
+
 EXECUTORS = ("local", "ray")
+DOCKER_RUNTIME_BACKENDS = ("docker", AUTO)
+"""The backends ``--docker-runtime`` applies to."""
 
 
-class BackendUnavailable(RuntimeError):
-    """The requested backend cannot run here; the message says why and what to do."""
+@sandbox_backend(AUTO)
+def auto_backend(options: BackendOptions) -> Sandbox:
+    """``docker`` when the daemon answers and the image exists, else ``process``.
+
+    Falling back calls ``options.warn`` with what isolation is missing. An OCI runtime
+    asked for by name that the daemon does not know is an error, never a fallback.
+
+    Raises:
+        BackendUnavailable: For an unknown OCI runtime.
+    """
+    from arcjudge.sandbox.docker import (
+        DockerSandbox,
+        DockerUnavailable,
+        UnknownRuntime,
+        requested_runtime,
+    )
+
+    runtime = requested_runtime(options.docker_runtime)
+    try:
+        return DockerSandbox(
+            options.workers, module_dirs=options.module_dirs, runtime=runtime or ""
+        )
+    except UnknownRuntime as exc:  # asked for by name: never a silent fallback
+        raise BackendUnavailable(f"docker backend unusable: {exc}") from None
+    except DockerUnavailable as exc:
+        if options.warn is not None:
+            under = f" (nor its {runtime} runtime)" if runtime else ""
+            options.warn(
+                f"docker unavailable ({exc}); using the process backend, which does not "
+                f"confine programs to a container{under}"
+            )
+    return backend_factory("process")(dataclasses.replace(options, docker_runtime=None))
 
 
 def make_sandbox(
-    backend: str = "auto",
+    backend: str = AUTO,
     workers: int | None = None,
     *,
     module_dirs: tuple[str, ...] = (),
@@ -24,15 +78,16 @@ def make_sandbox(
     ray_address: str | None = None,
     report: Callable[[str], None] | None = None,
     docker_runtime: str | None = None,
-) -> PooledSandbox:
+) -> Sandbox:
     """Build (but do not start) a sandbox.
 
     Args:
-        backend: ``auto`` picks docker when the daemon answers and the image exists, else
-            ``process`` (calling ``warn`` with what isolation is missing); or a backend name.
+        backend: A registered backend's name (``backend_names()``): ``auto`` picks
+            docker when the daemon answers and the image exists, else ``process``
+            (calling ``warn`` with what isolation is missing).
         workers: Pool size (default: one per core).
         module_dirs: Directories programs may import from (mounted into containers).
-        warn: Receives the one-line warning when ``auto`` falls back to ``process``.
+        warn: Receives one-line warnings, e.g. when ``auto`` falls back to ``process``.
         executor: ``local`` (a pool on this machine) or ``ray`` (a pool on every node of
             a Ray cluster; ``backend`` and ``workers`` then apply per node).
         ray_address: The cluster to join with ``ray`` (default: ``auto`` when
@@ -46,53 +101,30 @@ def make_sandbox(
         The sandbox; use it as a context manager.
 
     Raises:
-        BackendUnavailable: For an unknown backend or one that cannot run here, an OCI
-            runtime the Docker daemon does not know, or ``docker_runtime`` given with the
-            ``process`` backend.
+        BackendUnavailable: For an unknown backend or executor or one that cannot run
+            here, an OCI runtime the Docker daemon does not know, or ``docker_runtime``
+            given with a backend other than ``docker`` and ``auto``.
     """
-    if backend not in BACKENDS:
-        raise BackendUnavailable(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")
+    factory = backend_factory(backend)
     if executor not in EXECUTORS:
         raise BackendUnavailable(
             f"unknown executor {executor!r} (choose from {', '.join(EXECUTORS)})"
         )
-    if backend == "process" and docker_runtime:
+    if docker_runtime and backend not in DOCKER_RUNTIME_BACKENDS:
         raise BackendUnavailable(
             f"OCI runtime {docker_runtime!r} given: only the docker backend has one "
-            "(this is the process backend)"
+            f"(this is the {backend} backend)"
         )
-    from arcjudge.sandbox.docker import requested_runtime
-
-    oci_runtime = requested_runtime(docker_runtime) if backend != "process" else None
     if executor == "ray":
-        from arcjudge.sandbox.ray_pool import RaySandbox, RayUnavailable
+        from arcjudge.sandbox.docker import requested_runtime
+        from arcjudge.sandbox.ray_pool import RaySandbox
 
-        try:
-            return RaySandbox(
-                backend, ray_address, module_dirs=module_dirs, workers_per_node=workers,
-                report=report, docker_runtime=oci_runtime,
-            )  # fmt: skip
-        except RayUnavailable as exc:
-            raise BackendUnavailable(str(exc)) from None
-    if backend in ("docker", "auto"):
-        from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable, UnknownRuntime
-
-        try:
-            return DockerSandbox(workers, module_dirs=module_dirs, runtime=oci_runtime or "")
-        except UnknownRuntime as exc:  # asked for by name: never a silent fallback
-            raise BackendUnavailable(f"docker backend unusable: {exc}") from None
-        except DockerUnavailable as exc:
-            if backend == "docker":
-                raise BackendUnavailable(f"docker backend unusable: {exc}") from None
-            if warn is not None:
-                under = f" (nor its {oci_runtime} runtime)" if oci_runtime else ""
-                warn(
-                    f"docker unavailable ({exc}); using the process backend, which does not "
-                    f"confine programs to a container{under}"
-                )
-    from arcjudge.sandbox.process import ProcessSandbox
-
-    return ProcessSandbox(workers)
+        on_nodes = requested_runtime(docker_runtime) if backend in DOCKER_RUNTIME_BACKENDS else None
+        return RaySandbox(
+            backend, ray_address, module_dirs=module_dirs, workers_per_node=workers,
+            report=report, docker_runtime=on_nodes,
+        )  # fmt: skip
+    return factory(BackendOptions(workers, tuple(module_dirs), warn, docker_runtime))
 
 
 def describe_protections(name: str, protections: dict[str, bool]) -> str:
@@ -110,7 +142,7 @@ def sandbox_for(
     *,
     module_dirs: tuple[str, ...] = (),
     warn: Callable[[str], None] | None = None,
-) -> PooledSandbox:
+) -> Sandbox:
     """:func:`make_sandbox` from parsed command-line options.
 
     Args:
@@ -132,3 +164,7 @@ def sandbox_for(
         report=print,
         docker_runtime=getattr(args, "docker_runtime", None),
     )
+
+
+BACKENDS: tuple[str, ...] = backend_names()
+"""Every backend's name when this module was imported (``backend_names()``: as of now)."""

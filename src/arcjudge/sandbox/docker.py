@@ -27,8 +27,9 @@ import weakref
 from typing import Any
 
 from arcjudge.sandbox import image as runtime_image
-from arcjudge.sandbox.base import PooledSandbox, WorkerLost
+from arcjudge.sandbox.pool import LocalPool, WorkerLost
 from arcjudge.sandbox.process import RUNTIME_DIR, FrameWorker, supervisor_environment
+from arcjudge.sandbox.registry import BackendOptions, BackendUnavailable, sandbox_backend
 from arcjudge.sandbox.runtime import framing
 from arcjudge.sandbox.types import Program
 
@@ -229,9 +230,9 @@ def container_protections(
     }
 
 
-def _create_container(client: Any, image: str, argv: list[str], options: dict) -> Any:
+def _create_container(client: Any, image: str, argv: list[str], options: dict[str, Any]) -> Any:
     """``client.containers.create`` with ``StdinOnce`` set (the SDK has no option for it)."""
-    from docker.models.containers import _create_container_args
+    from docker.models.containers import _create_container_args  # type: ignore[attr-defined]
 
     kwargs = _create_container_args(
         {**options, "image": image, "command": argv, "version": client.api._version}
@@ -333,7 +334,7 @@ def _close_all() -> None:
         sandbox.close()
 
 
-class DockerSandbox(PooledSandbox):
+class DockerSandbox(LocalPool):
     """Warm containers, one per worker (default: one per core).
 
     Args:
@@ -468,7 +469,7 @@ class DockerSandbox(PooledSandbox):
     def stray_processes(self) -> int:
         """Count processes in the containers besides each supervisor and its zygote."""
         count = 0
-        for worker in list(self._all):
+        for worker in self.docker_workers():
             try:
                 names = self._process_names(worker)
             except Exception:  # a container that is gone has no strays
@@ -479,6 +480,10 @@ class DockerSandbox(PooledSandbox):
             others = [name for name in names if name != ZYGOTE_NAME]
             count += max(0, len(others) - 1)
         return count
+
+    def docker_workers(self) -> list[DockerWorker]:
+        """The live workers (containers)."""
+        return [w for w in self.workers if isinstance(w, DockerWorker)]
 
     def _process_names(self, worker: DockerWorker) -> list[str] | None:
         """The names of the processes in a worker's container (``None``: not listable).
@@ -496,7 +501,8 @@ class DockerSandbox(PooledSandbox):
         )
         if reply.exit_code != 0:
             return None
-        return reply.output.decode(errors="replace").splitlines()
+        text: str = reply.output.decode(errors="replace")
+        return text.splitlines()
 
     def leftover_containers(self) -> list[str]:
         """Names of this sandbox's containers that still exist."""
@@ -509,6 +515,24 @@ class DockerSandbox(PooledSandbox):
         """Remove every container of this sandbox."""
         super().close()
         _LIVE.discard(self)
+
+
+@sandbox_backend("docker")
+def docker_backend(options: BackendOptions) -> DockerSandbox:
+    """The ``docker`` backend: one warm container per worker (the security boundary).
+
+    Raises:
+        BackendUnavailable: If the daemon does not answer, the image is missing or the
+            OCI runtime asked for (``--docker-runtime``, ``$ARCJUDGE_DOCKER_RUNTIME``) is
+            not registered with the daemon.
+    """
+    runtime = requested_runtime(options.docker_runtime)
+    try:
+        return DockerSandbox(
+            options.workers, module_dirs=options.module_dirs, runtime=runtime or ""
+        )
+    except DockerUnavailable as exc:
+        raise BackendUnavailable(f"docker backend unusable: {exc}") from None
 
 
 def prune(client: Any, everything: bool = False) -> list[str]:

@@ -17,8 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from arcjudge.sandbox.base import PooledSandbox, WorkerLost
+from arcjudge.sandbox.pool import LocalPool, WorkerLost
+from arcjudge.sandbox.registry import BackendOptions, sandbox_backend
 from arcjudge.sandbox.runtime import framing
+from arcjudge.sandbox.wire import Frame
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
 RUNNER = RUNTIME_DIR / "runner.py"
@@ -105,7 +107,7 @@ class FrameWorker:
                 raise WorkerLost(f"supervisor sent a bad frame: {exc}") from None
         return self._frames.pop(0)
 
-    def request(self, message: dict, timeout: float) -> dict:
+    def request(self, message: Frame, timeout: float) -> Frame:
         """Send one request and wait for its reply."""
         try:
             self._send(framing.encode(message))
@@ -185,7 +187,7 @@ class PipeWorker(FrameWorker):
                 pass
 
 
-class ProcessSandbox(PooledSandbox):
+class ProcessSandbox(LocalPool):
     """Warm local supervisors, one per worker (default: one per core).
 
     Args:
@@ -218,3 +220,9 @@ class ProcessSandbox(PooledSandbox):
         if not self.isolation:
             argv.append("--no-isolation")
         return PipeWorker(argv, supervisor_environment())
+
+
+@sandbox_backend("process")
+def process_backend(options: BackendOptions) -> ProcessSandbox:
+    """The ``process`` backend: local supervisors, isolated as far as this host allows."""
+    return ProcessSandbox(options.workers)

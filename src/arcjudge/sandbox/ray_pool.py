@@ -1,11 +1,11 @@
 """Running sandbox work on a Ray cluster: one local sandbox pool per node.
 
-:class:`RaySandbox` has the interface of :class:`~arcjudge.sandbox.base.PooledSandbox`,
-so every command (validate, score, mutate, dimensions) runs unchanged on a cluster with
-``--executor ray``. The driver (the harness process) stays the only writer of the result
-store and the only holder of expected outputs; what travels is a ``Program`` and a batch
-of input grids (plain data), put once into Ray's object store and fetched once per node,
-and a ``ProgramResult`` back.
+:class:`RaySandbox` is the shared pool (``pool.py``) over a :class:`RayNodes` transport,
+so it is a ``Sandbox`` like any other and every command (validate, score, mutate,
+dimensions) runs unchanged on a cluster with ``--executor ray``. The driver (the harness
+process) stays the only writer of the result store and the only holder of expected
+outputs; what travels is a ``Program`` and a batch of input grids (plain data), put once
+into Ray's object store and fetched once per node, and a raw reply back.
 
 On each node with CPUs a :class:`NodePool` actor is pinned (node affinity, not soft) and
 lazily starts that node's own sandbox pool (``--backend``: docker where the node has the
@@ -27,26 +27,28 @@ from __future__ import annotations
 import json
 import logging
 import os
-import queue
 import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcjudge.sandbox.backends import BackendUnavailable
-from arcjudge.sandbox.base import PooledSandbox, Worker
-from arcjudge.sandbox.types import (
-    GeneratorCall,
-    Grid,
-    Limits,
-    Program,
-    ProgramResult,
-    ProgramStatus,
+from arcjudge.sandbox.interface import Sandbox
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.pool import (
+    STRONG_PROTECTIONS,
+    Inputs,
+    Opened,
+    PooledSandbox,
+    Reply,
+    Transport,
+    WorkerLost,
 )
+from arcjudge.sandbox.registry import BackendUnavailable
+from arcjudge.sandbox.types import GeneratorCall, Grid, Limits, Program, ProgramStatus
 
-__all__ = ["NodeStats", "RaySandbox", "RayUnavailable", "ray_address_default"]
+__all__ = ["NodeStats", "RayNodes", "RaySandbox", "RayUnavailable", "ray_address_default"]
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +79,7 @@ def ray_address_default() -> str:
 class NodePool:
     """The per-node actor: a local sandbox pool, started on first use.
 
-    Plain class; :class:`RaySandbox` wraps it with ``ray.remote``. Its methods run in the
+    Plain class; :class:`RayNodes` wraps it with ``ray.remote``. Its methods run in the
     actor's threads (``max_concurrency``), and the pool is thread-safe.
     """
 
@@ -92,10 +94,10 @@ class NodePool:
         self.workers = workers
         self.module_dirs = module_dirs
         self.docker_runtime = docker_runtime
-        self._box: PooledSandbox | None = None
+        self._box: Sandbox | None = None
         self._lock = threading.Lock()
 
-    def _sandbox(self) -> PooledSandbox:
+    def _sandbox(self) -> Sandbox:
         with self._lock:
             if self._box is None:
                 from arcjudge.sandbox.backends import make_sandbox
@@ -121,23 +123,25 @@ class NodePool:
             "size": box.size,
             "protections": box.protections(),
             "runtime": box.runtime(),
-            "strong": list(box.strong_protections),
+            "strong": list(getattr(box, "strong_protections", STRONG_PROTECTIONS)),
         }
 
-    def execute(
-        self,
-        program: Program,
-        inputs: Sequence[Grid] | Sequence[GeneratorCall],
-        limits: Limits,
-        mode: str,
-    ) -> dict | ProgramResult:
+    def execute(self, program: Program, inputs: Inputs, limits: Limits, mode: str) -> Reply:
         """Run one item on this node's pool (policy already checked by the driver).
 
         Returns:
             The supervisor's raw reply (plain data: cheaper to ship than decoded results;
-            the driver decodes it) or an ``infra`` result.
+            the driver decodes it), or a decoded result from a backend without raw
+            replies (not a ``PooledSandbox``), or an ``infra`` result.
         """
-        return self._sandbox()._exchange(program, inputs, limits, mode)
+        box = self._sandbox()
+        if isinstance(box, PooledSandbox):
+            return box.exchange(program, inputs, limits, mode)
+        if mode == "generate":
+            calls = [c for c in inputs if isinstance(c, GeneratorCall)]
+            return box.generate(program, calls, limits, policy=PolicyMode.OFF)
+        grids = [g for g in inputs if not isinstance(g, GeneratorCall)]
+        return box.run(program, grids, limits, policy=PolicyMode.OFF)
 
     def pid(self) -> int:
         """The actor's process id (tests kill it)."""
@@ -163,7 +167,7 @@ class NodeStats:
     seconds: float = 0.0
     failures: int = 0
     lost: int = 0
-    info: dict = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
 
     def line(self) -> str:
         """``node ADDRESS (ID): N items, S s in the sandbox, F failures, L actor losses``."""
@@ -182,71 +186,58 @@ class _Node:
     generation: int = 0
 
 
-class RaySandbox(PooledSandbox):
-    """Items run on :class:`NodePool` actors, one per cluster node.
+_RayRequest = tuple[Any, Any, Limits, str]
+"""Object-store references to a program and a batch, the limits and the mode."""
+
+
+class RayNodes(Transport[str, _RayRequest]):
+    """A pool's transport to :class:`NodePool` actors, one per cluster node with CPUs.
+
+    Slots are node ids, ``_DEPTH`` per pool worker of the node. A lost actor is
+    re-created while its node lives; a dead node's slots are dropped, so its items move
+    to the other nodes.
 
     Args:
-        backend: The backend each node uses (``auto``, ``process``, ``docker``).
-        address: Ray address (``auto``, ``ray://...``, ``host:port``), or ``local`` (the
-            default without ``RAY_ADDRESS``) to start a Ray instance on this machine.
-        module_dirs: Directories programs import from; the same paths must exist on every
-            node (a shared file system, or the same checkout everywhere).
+        ray: The ``ray`` module.
+        backend: The backend each node uses (``auto``, ``process``, ``docker``, ...).
+        address: Ray address (``auto``, ``ray://...``, ``host:port``, ``local``).
+        module_dirs: Directories programs import from (the same paths on every node).
         workers_per_node: Pool size per node (default: the node's CPUs).
-        report: Receives one line per node when the sandbox is closed.
-        docker_runtime: The OCI runtime of docker nodes' containers (``None``: each
-            node's ``$ARCJUDGE_DOCKER_RUNTIME``, else its daemon's default).
+        docker_runtime: The OCI runtime of docker nodes' containers.
+
+    Raises:
+        RayUnavailable: If ``address`` is ``host:port`` and nothing listens there.
     """
 
-    name = "ray"
+    attempts = ATTEMPTS
+    response_slack = _RESPONSE_SLACK
+    exhausted_error = "no node left"
 
     def __init__(
         self,
-        backend: str = "auto",
-        address: str | None = None,
-        *,
-        module_dirs: tuple[str, ...] = (),
-        workers_per_node: int | None = None,
-        report: Callable[[str], None] | None = None,
-        docker_runtime: str | None = None,
+        ray: Any,
+        backend: str,
+        address: str,
+        module_dirs: tuple[str, ...],
+        workers_per_node: int | None,
+        docker_runtime: str | None,
     ) -> None:
-        try:
-            import ray
-        except ImportError:
-            raise RayUnavailable(
-                "the ray executor needs Ray: pip install 'arcjudge[ray]' (or pip install ray)"
-            ) from None
         self._ray = ray
         self.backend = backend
-        self.address = address or ray_address_default()
-        self.module_dirs = tuple(module_dirs)
+        self.address = address
+        self.module_dirs = module_dirs
         self.workers_per_node = workers_per_node
-        self.report = report
         self.docker_runtime = docker_runtime
-        self._nodes: dict[str, _Node] = {}
-        self._slots: queue.Queue[str] = queue.Queue()
+        self.nodes: dict[str, _Node] = {}
         self._refs: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
         self._refs_lock = threading.Lock()
         self._nodes_lock = threading.Lock()
         self._we_started_ray = False
         self._actor_class: Any = None
-        super().__init__(1)
+        self._closed = False
         self._check_reachable()
 
-    @property
-    def size(self) -> int:  # type: ignore[override]
-        """Items the cluster runs at once (pool workers over all nodes); connects first."""
-        if not self._started and not self._closed:
-            self.start()
-        return self._size
-
-    @size.setter
-    def size(self, value: int) -> None:
-        self._size = value
-
     # ----------------------------------------------------------------- set-up
-
-    def _spawn_worker(self) -> Worker:  # pragma: no cover - items go to NodePool actors
-        raise NotImplementedError("RaySandbox has no local workers")
 
     def _check_reachable(self) -> None:
         """Fail fast when nothing listens at a ``host:port`` address (Ray waits minutes)."""
@@ -298,45 +289,41 @@ class RaySandbox(PooledSandbox):
             scheduling_strategy=NodeAffinitySchedulingStrategy(node.stats.node_id, soft=False),
         ).remote(self.backend, workers, self.module_dirs, self.docker_runtime)
 
-    def start(self) -> None:
-        """Connect, create one actor per node with CPUs, start their pools."""
-        with self._lock:
-            if self._started:
-                return
-            if self._closed:
-                raise RuntimeError("sandbox is closed")
-            self._connect()
-            nodes = [
-                n
-                for n in self._ray.nodes()
-                if n.get("Alive") and int(n.get("Resources", {}).get("CPU", 0)) > 0
-            ]
-            if not nodes:
-                raise RayUnavailable("the Ray cluster has no live node with CPUs")
-            for n in sorted(nodes, key=lambda n: n["NodeID"]):
-                cpus = int(n["Resources"]["CPU"])
-                stats = NodeStats(n["NodeID"], str(n.get("NodeManagerAddress", "?")), cpus)
-                node = _Node(stats)
-                node.actor = self._make_actor(node)
-                self._nodes[stats.node_id] = node
-            infos = self._ray.get([n.actor.info.remote() for n in self._nodes.values()])
-            for node, info in zip(self._nodes.values(), infos, strict=True):
-                node.stats.info = info
-                for _ in range(_DEPTH * (self.workers_per_node or node.stats.cpus)):
-                    self._slots.put(node.stats.node_id)
-            self.size = self._slots.qsize()
-            # A protection counts only when every node has it.
-            keys = set().union(*(i["protections"] for i in infos))
-            self._protections = {
-                k: all(i["protections"].get(k, False) for i in infos) for k in keys
-            }
-            self.strong_protections = tuple(infos[0]["strong"])
-            runtimes = {json.dumps(i["runtime"], sort_keys=True) for i in infos}
-            self._runtime = {"backend": "ray", "nodes": " | ".join(sorted(runtimes))}
-            self._started = True
-        missing = self.missing_protections()
-        if missing:
-            log.warning("ray sandbox nodes are running without: %s", ", ".join(missing))
+    def open(self) -> Opened[str]:
+        """Connect, create one actor per node with CPUs, start their pools.
+
+        Raises:
+            RayUnavailable: If Ray cannot be reached or has no live node with CPUs.
+        """
+        self._connect()
+        nodes = [
+            n
+            for n in self._ray.nodes()
+            if n.get("Alive") and int(n.get("Resources", {}).get("CPU", 0)) > 0
+        ]
+        if not nodes:
+            raise RayUnavailable("the Ray cluster has no live node with CPUs")
+        for n in sorted(nodes, key=lambda n: n["NodeID"]):
+            cpus = int(n["Resources"]["CPU"])
+            stats = NodeStats(n["NodeID"], str(n.get("NodeManagerAddress", "?")), cpus)
+            node = _Node(stats)
+            node.actor = self._make_actor(node)
+            self.nodes[stats.node_id] = node
+        infos: list[dict[str, Any]] = self._ray.get(
+            [n.actor.info.remote() for n in self.nodes.values()]
+        )
+        slots: list[str] = []
+        for node, info in zip(self.nodes.values(), infos, strict=True):
+            node.stats.info = info
+            slots += [node.stats.node_id] * (_DEPTH * (self.workers_per_node or node.stats.cpus))
+        # A protection counts only when every node has it.
+        keys: set[str] = set().union(*(i["protections"] for i in infos))
+        protections = {k: all(i["protections"].get(k, False) for i in infos) for k in keys}
+        runtimes = {json.dumps(i["runtime"], sort_keys=True) for i in infos}
+        return Opened(
+            slots, protections, {"nodes": " | ".join(sorted(runtimes))}, {},
+            strong_protections=tuple(infos[0]["strong"]),
+        )  # fmt: skip
 
     # -------------------------------------------------------------- transport
 
@@ -354,21 +341,38 @@ class RaySandbox(PooledSandbox):
                 self._refs.popitem(last=False)
         return ref
 
-    def _take_slot(self) -> str | None:
-        while True:
-            try:
-                node_id = self._slots.get(timeout=0.2)
-            except queue.Empty:
-                if self._closed:
-                    return None
-                with self._nodes_lock:
-                    if not any(n.alive for n in self._nodes.values()):
-                        return None
-                continue
-            node = self._nodes[node_id]
-            if node.alive:
-                return node_id
-            # a slot of a dead node: dropped (the cluster lost that capacity)
+    def prepare(self, program: Program, inputs: Inputs, limits: Limits, mode: str) -> _RayRequest:
+        """Object-store references to the program and the batch (each put once)."""
+        program_ref = self._ref(("program", program), program)
+        batch: list[Grid | GeneratorCall] = list(inputs)
+        inputs_ref = self._ref(("inputs", tuple(id(x) for x in batch)), batch)
+        return program_ref, inputs_ref, limits, mode
+
+    def send(self, slot: str, request: _RayRequest, timeout: float) -> Reply:
+        """Run the item on the slot's node (raises ``WorkerLost`` on actor or node loss)."""
+        node = self.nodes[slot]
+        generation, actor = node.generation, node.actor
+        try:
+            reply: Reply = self._ray.get(actor.execute.remote(*request), timeout=timeout)
+        except Exception as exc:  # actor or node death, object loss, timeout
+            if not self._closed:
+                self._node_lost(node, generation, exc)
+            raise WorkerLost(f"{type(exc).__name__}: {str(exc)[:300]}") from None
+        self._count(node.stats, reply)
+        return reply
+
+    def recover(self, slot: str, error: WorkerLost) -> str:
+        """The slot goes back (``send`` re-created the actor or retired the node)."""
+        return slot
+
+    def usable(self, slot: str) -> bool:
+        """Whether the slot's node still lives."""
+        return self.nodes[slot].alive
+
+    def exhausted(self) -> bool:
+        """Whether every node is gone."""
+        with self._nodes_lock:
+            return not any(n.alive for n in self.nodes.values())
 
     def _node_lost(self, node: _Node, generation: int, error: BaseException) -> None:
         """The actor died: re-create it if its node still lives, else retire the node."""
@@ -385,53 +389,13 @@ class RaySandbox(PooledSandbox):
                 log.warning("ray node %s lost; its items move to other nodes", node.stats.address)
                 node.alive = False
 
-    def _exchange(
-        self,
-        program: Program,
-        inputs: Sequence[Grid] | Sequence[GeneratorCall],
-        limits: Limits,
-        mode: str,
-    ) -> dict | ProgramResult:
-        """Send one item to a node (the base class checks the policy and decodes the reply).
-
-        The item goes to a free slot's node; on actor or node loss it is sent again,
-        elsewhere if the node is gone, up to ``ATTEMPTS`` times.
-        """
-        self.start()
-        program_ref = self._ref(("program", program), program)
-        batch = list(inputs)
-        inputs_ref = self._ref(("inputs", tuple(id(x) for x in batch)), batch)
-        timeout = limits.total_seconds + limits.wall_seconds + _RESPONSE_SLACK
-        problem = "no node answered"
-        for _attempt in range(ATTEMPTS):
-            node_id = self._take_slot()
-            if node_id is None:
-                return ProgramResult(ProgramStatus.INFRA, error="sandbox closed or no node left")
-            node = self._nodes[node_id]
-            generation, actor = node.generation, node.actor
-            try:
-                reply = self._ray.get(
-                    actor.execute.remote(program_ref, inputs_ref, limits, mode), timeout=timeout
-                )
-            except Exception as exc:  # actor or node death, object loss, timeout
-                problem = f"{type(exc).__name__}: {str(exc)[:300]}"
-                self._slots.put(node_id)
-                if self._closed:
-                    return ProgramResult(ProgramStatus.INFRA, error="sandbox closed")
-                self._node_lost(node, generation, exc)
-                continue
-            self._slots.put(node_id)
-            self._count(node.stats, reply)
-            return reply
-        return ProgramResult(ProgramStatus.INFRA, error=f"failed {ATTEMPTS} times: {problem}")
-
-    def _count(self, stats: NodeStats, reply: dict | ProgramResult) -> None:
+    def _count(self, stats: NodeStats, reply: Reply) -> None:
         """Add one item to its node's line (seconds: the supervisor's, without queueing)."""
-        if isinstance(reply, ProgramResult):
-            seconds, infra = reply.seconds, reply.status is ProgramStatus.INFRA
-        else:
+        if isinstance(reply, dict):
             seconds = float(reply.get("seconds") or 0.0)
             infra = reply.get("status") == ProgramStatus.INFRA.value
+        else:
+            seconds, infra = reply.seconds, reply.status is ProgramStatus.INFRA
         with self._nodes_lock:
             stats.items += 1
             stats.seconds += seconds
@@ -439,18 +403,13 @@ class RaySandbox(PooledSandbox):
 
     # ---------------------------------------------------------------- closing
 
-    def node_stats(self) -> list[NodeStats]:
-        """Per-node counts so far (node id order)."""
-        return [n.stats for n in self._nodes.values()]
-
     def close(self) -> None:
         """Close every node's pool, kill the actors, disconnect (if we connected)."""
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
+        if self._closed:
+            return
+        self._closed = True
         ray = self._ray
-        nodes = list(self._nodes.values())
+        nodes = list(self.nodes.values())
         pending = []
         for node in nodes:
             if node.actor is not None and node.alive:
@@ -470,8 +429,68 @@ class RaySandbox(PooledSandbox):
                 except Exception:
                     pass
         self._refs.clear()
+        if self._we_started_ray and ray.is_initialized():
+            ray.shutdown()
+
+
+class RaySandbox(PooledSandbox):
+    """The shared pool over :class:`RayNodes`: items run on one actor per cluster node.
+
+    Args:
+        backend: The backend each node uses (``auto``, ``process``, ``docker``, ...).
+        address: Ray address (``auto``, ``ray://...``, ``host:port``), or ``local`` (the
+            default without ``RAY_ADDRESS``) to start a Ray instance on this machine.
+        module_dirs: Directories programs import from; the same paths must exist on every
+            node (a shared file system, or the same checkout everywhere).
+        workers_per_node: Pool size per node (default: the node's CPUs).
+        report: Receives one line per node when the sandbox is closed.
+        docker_runtime: The OCI runtime of docker nodes' containers (``None``: each
+            node's ``$ARCJUDGE_DOCKER_RUNTIME``, else its daemon's default).
+
+    Raises:
+        RayUnavailable: If Ray is not installed, or nothing listens at a ``host:port``
+            address.
+    """
+
+    name = "ray"
+
+    def __init__(
+        self,
+        backend: str = "auto",
+        address: str | None = None,
+        *,
+        module_dirs: tuple[str, ...] = (),
+        workers_per_node: int | None = None,
+        report: Callable[[str], None] | None = None,
+        docker_runtime: str | None = None,
+    ) -> None:
+        try:
+            import ray
+        except ImportError:
+            raise RayUnavailable(
+                "the ray executor needs Ray: pip install 'arcjudge[ray]' (or pip install ray)"
+            ) from None
+        self.backend = backend
+        self.address = address or ray_address_default()
+        self.module_dirs = tuple(module_dirs)
+        self.workers_per_node = workers_per_node
+        self.report = report
+        self.docker_runtime = docker_runtime
+        self._nodes = RayNodes(
+            ray, backend, self.address, self.module_dirs, workers_per_node, docker_runtime
+        )
+        super().__init__(self._nodes)
+
+    def node_stats(self) -> list[NodeStats]:
+        """Per-node counts so far (node id order)."""
+        return [n.stats for n in self._nodes.nodes.values()]
+
+    def close(self) -> None:
+        """Close every node's pool, kill the actors, disconnect; report per node."""
+        with self._lock:
+            if self._closed:
+                return
+        super().close()
         if self.report is not None:
             for stats in self.node_stats():
                 self.report(stats.line())
-        if self._we_started_ray and ray.is_initialized():
-            ray.shutdown()

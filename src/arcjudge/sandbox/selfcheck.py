@@ -25,7 +25,7 @@ from pathlib import Path
 import psutil
 
 from arcjudge.safetext import terminal_safe
-from arcjudge.sandbox.base import Sandbox
+from arcjudge.sandbox.interface import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
     GeneratorCall,

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from arcjudge.safetext import terminal_safe
-from arcjudge.sandbox.backends import BACKENDS, EXECUTORS
+from arcjudge.sandbox.backends import EXECUTORS, backend_names
 
 __all__ = ["INTERRUPTED", "add_backend_arguments", "add_docker_runtime_argument", "warn"]
 
@@ -38,7 +38,9 @@ def add_docker_runtime_argument(parser: argparse.ArgumentParser) -> None:
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the sandbox options: ``--backend``, ``--docker-runtime``, ``--workers``, Ray's."""
-    parser.add_argument("--backend", default="auto", choices=BACKENDS, help="sandbox backend")
+    parser.add_argument(
+        "--backend", default="auto", choices=backend_names(), help="sandbox backend"
+    )
     add_docker_runtime_argument(parser)
     parser.add_argument(
         "--workers", type=int, default=None, help="sandbox pool size (per node with ray)"

@@ -22,7 +22,7 @@ from typing import Any
 
 from arcjudge.grids import Grid
 from arcjudge.harness.core.store import ResultStore, StoredResult, input_text
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits, Program, ProgramResult, ProgramStatus, Status
 from arcjudge.vocabulary import REPORTED_SPLITS
@@ -148,7 +148,7 @@ class Engine:
 
     def __init__(
         self,
-        sandbox: PooledSandbox,
+        sandbox: Sandbox,
         store: ResultStore,
         limits: Limits,
         policy: PolicyMode = PolicyMode.WARN,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from arcjudge.harness.core.engine import TaskInput
 from arcjudge.harness.core.store import ResultStore, StoredResult, module_fingerprint, program_key
-from arcjudge.sandbox.base import Job, PooledSandbox
+from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import GeneratorCall, Limits, ProgramStatus, Status
 from arcjudge.tasks import Pair, Task, load_arcgen_pairs
@@ -55,7 +55,7 @@ def _last(text: str | None) -> str:
 
 
 def draw_samples(
-    sandbox: PooledSandbox,
+    sandbox: Sandbox,
     store: ResultStore,
     generator: GeneratorSource,
     task_ids: list[str],

@@ -3,7 +3,7 @@
 Each input's result is keyed by ``sha256(program key | input)``, where the program key
 covers the program's source, entry points, input format, a fingerprint of the module
 directories it imports from, the mode, the limits and the runtime the sandbox runs programs
-on (``PooledSandbox.runtime_fingerprint()``: backend, Python and numpy versions, image), so
+on (``Sandbox.runtime_fingerprint()``: backend, Python and numpy versions, image), so
 results from one runtime never answer for another. A program that cannot load is stored
 once under its program key. Rows are committed at most a second apart and when the store is
 closed (which the commands do on Ctrl-C too), so a killed run loses at most its last second

@@ -38,7 +38,7 @@ from arcjudge.harness.dimensions.corruptions import (
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
 from arcjudge.harness.dimensions.rules import distance, is_copy
 from arcjudge.safetext import json_dumps
-from arcjudge.sandbox.base import Job, PooledSandbox
+from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
@@ -300,7 +300,7 @@ class Builder:
 
     # ------------------------------------------------------------- confirming
 
-    def _confirm(self, sandbox: PooledSandbox, plans: list[_TaskPlan]) -> None:
+    def _confirm(self, sandbox: Sandbox, plans: list[_TaskPlan]) -> None:
         """Run each task's verifier on its candidate inputs; keep confirmed invalid pairs."""
         jobs, inputs_of = [], []
         for plan in plans:
@@ -495,7 +495,7 @@ class Builder:
 
     # -------------------------------------------------------------------- run
 
-    def run(self, sandbox: PooledSandbox) -> None:
+    def run(self, sandbox: Sandbox) -> None:
         """Propose, confirm (verifier calls in ``sandbox``), draw.
 
         Fills ``records`` (task order, then dimension order).
@@ -512,7 +512,7 @@ class Builder:
         if window:
             self._finish(sandbox, window)
 
-    def _finish(self, sandbox: PooledSandbox, plans: list[_TaskPlan]) -> None:
+    def _finish(self, sandbox: Sandbox, plans: list[_TaskPlan]) -> None:
         """Confirm and draw a window of tasks (then their ARC-GEN pairs can be freed)."""
         self._confirm(sandbox, plans)
         for plan in plans:

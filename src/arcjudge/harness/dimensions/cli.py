@@ -23,8 +23,8 @@ from arcjudge.harness.dimensions.grading import DimensionScoreConfig, DimensionS
 from arcjudge.harness.dimensions.mixture import load_mixture
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.backends import sandbox_for
-from arcjudge.sandbox.base import PooledSandbox
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 
@@ -101,7 +101,7 @@ def _wall(seconds: float) -> Limits:
 def _run_then_write(
     args: argparse.Namespace,
     module_dirs: tuple[str, ...],
-    run: Callable[[PooledSandbox], None],
+    run: Callable[[Sandbox], None],
     files: Callable[[], dict[str, str]],
 ) -> bool:
     """Run in the sandbox, then write the outputs atomically; ``False`` after Ctrl-C.

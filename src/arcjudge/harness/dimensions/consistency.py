@@ -15,16 +15,16 @@ from collections.abc import Iterator, Sequence
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.safetext import encode_utf8
-from arcjudge.sandbox.base import Job, PooledSandbox
+from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS
 
-_shared: PooledSandbox | None = None
+_shared: Sandbox | None = None
 _lock = threading.Lock()
 
 
-def _default_sandbox() -> PooledSandbox:
+def _default_sandbox() -> Sandbox:
     global _shared
     with _lock:
         if _shared is None:
@@ -45,7 +45,7 @@ def _as_program(program: Program | str | bytes) -> Program:
 def agrees_many(
     checks: Sequence[tuple[Program | str | bytes, Sequence[tuple[object, object]]]],
     *,
-    sandbox: PooledSandbox | None = None,
+    sandbox: Sandbox | None = None,
     limits: Limits = DEFINITION_LIMITS,
 ) -> Iterator[tuple[int, list[bool]]]:
     """``agrees_batch`` for many programs at once, run concurrently over the pool.
@@ -92,7 +92,7 @@ def agrees_batch(
     program: Program | str | bytes,
     pairs: Sequence[tuple[object, object]],
     *,
-    sandbox: PooledSandbox | None = None,
+    sandbox: Sandbox | None = None,
     limits: Limits = DEFINITION_LIMITS,
 ) -> list[bool]:
     """For each ``(input, output)`` pair, whether the program maps input to output.
@@ -115,7 +115,7 @@ def agrees(
     input_grid: object,
     output_grid: object,
     *,
-    sandbox: PooledSandbox | None = None,
+    sandbox: Sandbox | None = None,
     limits: Limits = DEFINITION_LIMITS,
 ) -> bool:
     """Whether the program maps ``input_grid`` to ``output_grid`` (run in the sandbox)."""

@@ -40,7 +40,7 @@ from arcjudge.harness.dimensions.rules import (
 from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.score.scorer import read_programs
 from arcjudge.safetext import json_dumps
-from arcjudge.sandbox.base import Job, PooledSandbox
+from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
     DEFINITION_LIMITS,
@@ -276,7 +276,7 @@ class DimensionScorer:
         return parsed
 
     def _verifier_outputs(
-        self, sandbox: PooledSandbox, parsed: dict
+        self, sandbox: Sandbox, parsed: dict
     ) -> dict[tuple[str, Grid], VerifierOutput]:
         """Run each task's verifier on every input the answers propose."""
         wanted: dict[str, dict[Grid, None]] = {}
@@ -369,7 +369,7 @@ class DimensionScorer:
 
     # ----------------------------------------------------------- consistency
 
-    def _consistency(self, sandbox: PooledSandbox, parsed: dict) -> None:
+    def _consistency(self, sandbox: Sandbox, parsed: dict) -> None:
         """Run each Definition program on its model's answers; annotate items."""
         by_cell: dict[tuple[str, str, str], list[dict]] = {}
         for item in self.items:
@@ -426,7 +426,7 @@ class DimensionScorer:
         tasks = {k[2] for k in self.answers if k[3] != "classification"}
         return len(tasks) + len(self.definitions)
 
-    def run(self, sandbox: PooledSandbox) -> None:
+    def run(self, sandbox: Sandbox) -> None:
         """Grade every item (verifier calls and Definition programs in ``sandbox``)."""
         parsed = self._parsed()
         outputs = self._verifier_outputs(sandbox, parsed)

@@ -27,7 +27,7 @@ from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.mutation import Operator, default_operators, enumerate_mutants
 from arcjudge.safetext import json_dumps, terminal_safe
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
 from arcjudge.tasks import load_task, task_files
@@ -83,7 +83,7 @@ class Mutator:
     def __init__(
         self,
         config: MutateConfig,
-        sandbox: PooledSandbox,
+        sandbox: Sandbox,
         store: ResultStore,
         progress: Callable[[int], None] | None = None,
     ) -> None:

@@ -25,7 +25,7 @@ from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.core.store import ResultStore, program_key
 from arcjudge.safetext import clean_text, json_dumps, terminal_safe
-from arcjudge.sandbox.base import Job, PooledSandbox
+from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import load_task, task_files
@@ -142,7 +142,7 @@ class Scorer:
     def __init__(
         self,
         config: ScoreConfig,
-        sandbox: PooledSandbox,
+        sandbox: Sandbox,
         store: ResultStore,
         progress: Callable[[int], None] | None = None,
     ) -> None:

@@ -21,7 +21,7 @@ from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.validate.differential import TaskAnalysis, analyze, only_suspect_failures
 from arcjudge.safetext import json_dumps
-from arcjudge.sandbox.base import PooledSandbox
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, ProgramStatus
 from arcjudge.tasks import load_task, task_files
@@ -65,7 +65,7 @@ class Validator:
     def __init__(
         self,
         config: ValidateConfig,
-        sandbox: PooledSandbox,
+        sandbox: Sandbox,
         store: ResultStore,
         progress: Callable[[str], None] | None = None,
     ) -> None:

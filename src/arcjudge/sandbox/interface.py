@@ -1,0 +1,198 @@
+"""The ``Sandbox`` interface every backend implements and every caller types against.
+
+A sandbox runs untrusted programs over batches of input grids, with limits, somewhere the
+harness is out of their reach. Its lifecycle: build it (``make_sandbox`` or a backend's
+class; nothing starts yet), ``start()`` it (also done by the first ``run``/``generate``/
+``map``), use it, ``close()`` it; as a context manager it is closed on exit, also after an
+exception or Ctrl-C. Built-in backends: ``process``, ``docker``, and ``ray`` as an executor
+over either (see ``registry.py`` for how a third party adds one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Protocol, runtime_checkable
+
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import (
+    VERIFIER_LIMITS,
+    GeneratorCall,
+    Grid,
+    Limits,
+    Program,
+    ProgramResult,
+)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One program over one batch of inputs, for ``Sandbox.map``."""
+
+    program: Program
+    inputs: Sequence[Grid] | Sequence[GeneratorCall]
+    limits: Limits = VERIFIER_LIMITS
+    policy: PolicyMode = PolicyMode.WARN
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Runs untrusted programs over batches of input grids, with limits.
+
+    Contract for every implementation:
+
+    * a program never sees expected outputs (only input grids or generator seeds reach it);
+    * every failure of a program, or of the sandbox while running it, is a value: a
+      ``Status`` per input and a ``ProgramStatus`` per program (``infra`` when the sandbox,
+      not the program, failed), never an exception;
+    * a closed sandbox leaves no process or container behind.
+    """
+
+    @property
+    def name(self) -> str:
+        """The backend's name (``process``, ``docker``, ``ray``, a third party's)."""
+        ...
+
+    @property
+    def size(self) -> int:
+        """How many jobs run at once (``map`` keeps about twice that many in flight).
+
+        Raises:
+            BackendUnavailable: If finding out needs starting the sandbox (e.g. a Ray
+                cluster's size) and that fails.
+            RuntimeError: Likewise, if the sandbox is closed before it ever started.
+        """
+        ...
+
+    def start(self) -> None:
+        """Start the sandbox's workers; a no-op when started (``run`` etc. call it).
+
+        Raises:
+            RuntimeError: If the sandbox is closed.
+            BackendUnavailable: If the workers cannot be started (the message says why).
+        """
+        ...
+
+    def run(
+        self,
+        program: Program,
+        inputs: Sequence[Grid],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> ProgramResult:
+        """Run ``program``'s entry point on every input grid.
+
+        Args:
+            program: The untrusted program.
+            inputs: Input grids (never expected outputs).
+            limits: Limits on each input and on the whole batch.
+            policy: What the static policy check does with findings (``reject`` turns
+                them into ``policy_rejected``).
+
+        Returns:
+            One ``RunResult`` per input, in order, when the program loaded; otherwise the
+            program's status (``load_error``, ``timeout``, ``infra``, ...) and no results.
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            ValueError: If the program asks for a module directory this sandbox cannot
+                give it (bad input, e.g. one not mounted into the containers).
+        """
+        ...
+
+    def generate(
+        self,
+        program: Program,
+        calls: Sequence[GeneratorCall],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> ProgramResult:
+        """Draw generator samples: per call, seed ``random`` and call the entry point.
+
+        Args:
+            program: The untrusted generator.
+            calls: Seeds and keyword arguments, one sample each.
+            limits: As for ``run``.
+            policy: As for ``run``.
+
+        Returns:
+            As ``run``; each ``RunResult`` holds the sample's input in ``grid`` and its
+            output in ``output``. A generator that returns anything but two grids gives
+            ``invalid_output``.
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            ValueError: As for ``run``.
+        """
+        ...
+
+    def map(
+        self, jobs: Iterable[Job], *, mode: str = "transform"
+    ) -> Iterator[tuple[int, ProgramResult]]:
+        """Run many jobs concurrently; yield ``(job index, result)`` as they finish.
+
+        Jobs are pulled from ``jobs`` only as capacity frees up, so a lazy iterable keeps
+        memory bounded.
+
+        Args:
+            jobs: The jobs (with ``mode="generate"`` their inputs are ``GeneratorCall``s).
+            mode: ``transform`` (as ``run``) or ``generate`` (as ``generate``).
+
+        Yields:
+            ``(index of the job in jobs, its result)``, in completion order.
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            ValueError: As for ``run``.
+        """
+        ...
+
+    def protections(self) -> dict[str, bool]:
+        """Which isolation measures are active, by name (starts the sandbox).
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            BackendUnavailable: If starting it fails.
+        """
+        ...
+
+    def runtime(self) -> dict[str, str]:
+        """What the programs run on: backend, Python and numpy versions, image id.
+
+        Results from one runtime must never answer for another, so this goes into every
+        result-store key (see ``runtime_fingerprint``) and every manifest.
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            BackendUnavailable: If starting it fails.
+        """
+        ...
+
+    def runtime_fingerprint(self) -> str:
+        """A stable text naming the runtime (``runtime()`` as sorted, compact JSON).
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            BackendUnavailable: If starting it fails.
+        """
+        ...
+
+    def close(self) -> None:
+        """Stop everything the sandbox started; safe to call twice, never raises."""
+        ...
+
+    def __enter__(self) -> Sandbox:
+        """Return the sandbox itself (not started yet: first use starts it)."""
+        ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Close the sandbox."""
+        ...

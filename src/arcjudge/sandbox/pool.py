@@ -1,0 +1,514 @@
+"""The pool every built-in backend shares, over a pluggable transport.
+
+The pool owns what does not depend on where programs run: the policy check, slots (one
+per job that may run at once), sending each job to a free slot, trying it again on a
+slot whose worker was lost, reporting a last failure as ``infra`` rather than as the
+program's fault, decoding replies, and ``map`` over many jobs. A :class:`Transport` owns
+where the workers run and how a job reaches one: :class:`LocalWorkers` runs trusted
+supervisors (``runtime/runner.py``) as local processes or containers (the ``process`` and
+``docker`` backends, via :class:`LocalPool`); ``ray_pool.RayNodes`` sends jobs to one
+actor per Ray node, each with a local pool of its own.
+"""
+
+from __future__ import annotations
+
+import abc
+import functools
+import json
+import logging
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Generic, Protocol, TypeVar
+
+from arcjudge.sandbox.interface import Job
+from arcjudge.sandbox.policy import Finding, PolicyMode, check, decide
+from arcjudge.sandbox.registry import BackendUnavailable
+from arcjudge.sandbox.types import (
+    VERIFIER_LIMITS,
+    GeneratorCall,
+    Grid,
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+)
+from arcjudge.sandbox.wire import Frame, decode_result, encode_job
+
+RESPONSE_SLACK_SECONDS = 30.0
+STRONG_PROTECTIONS = ("network_namespace", "read_only_root", "pid_namespace", "privilege_drop")
+log = logging.getLogger("arcjudge.sandbox")
+
+Inputs = Sequence[Grid] | Sequence[GeneratorCall]
+Reply = Frame | ProgramResult
+"""A supervisor's raw reply frame (decoded by the pool), or a result made without one."""
+SlotT = TypeVar("SlotT")
+RequestT = TypeVar("RequestT")
+
+
+@functools.lru_cache(maxsize=1024)
+def _checked(source: bytes) -> tuple[Finding, ...]:
+    """Policy findings for a source, cached: one program is run on many input chunks."""
+    return check(source)
+
+
+class WorkerLost(Exception):
+    """A worker stopped answering or answered nonsense; it must be replaced."""
+
+
+@dataclass(frozen=True)
+class Opened(Generic[SlotT]):
+    """What a transport reports once its workers are up.
+
+    Attributes:
+        slots: One per job that may run at once (the pool's ``size``); a slot may appear
+            several times (e.g. a Ray node's id, once per job it takes at once).
+        protections: Which isolation measures are active (on every worker).
+        runtime: What programs run on (the pool adds ``backend``).
+        hints: Why a protection is missing and how to enable it, by protection.
+        strong_protections: The measures whose absence is warned about (``None``: the
+            sandbox's own ``strong_protections``).
+    """
+
+    slots: list[SlotT]
+    protections: dict[str, bool]
+    runtime: dict[str, str]
+    hints: dict[str, str]
+    strong_protections: tuple[str, ...] | None = None
+
+
+class Transport(abc.ABC, Generic[SlotT, RequestT]):
+    """Where a pool's workers run and how one job reaches one of them.
+
+    The pool calls ``open`` once (under its lock), then ``prepare`` once per job and
+    ``send`` per attempt, from many threads at once; ``close`` may come at any time.
+    """
+
+    attempts: int = 2
+    """Sends of one job before it is given up as ``infra`` (each after a lost worker)."""
+    response_slack: float = RESPONSE_SLACK_SECONDS
+    """Seconds a worker may take beyond the job's own limits before it counts as lost."""
+    exhausted_error: str = "no worker left"
+    """The ``infra`` error of a job that found no slot left."""
+
+    @abc.abstractmethod
+    def open(self) -> Opened[SlotT]:
+        """Start the workers.
+
+        Returns:
+            The slots and what the workers report.
+
+        Raises:
+            BackendUnavailable: If the workers cannot be started; none is left running.
+        """
+
+    @abc.abstractmethod
+    def prepare(self, program: Program, inputs: Inputs, limits: Limits, mode: str) -> RequestT:
+        """Turn one job into what ``send`` ships (done once, before any attempt).
+
+        Raises:
+            ValueError: If the job cannot run here (e.g. an unmounted module directory).
+        """
+
+    @abc.abstractmethod
+    def send(self, slot: SlotT, request: RequestT, timeout: float) -> Reply:
+        """Run a prepared job on a slot's worker and return its raw reply.
+
+        Raises:
+            WorkerLost: If the worker died, timed out or answered nonsense; the pool then
+                calls ``recover`` and tries again (up to ``attempts`` sends).
+        """
+
+    @abc.abstractmethod
+    def recover(self, slot: SlotT, error: WorkerLost) -> SlotT | None:
+        """Deal with a lost worker; return the slot to use in its place.
+
+        Returns:
+            A slot for the pool's idle queue (a fresh worker, or the same node's slot),
+            or ``None`` when that capacity is gone.
+
+        Raises:
+            WorkerLost: If no replacement could be started (the capacity is gone).
+        """
+
+    def usable(self, slot: SlotT) -> bool:
+        """Whether an idle slot may still take a job (a dead Ray node's may not)."""
+        return True
+
+    def exhausted(self) -> bool:
+        """Whether no slot will ever free up again (jobs then fail as ``infra``)."""
+        return False
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Stop every worker; safe to call twice and before ``open``; never raises."""
+
+
+class Worker(Protocol):
+    """One trusted supervisor that serves requests one at a time."""
+
+    protections: dict[str, bool]
+    runtime: dict[str, str]
+    hints: dict[str, str]
+
+    def request(self, message: Frame, timeout: float) -> Frame:
+        """Send a request frame and return the reply frame.
+
+        Raises:
+            WorkerLost: If the supervisor died, timed out or sent a bad frame.
+        """
+        ...
+
+    def close(self) -> None:
+        """Stop the supervisor and release everything it holds."""
+        ...
+
+
+WorkerT = TypeVar("WorkerT", bound=Worker)
+
+
+class LocalWorkers(Transport[WorkerT, Frame]):
+    """Supervisors started on this machine (local processes or containers), one per slot.
+
+    Args:
+        spawn: Starts one worker and waits for its hello (raises ``WorkerLost``).
+        size: Number of workers.
+        prepare: Adapts a program to where the workers run (e.g. maps module directories
+            to container paths); raises ``ValueError`` for one that cannot run there.
+    """
+
+    def __init__(
+        self,
+        spawn: Callable[[], WorkerT],
+        size: int,
+        prepare: Callable[[Program], Program] = lambda program: program,
+    ) -> None:
+        self._spawn = spawn
+        self._prepare = prepare
+        self.size = size
+        self.workers: list[WorkerT] = []
+        """The live workers (tests and the docker backend's checks look into them)."""
+        self._capacity = size
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def open(self) -> Opened[WorkerT]:
+        """Start ``size`` workers at once; on any failure stop those that started."""
+        with ThreadPoolExecutor(self.size) as pool:
+            futures = [pool.submit(self._spawn) for _ in range(self.size)]
+        started: list[WorkerT] = []
+        failure: BaseException | None = None
+        for future in futures:
+            try:
+                started.append(future.result())
+            except Exception as exc:  # WorkerLost, or a bug: either way stop the others
+                failure = failure or exc
+        if failure is not None:
+            for worker in started:
+                worker.close()
+            if isinstance(failure, WorkerLost):
+                raise BackendUnavailable(f"could not start a worker: {failure}") from None
+            raise failure
+        with self._lock:
+            self.workers.extend(started)
+        first = started[0]
+        return Opened(
+            list(started), dict(first.protections), dict(first.runtime), dict(first.hints)
+        )
+
+    def prepare(self, program: Program, inputs: Inputs, limits: Limits, mode: str) -> Frame:
+        """The request frame for the job (module directories as the workers see them)."""
+        return encode_job(self._prepare(program), inputs, limits, mode)
+
+    def send(self, slot: WorkerT, request: Frame, timeout: float) -> Frame:
+        """Send the frame to the worker and wait for its reply (raises ``WorkerLost``)."""
+        return slot.request(request, timeout)
+
+    def recover(self, slot: WorkerT, error: WorkerLost) -> WorkerT | None:
+        """Stop the lost worker and start a fresh one in its place (unless closed)."""
+        slot.close()
+        with self._lock:
+            if slot in self.workers:
+                self.workers.remove(slot)
+            if self._closed:
+                return None
+        try:
+            fresh = self._spawn()
+        except WorkerLost:
+            with self._lock:
+                self._capacity -= 1
+            raise
+        with self._lock:
+            if self._closed:
+                closing = True
+            else:
+                closing = False
+                self.workers.append(fresh)
+        if closing:
+            fresh.close()
+            return None
+        return fresh
+
+    def exhausted(self) -> bool:
+        """True once every worker was lost and none could be started again."""
+        return self._capacity <= 0
+
+    def close(self) -> None:
+        """Stop every worker."""
+        with self._lock:
+            self._closed = True
+            workers, self.workers = self.workers, []
+        for worker in workers:
+            worker.close()
+
+
+class PooledSandbox:
+    """A pool of slots behind the ``Sandbox`` interface; a transport provides the workers.
+
+    Args:
+        transport: Where the workers run.
+        size: The number of slots when known before starting (``None``: read ``size``
+            starts the sandbox to find out, e.g. a Ray cluster's).
+    """
+
+    name = "pooled"
+    strong_protections: tuple[str, ...] = STRONG_PROTECTIONS
+
+    def __init__(self, transport: Transport[Any, Any], size: int | None = None) -> None:
+        self._transport = transport
+        self._size = size
+        self._idle: queue.Queue[Any] = queue.Queue()
+        self._lock = threading.Lock()
+        self._started = False
+        self._closed = False
+        self._protections: dict[str, bool] = {}
+        self._hints: dict[str, str] = {}
+        self._runtime: dict[str, str] = {}
+
+    @property
+    def size(self) -> int:
+        """Jobs that run at once (starts the sandbox when only that tells)."""
+        if self._size is None:
+            self.start()
+        assert self._size is not None
+        return self._size
+
+    def start(self) -> None:
+        """Start all workers (called automatically on first use).
+
+        Raises:
+            RuntimeError: If the sandbox is closed.
+            BackendUnavailable: If the transport cannot start its workers.
+        """
+        with self._lock:
+            if self._started:
+                return
+            if self._closed:
+                raise RuntimeError("sandbox is closed")
+            opened = self._transport.open()
+            for slot in opened.slots:
+                self._idle.put(slot)
+            self._size = len(opened.slots)
+            self._protections = dict(opened.protections)
+            self._hints = dict(opened.hints)
+            self._runtime = {"backend": self.name, **opened.runtime}
+            if opened.strong_protections is not None:
+                self.strong_protections = opened.strong_protections
+            self._started = True
+        missing = self.missing_protections()
+        if missing:
+            why = "".join(f"; {k}: {v}" for k, v in self._hints.items())
+            log.warning("%s sandbox is running without: %s%s", self.name, ", ".join(missing), why)
+
+    def hints(self) -> dict[str, str]:
+        """Why a protection could not be set up and how to enable it, by protection."""
+        self.start()
+        return dict(self._hints)
+
+    def missing_protections(self) -> list[str]:
+        """The important isolation measures (``strong_protections``) that are not active."""
+        return [k for k in self.strong_protections if not self._protections.get(k, False)]
+
+    def protections(self) -> dict[str, bool]:
+        """Return which isolation measures the workers report as active (see ``Sandbox``)."""
+        self.start()
+        return dict(self._protections)
+
+    def runtime(self) -> dict[str, str]:
+        """Return what the programs run on (see ``Sandbox.runtime``)."""
+        self.start()
+        return dict(self._runtime)
+
+    def runtime_fingerprint(self) -> str:
+        """Return a stable text naming the runtime (``runtime()`` as sorted JSON)."""
+        return json.dumps(self.runtime(), sort_keys=True, separators=(",", ":"))
+
+    def run(
+        self,
+        program: Program,
+        inputs: Sequence[Grid],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> ProgramResult:
+        """Run ``program`` on every input (see ``Sandbox.run``)."""
+        return self._execute(program, inputs, limits, policy, "transform")
+
+    def generate(
+        self,
+        program: Program,
+        calls: Sequence[GeneratorCall],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> ProgramResult:
+        """Draw generator samples (see ``Sandbox.generate``)."""
+        return self._execute(program, calls, limits, policy, "generate")
+
+    def _execute(
+        self, program: Program, inputs: Inputs, limits: Limits, policy: PolicyMode, mode: str
+    ) -> ProgramResult:
+        rejected = False
+        findings: tuple[str, ...] = ()
+        if PolicyMode(policy) is not PolicyMode.OFF:
+            rejected, findings = decide(policy, _checked(program.source))
+        if rejected:
+            return ProgramResult(
+                ProgramStatus.POLICY_REJECTED, error="; ".join(findings)[:4000], findings=findings
+            )
+        reply = self.exchange(program, inputs, limits, mode)
+        if isinstance(reply, ProgramResult):
+            return reply
+        return decode_result(reply, len(inputs), findings, mode)
+
+    def exchange(self, program: Program, inputs: Inputs, limits: Limits, mode: str) -> Reply:
+        """Run one job without the policy check and return the raw reply, undecoded.
+
+        For a Ray node's pool (plain data is cheaper to ship than decoded results; the
+        driver checks the policy and decodes). A lost worker is recovered and the job sent
+        again, up to the transport's ``attempts``.
+
+        Returns:
+            The supervisor's reply frame, or an ``infra`` result when none could answer.
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            ValueError: If the job cannot run here (see ``Transport.prepare``).
+        """
+        self.start()
+        transport = self._transport
+        request = transport.prepare(program, inputs, limits, mode)
+        timeout = limits.total_seconds + limits.wall_seconds + transport.response_slack
+        problem = "no worker answered"
+        for attempt in range(transport.attempts):
+            slot = self._take_slot()
+            if slot is None:
+                error = "sandbox closed" if self._closed else transport.exhausted_error
+                if attempt:
+                    error += f" ({problem})"
+                return ProgramResult(ProgramStatus.INFRA, error=error)
+            try:
+                reply = transport.send(slot, request, timeout)
+            except WorkerLost as exc:
+                problem = str(exc)
+                if self._closed:
+                    return ProgramResult(ProgramStatus.INFRA, error="sandbox closed")
+                try:
+                    fresh = transport.recover(slot, exc)
+                except WorkerLost as lost:
+                    problem = f"{problem}; no replacement: {lost}"
+                    continue
+                if fresh is not None:
+                    self._idle.put(fresh)
+                continue
+            self._idle.put(slot)
+            return reply
+        return ProgramResult(
+            ProgramStatus.INFRA, error=f"sandbox failed {transport.attempts} times: {problem}"
+        )
+
+    def _take_slot(self) -> Any:
+        """Wait for a usable idle slot; ``None`` once closed or when none is left."""
+        while True:
+            try:
+                slot = self._idle.get(timeout=0.2)
+            except queue.Empty:
+                if self._closed or self._transport.exhausted():
+                    return None
+                continue
+            if self._transport.usable(slot):
+                return slot
+            # an unusable slot (of a dead node) is dropped: that capacity is gone
+
+    def map(
+        self, jobs: Iterable[Job], *, mode: str = "transform"
+    ) -> Iterator[tuple[int, ProgramResult]]:
+        """Run jobs over the pool; yield ``(job index, result)`` in completion order.
+
+        Jobs are pulled from ``jobs`` only as workers free up, so a lazy iterable keeps
+        memory bounded. With ``mode="generate"`` each job's inputs are ``GeneratorCall``s.
+        """
+        self.start()
+        window = self.size * 2
+        with ThreadPoolExecutor(self.size) as pool:
+            pending: dict[Future[ProgramResult], int] = {}
+            for index, job in enumerate(jobs):
+                future = pool.submit(
+                    self._execute, job.program, job.inputs, job.limits, job.policy, mode
+                )
+                pending[future] = index
+                if len(pending) >= window:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        yield pending.pop(fut), fut.result()
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield pending.pop(fut), fut.result()
+
+    def close(self) -> None:
+        """Stop every worker; safe to call twice."""
+        with self._lock:
+            self._closed = True
+        self._transport.close()
+
+    def __enter__(self) -> PooledSandbox:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class LocalPool(PooledSandbox, abc.ABC):
+    """A pool of supervisors on this machine; subclasses say how to start one.
+
+    Args:
+        workers: Number of supervisors (default: one per core).
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        size = max(1, int(workers or os.cpu_count() or 1))
+        self._local: LocalWorkers[Worker] = LocalWorkers(self._spawn_worker, size, self._prepare)
+        super().__init__(self._local, size)
+
+    @property
+    def workers(self) -> list[Worker]:
+        """The live workers (a copy)."""
+        return list(self._local.workers)
+
+    @abc.abstractmethod
+    def _spawn_worker(self) -> Worker:
+        """Start one worker and wait until it has said hello (raises ``WorkerLost``)."""
+
+    def _prepare(self, program: Program) -> Program:
+        """Adapt a program to where the workers run (e.g. map module directories)."""
+        return program

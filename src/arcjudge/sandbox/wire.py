@@ -1,0 +1,137 @@
+"""The wire form of a job and of its reply: what crosses to and from a supervisor.
+
+A request frame carries the program's source, its entry points and input grids (never
+expected outputs); a reply frame carries statuses and output grids, all program-controlled
+and so validated here before anything else reads them.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from arcjudge.safetext import clean_text
+from arcjudge.sandbox.runtime import canonical
+from arcjudge.sandbox.types import (
+    GeneratorCall,
+    Grid,
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+    RunResult,
+    Status,
+    to_plain,
+)
+
+Frame = dict[str, Any]
+"""A parsed JSON frame (request or reply)."""
+
+
+def _input_wire(grid: Sequence[Sequence[int]]) -> list[Any]:
+    """An input grid's wire form: ``[width, digits]`` for a grid of 0..9, else plain lists."""
+    exact = canonical.exact_grid(grid)
+    return canonical.to_wire(exact) if exact is not None else to_plain(grid)
+
+
+def encode_job(
+    program: Program,
+    inputs: Sequence[Grid] | Sequence[GeneratorCall],
+    limits: Limits,
+    mode: str = "transform",
+) -> Frame:
+    """Build the request frame for a supervisor (no expected outputs in it, ever).
+
+    Args:
+        program: The program to run.
+        inputs: Input grids only.
+        limits: Limits to enforce.
+        mode: ``transform`` (call the entry point on each grid) or ``generate`` (inputs are
+            ``GeneratorCall`` seeds and keyword arguments).
+
+    Returns:
+        A JSON-ready request.
+    """
+    return {
+        "op": "run",
+        "source": base64.b64encode(program.source).decode("ascii"),
+        "entry_points": list(program.entry_points),
+        "module_dirs": [os.path.abspath(d) for d in program.module_dirs],
+        "input_format": program.input_format,
+        "mode": mode,
+        "inputs": [
+            {"seed": c.seed, "kwargs": dict(c.kwargs)}
+            if isinstance(c, GeneratorCall)
+            else _input_wire(c)
+            for c in inputs
+        ],
+        "limits": {
+            "wall_seconds": limits.wall_seconds,
+            "memory_bytes": limits.memory_bytes,
+            "processes": limits.processes,
+            "output_bytes": limits.output_bytes,
+            "total_seconds": limits.total_seconds,
+            "disk_bytes": limits.disk_bytes,
+        },
+    }
+
+
+def _text(value: object, limit: int = 4000) -> str | None:
+    """A program-controlled text, cut and made valid UTF-8 (lone surrogates escaped)."""
+    return clean_text(value[:limit]) if isinstance(value, str) else None
+
+
+def decode_result(
+    reply: Frame, n_inputs: int, findings: tuple[str, ...], mode: str = "transform"
+) -> ProgramResult:
+    """Turn a supervisor's reply into a ``ProgramResult``, validating everything.
+
+    Args:
+        reply: The parsed reply frame.
+        n_inputs: How many inputs were sent.
+        findings: Policy findings to attach.
+        mode: The job's mode: only ``generate`` results carry a generator's output grid.
+
+    Returns:
+        The result; an ``infra`` result when the reply is malformed.
+    """
+    try:
+        status = ProgramStatus(reply.get("status", ""))
+        seconds = float(reply.get("seconds") or 0.0)
+        output = _text(reply.get("output")) or ""
+        if status is not ProgramStatus.LOADED:
+            return ProgramResult(
+                status, error=_text(reply.get("error")), output=output, seconds=seconds,
+                findings=findings,
+            )  # fmt: skip
+        raw = reply.get("results")
+        if not isinstance(raw, list) or len(raw) != n_inputs:
+            raise ValueError("wrong number of results")
+        results = []
+        for index, item in enumerate(raw):
+            item_status = Status(item["s"])
+            grid = gen_output = None
+            if item_status is Status.OK:
+                grid, reason = canonical.from_wire(item.get("g"))
+                if grid is None:
+                    raise ValueError(f"malformed grid: {reason}")
+                if ("o" in item) != (mode == "generate"):
+                    raise ValueError("generator output where none belongs, or missing")
+                if "o" in item:
+                    gen_output, reason = canonical.from_wire(item.get("o"))
+                    if gen_output is None:
+                        raise ValueError(f"malformed grid: {reason}")
+            seconds = float(item.get("t", 0.0))
+            results.append(
+                RunResult(index, item_status, grid, _text(item.get("e")), seconds, gen_output)
+            )
+        return ProgramResult(
+            status, tuple(results), entry_point=_text(reply.get("entry"), 100), output=output,
+            seconds=seconds, findings=findings,
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return ProgramResult(
+            ProgramStatus.INFRA, error=f"malformed reply: {exc}", findings=findings
+        )

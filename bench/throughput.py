@@ -59,6 +59,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workload import Grid, Workload, build_workload
+
 from arcjudge.sandbox import (
     VERIFIER_LIMITS,
     Job,
@@ -73,7 +75,6 @@ from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable, expected_i
 from arcjudge.sandbox.process import ProcessSandbox
 from arcjudge.sandbox.runtime.canonical import canonicalize
 from unprivileged_backend import UnprivilegedProcessSandbox
-from workload import Grid, Workload, build_workload
 
 TARGET_PER_PROGRAM_MS = 20.0
 TARGET_PER_INPUT_MS = 0.5

@@ -32,6 +32,11 @@ def code_state() -> str:
     return f"code: {head} + {len(changed)} uncommitted src/ changes (diff {digest})"
 
 
+def load_average() -> float:
+    """The 1-minute load average."""
+    return os.getloadavg()[0]
+
+
 def load_note() -> str:
     """The 1- and 5-minute load averages and the core count, as one phrase."""
     one, five, _ = os.getloadavg()
@@ -56,6 +61,11 @@ def children_cpu_seconds() -> float:
 def peak_rss_bytes(who: int = resource.RUSAGE_SELF) -> int:
     """Peak resident set size (``ru_maxrss``) of this process or its largest child."""
     return resource.getrusage(who).ru_maxrss * 1024
+
+
+def children_peak_rss_bytes() -> int:
+    """Peak resident set size of the largest of this process's reaped children."""
+    return peak_rss_bytes(resource.RUSAGE_CHILDREN)
 
 
 def machine_busy_seconds() -> float:

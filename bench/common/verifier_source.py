@@ -231,4 +231,3 @@ def write_source(directory: Path, kind: str, plans: Sequence[Plan], scale: float
         (directory / f"task{numbers[plan.task_id]:03d}.py").write_text(
             render_golf(plan, scale, info)
         )
-

@@ -152,4 +152,3 @@ def spawn_validate(spec: dict, work: Path) -> dict:
     result["machine_busy"] = busy1 - busy0
     result["process_wall"] = t1 - t0
     return result
-

@@ -101,7 +101,6 @@ def compile_costs(source_dir: Path, kind: str, task_id: str) -> dict:
     return costs
 
 
-
 def print_profile(raw: RawResult, runs: list[dict], probes: list[dict], costs: dict) -> None:
     print("\nprofile (where the time goes):")
     print(
@@ -154,4 +153,3 @@ def print_profile(raw: RawResult, runs: list[dict], probes: list[dict], costs: d
                 f"      lower bound on wall with {workers} workers on {os.cpu_count()} cores:"
                 f" ~{best:.1f} s = {best / raw.seconds:.3f} x raw"
             )
-

@@ -288,4 +288,3 @@ def calibrate(
         else:
             hi, b = guess, got
     return best[1], lines
-

@@ -23,8 +23,6 @@ def _others(r: dict) -> float | None:
     return r["machine_busy"] - r["harness_cpu"] - r["sandbox_cpu"]
 
 
-
-
 def _verdicts(counts: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items() if v) or "none"
 
@@ -157,4 +155,3 @@ def print_results(raw: RawResult, runs: list[dict], n_tasks: int, extra: dict) -
     for note in notes:
         print(f"  note: {note}")
     return ok
-

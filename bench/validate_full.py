@@ -2,51 +2,31 @@
 
 Usage::
 
-    python bench/validate_full.py [--kind re-arc|golf] [--backends process,docker]
+    python bench/validate_full.py [--data DIR] [--kind re-arc|golf] [--backends process,docker]
                                   [--workers 2] [--tasks-limit N] [--chunk N]
                                   [--also-chunk N] [--repeat R] [--raw-parallel]
-                                  [--raw-in-image] [--profile] [--cprofile]
+                                  [--raw-in-image] [--profile] [--cprofile] [--scale S]
 
 We have no real verifier source for the 400 ARC-AGI-1 training tasks, so the benchmark
-GENERATES one into a temporary directory:
+GENERATES one (``common.verifier_source``: seeded random straight-line chains over the
+DSL of ``bench/synthetic/dsl.py``, RE-ARC or golf layout) into its work directory, its
+cost calibrated (``--ms-per-call``, 2 ms like real RE-ARC verifiers) unless ``--scale``
+is given.
 
-* ``--kind re-arc`` (default): a RE-ARC-style checkout: ``dsl.py`` (a tiny grid DSL of our
-  own, grids are tuples of tuples) and ``verifiers.py`` starting with ``from dsl import *``,
-  with one straight-line ``verify_<task_id>(I)`` per task (``x0 = f(I)``, ``x1 = g(x0, ..)``,
-  ..., ``return xK``; 5 to 25 assignments each, ~9,000 in all).
-* ``--kind golf``: 400 ``taskNNN.py`` files (NNN = 1-based index of the task id in sorted
-  order) each defining ``p`` as a lambda over the lambda-expressible part of the same DSL.
+Measured (``bench/README.md`` has the details):
 
-The chains are random (seeded) and mostly wrong: correctness does not matter, the work
-does. Their cost is calibrated (on a sample of ARC-GEN inputs, in this process) to about
-``--ms-per-call`` (2 ms, like real RE-ARC verifiers) by the repeat counts of one smoothing
-operation.
+1. ``raw``: the source imported once in this process, every task's verifier on every
+   train/test/ARC-GEN input, compared with the output; one core, no isolation
+   (``parts.validate_raw``; ``--raw-parallel``: in ``--workers`` processes at once;
+   ``--raw-in-image``: in one container of the runtime image).
+2. ``validate``: ``Validator`` through the API in a child process of its own
+   (``parts.validate_child``): wall, harness CPU and peak RSS, the sandbox's and the
+   rest of the machine's CPU, jobs and inputs sent; 3. ``warm``: the same on the filled
+   store.
 
-Measured:
-
-1. ``raw``: the source imported once in this process; for every task its verifier called
-   on every train/test/ARC-GEN input (a fresh copy each) and compared with the expected
-   output; one core, no isolation. Only the calls and comparisons are timed (reading the
-   data is timed apart).
-2. ``validate``: ``arcjudge validate`` through the API (``Validator``,
-   ``ValidateConfig(samples=0)``, a fresh ``ResultStore`` in a temporary directory,
-   ``make_sandbox(backend, workers)``, outputs written), in a subprocess, so its peak RSS
-   (``ru_maxrss``) is the harness's alone; its CPU time is the harness's (the sandbox's
-   workers are separate processes).
-3. ``warm``: the same again with the now-filled store (should be fast).
-
-Optional baselines: ``--raw-parallel`` (raw in ``--workers`` processes at once, on shares
-of equal cost: what the cores give at best) and ``--raw-in-image`` (raw in one container
-of the runtime image: the speed of the interpreter the docker backend's programs run on).
-For each validate run the CPU time of the harness, of the sandbox and of everything else
-on the machine is printed, so other load shows.
-
-Targets: validate wall <= 0.6 x raw; harness peak memory < 1 GiB.
-
-``--profile`` adds where the time goes: per-program load cost of the sliced source (and
-of ``from dsl import *``), per-input overhead, with a CPU budget of the validate run;
-``--cprofile`` runs one extra validate (process backend) under cProfile and prints the
-harness's hottest functions.
+Targets: validate wall <= 0.6 x raw; harness peak memory < 1 GiB. ``--profile`` adds
+where the time goes (``parts.validate_profile``), ``--cprofile`` a validate run with the
+harness under cProfile.
 """
 
 from __future__ import annotations
@@ -65,7 +45,7 @@ from pathlib import Path
 from common import data
 from common.measure import code_state, load_note, mib, now
 from common.verifier_source import golf_numbers, plan_source, write_source
-from parts.validate_child import child_validate, spawn_validate
+from parts.validate_child import child_validate, spawn_validate, validate_specs
 from parts.validate_profile import compile_costs, print_profile, profile_backend
 from parts.validate_raw import (
     calibrate,
@@ -226,56 +206,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra_raw["image"] = run_raw_in_image(raw_spec, work, image, mounts)
             print(f"  raw in the image: {extra_raw['image']['seconds']:.1f} s", flush=True)
         runs = []
-        specs = []
         if not args.chunk:
             from common.harness import default_chunk
 
             args.chunk = default_chunk()
-        for backend in backends:
-            store = work / f"store-{backend}" / "cache.sqlite"
-            if store.parent.exists():
-                shutil.rmtree(store.parent)
-            base = {
-                "kind": args.kind,
-                "source_dir": str(source_dir),
-                "tasks_dir": str(tasks_dir),
-                "arcgen_dir": str(arcgen_dir),
-                "backend": backend,
-                "workers": args.workers,
-                "store": str(store),
-                "out": str(work / f"out-{backend}"),
-                "chunk": args.chunk,
-            }
-            name = f"validate {backend}-{args.workers} chunk {args.chunk}"
-            specs.append({**base, "label": name, "fresh": True})
-            if not args.no_warm:
-                specs.append({**base, "label": f"{name} warm"})
-            if args.also_chunk:
-                specs.append(
-                    {
-                        **base,
-                        "chunk": args.also_chunk,
-                        "store": str(work / f"store-{backend}-chunk" / "cache.sqlite"),
-                        "out": str(work / f"out-{backend}-chunk"),
-                        "label": f"validate {backend}-{args.workers} chunk {args.also_chunk}",
-                        "fresh": True,
-                    }
-                )
-        if args.cprofile:
-            store = work / "store-cprofile" / "cache.sqlite"
-            if store.parent.exists():
-                shutil.rmtree(store.parent)
-            specs.append(
-                {
-                    **specs[0],
-                    "backend": "process",
-                    "store": str(store),
-                    "out": str(work / "out-cprofile"),
-                    "label": f"validate process-{args.workers} chunk {args.chunk} cProfile",
-                    "cprofile": True,
-                    "fresh": True,
-                }
-            )
+        paths = {"source_dir": source_dir, "tasks_dir": tasks_dir, "arcgen_dir": arcgen_dir}
+        specs = validate_specs(args, backends, work, paths)
         for spec in specs:
             tries = []
             for _ in range(args.repeat if spec.get("fresh") and not spec.get("cprofile") else 1):

@@ -7,11 +7,13 @@ harness's alone.
 
 from __future__ import annotations
 
+import argparse
 import cProfile
 import io
 import json
 import pstats
 import resource
+import shutil
 import subprocess
 import sys
 import threading
@@ -152,3 +154,62 @@ def spawn_validate(spec: dict, work: Path) -> dict:
     result["machine_busy"] = busy1 - busy0
     result["process_wall"] = t1 - t0
     return result
+
+
+def validate_specs(
+    args: argparse.Namespace, backends: list[str], work: Path, paths: dict[str, Path]
+) -> list[dict]:
+    """The validate runs to make, as ``child_validate`` specs (stale stores removed).
+
+    Per backend a cold run (``fresh``: its store removed before each repeat), a warm one
+    on the filled store unless ``--no-warm``, a cold one at ``--also-chunk``; then the
+    ``--cprofile`` run (process backend). ``paths`` names ``source_dir``, ``tasks_dir``
+    and ``arcgen_dir``.
+    """
+    specs: list[dict] = []
+    for backend in backends:
+        store = work / f"store-{backend}" / "cache.sqlite"
+        if store.parent.exists():
+            shutil.rmtree(store.parent)
+        base = {
+            "kind": args.kind,
+            "source_dir": str(paths["source_dir"]),
+            "tasks_dir": str(paths["tasks_dir"]),
+            "arcgen_dir": str(paths["arcgen_dir"]),
+            "backend": backend,
+            "workers": args.workers,
+            "store": str(store),
+            "out": str(work / f"out-{backend}"),
+            "chunk": args.chunk,
+        }
+        name = f"validate {backend}-{args.workers} chunk {args.chunk}"
+        specs.append({**base, "label": name, "fresh": True})
+        if not args.no_warm:
+            specs.append({**base, "label": f"{name} warm"})
+        if args.also_chunk:
+            specs.append(
+                {
+                    **base,
+                    "chunk": args.also_chunk,
+                    "store": str(work / f"store-{backend}-chunk" / "cache.sqlite"),
+                    "out": str(work / f"out-{backend}-chunk"),
+                    "label": f"validate {backend}-{args.workers} chunk {args.also_chunk}",
+                    "fresh": True,
+                }
+            )
+    if args.cprofile:
+        store = work / "store-cprofile" / "cache.sqlite"
+        if store.parent.exists():
+            shutil.rmtree(store.parent)
+        specs.append(
+            {
+                **specs[0],
+                "backend": "process",
+                "store": str(store),
+                "out": str(work / "out-cprofile"),
+                "label": f"validate process-{args.workers} chunk {args.chunk} cProfile",
+                "cprofile": True,
+                "fresh": True,
+            }
+        )
+    return specs

@@ -9,7 +9,7 @@ Usage::
     python bench/throughput.py --overheads process,docker --repeat 2 \
         --modes raw,raw-in-image,process-N,docker-1,docker-N,docker-run-per-program
 
-Runs the workload of ``bench/workload.py`` (20 verifier-like programs, inputs split into
+Runs the workload of ``common/workload.py`` (20 verifier-like programs, inputs split into
 (program, chunk) jobs) through several execution modes and prints executions per second
 and the ratio to ``raw``:
 

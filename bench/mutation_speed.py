@@ -5,12 +5,15 @@ Usage::
     python bench/mutation_speed.py [--functions 400] [--assignments 9000] [--seed 0]
                                    [--whole] [--profile]
 
-The file is GENERATED here (our own code, nothing copied): ``from dsl import *`` and
-``--functions`` functions ``verify_<8 hex>(I)``, each a straight-line chain
-``xK = fnNN(a, b, c)`` of calls to made-up DSL names with 1-3 arguments drawn from the
-last few bound names (``I``, ``x0``...) and the DSL's number and vector constants,
-ending in ``return x<last>``; ~``--assignments`` assignments in all. A few real DSL
-names (``vmirror``, ``hconcat``...) are mixed in so every default operator has sites.
+    python bench/mutation_speed.py --functions 20 --assignments 450   # a quick smoke run
+
+The file is GENERATED (``common.programs.mutation_verifiers``; our own code, nothing
+copied): ``from dsl import *`` and ``--functions`` functions ``verify_<8 hex>(I)``, each
+a straight-line chain ``xK = fnNN(a, b, c)`` of calls to made-up DSL names with 1-3
+arguments drawn from the last few bound names (``I``, ``x0``...) and the DSL's number and
+vector constants, ending in ``return x<last>``; ~``--assignments`` assignments in all. A
+few real DSL names (``vmirror``, ``hconcat``...) are mixed in so every default operator
+has sites.
 
 Measured (CPU time, ``time.process_time``):
 
@@ -28,49 +31,12 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import random
 import time
 from collections import Counter
 
 from arcjudge.mutation import enumerate_mutants
 from arcjudge.mutation.parsing import parse_source
-
-CONSTANTS = (
-    "ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN",
-    "ORIGIN", "UNITY", "DOWN", "RIGHT", "T", "F",
-)  # fmt: skip
-REAL_NAMES = ("vmirror", "hmirror", "hconcat", "first", "argmax", "fill", "height")
-
-
-def synthetic_verifiers(functions: int, assignments: int, seed: int) -> tuple[str, list[str]]:
-    """A RE-ARC-style source with ``functions`` chains and about ``assignments`` lines.
-
-    Returns:
-        The source and the function names.
-    """
-    rng = random.Random(seed)
-    made_up = [f"fn{i:02d}" for i in range(60)]
-    per_function = assignments / functions
-    lines = ["from dsl import *\n"]
-    names: list[str] = []
-    for _ in range(functions):
-        name = f"verify_{rng.getrandbits(32):08x}"
-        names.append(name)
-        count = max(1, round(per_function + rng.uniform(-0.6, 0.6) * per_function))
-        lines.append(f"\n\ndef {name}(I):\n")
-        bound = ["I"]
-        for j in range(count):
-            args = []
-            for _ in range(rng.randint(1, 3)):
-                if rng.random() < 0.65:
-                    args.append(rng.choice(bound[-4:]))
-                else:
-                    args.append(rng.choice(CONSTANTS))
-            func = rng.choice(REAL_NAMES) if rng.random() < 0.1 else rng.choice(made_up)
-            lines.append(f"    x{j} = {func}({', '.join(args)})\n")
-            bound.append(f"x{j}")
-        lines.append(f"    return x{count - 1}\n")
-    return "".join(lines), names
+from common.programs import mutation_verifiers
 
 
 def main() -> None:
@@ -82,7 +48,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="cProfile the enumeration")
     args = parser.parse_args()
 
-    source, names = synthetic_verifiers(args.functions, args.assignments, args.seed)
+    source, names = mutation_verifiers(args.functions, args.assignments, args.seed)
     assigned = sum(1 for line in source.splitlines() if line.startswith("    x"))
     print(
         f"source: {len(names)} functions, {assigned} assignments, "

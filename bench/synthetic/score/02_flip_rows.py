@@ -1,0 +1,2 @@
+def transform(g):
+    return g[::-1]

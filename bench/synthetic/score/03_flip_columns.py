@@ -1,0 +1,2 @@
+def transform(g):
+    return [r[::-1] for r in g]

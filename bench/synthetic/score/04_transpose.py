@@ -1,0 +1,2 @@
+def transform(g):
+    return [list(c) for c in zip(*g)]

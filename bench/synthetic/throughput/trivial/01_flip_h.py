@@ -1,0 +1,2 @@
+def p(g):
+    return [row[::-1] for row in g]

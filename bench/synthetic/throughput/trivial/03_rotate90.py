@@ -1,0 +1,2 @@
+def p(g):
+    return [list(col) for col in zip(*g[::-1])]

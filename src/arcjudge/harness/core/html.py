@@ -232,7 +232,7 @@ def first_failure(record: Mapping[str, Any]) -> tuple[str, Mapping[str, Any]] | 
     failures = record.get("first_failure") or {}
     if not isinstance(failures, Mapping):
         return None
-    names = [s for s in REPORTED_SPLITS if s in failures]
+    names: list[str] = [s for s in REPORTED_SPLITS if s in failures]
     names += sorted(str(s) for s in failures if s not in REPORTED_SPLITS)
     for name in names:
         detail = failures.get(name)
@@ -245,7 +245,7 @@ def split_summary(record: Mapping[str, Any]) -> str:
     """Summarize ``correct/total`` and status counts per split, as escaped HTML."""
     splits = record.get("splits") or {}
     statuses = record.get("statuses") or {}
-    names = [s for s in REPORTED_SPLITS if s in splits or s in statuses]
+    names: list[str] = [s for s in REPORTED_SPLITS if s in splits or s in statuses]
     names += sorted(str(s) for s in {*splits, *statuses} if s not in REPORTED_SPLITS)
     items = []
     for name in names:

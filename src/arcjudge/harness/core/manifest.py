@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.verifiers.sources import VerifierSource
@@ -24,7 +25,7 @@ class Manifest:
     """
 
     path: Path
-    sources: dict[str, dict]
+    sources: dict[str, dict[str, Any]]
     chosen: dict[str, str]
     valid: dict[str, set[str]]
 

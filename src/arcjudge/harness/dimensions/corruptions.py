@@ -33,6 +33,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arcjudge.grids import MAX_SIDE, Grid, canonical_distance, to_lists
 from arcjudge.tasks import Pair
@@ -77,7 +78,7 @@ class CandidatePair:
     input: Grid
     output: Grid
     correct_output: Grid | None
-    detail: dict = field(default_factory=dict, hash=False)
+    detail: dict[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         """Reject unknown kinds early."""
@@ -86,7 +87,7 @@ class CandidatePair:
                 f"unknown candidate kind {self.kind!r} (expected one of {', '.join(INVALID_KINDS)})"
             )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Return a JSON-ready dict: grids as lists of lists, ``detail`` copied.
 
         Returns:
@@ -127,7 +128,7 @@ def _region(grid: Grid, row: int, col: int) -> list[tuple[int, int]]:
     return sorted(seen)
 
 
-def _flip_region(grid: Grid, rng: random.Random) -> tuple[Grid, dict]:
+def _flip_region(grid: Grid, rng: random.Random) -> tuple[Grid, dict[str, Any]]:
     """Recolor one region of ``grid``; return the new grid and what was done."""
     cells = [(r, c) for r, row in enumerate(grid) for c, v in enumerate(row)]
     nonzero = [(r, c) for r, c in cells if grid[r][c] != 0]
@@ -474,7 +475,7 @@ def load_neighbours(path: str | Path) -> dict[str, list[str]]:
         where = f"{path}:{number}"
         try:
             record = json.loads(line)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
         if not isinstance(record, dict):
             raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")

@@ -17,6 +17,7 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.vocabulary import CANDIDATE_KINDS, INVALID_KINDS
@@ -98,8 +99,8 @@ class Mixture:
             invalid type with a positive weight is available, the weights are ``{}``.
         """
         have = set(available)
-        live = [k for k in INVALID_KINDS if k in have and self.weight(k) > 0]
-        moved = [k for k in INVALID_KINDS if k not in have and self.weight(k) > 0]
+        live: list[str] = [k for k in INVALID_KINDS if k in have and self.weight(k) > 0]
+        moved: list[str] = [k for k in INVALID_KINDS if k not in have and self.weight(k) > 0]
         if not live:
             return {}, moved
         invalid_total = sum(self.weight(k) for k in INVALID_KINDS)
@@ -109,7 +110,7 @@ class Mixture:
             weights[kind] = round(self.weight(kind) * invalid_total / live_total, 12)
         return weights, moved
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """``{"name", "weights"}`` with every type listed in :data:`CANDIDATE_KINDS` order."""
         return {"name": self.name, "weights": {k: self.weight(k) for k in CANDIDATE_KINDS}}
 

@@ -47,7 +47,7 @@ def _fmt(value: float | None) -> str:
 
 def _bars(model: str, stats: Mapping[str, Any]) -> str:
     """One SVG bar chart: the five dimensions and full task, 0..1, with CI whiskers."""
-    entries = [(d, stats["dimensions"].get(d)) for d in DIMENSIONS]
+    entries: list[tuple[str, Any]] = [(d, stats["dimensions"].get(d)) for d in DIMENSIONS]
     entries.append(("full_task", stats.get("full_task")))
     width, height, left, top, bottom = 460, 200, 34, 10, 40
     plot_h = height - top - bottom

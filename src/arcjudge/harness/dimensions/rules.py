@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.sandbox.types import Status
@@ -81,7 +82,7 @@ class Verdict:
 
     passed: bool
     reason: str | None = None
-    detail: dict = field(default_factory=dict)
+    detail: dict[str, Any] = field(default_factory=dict)
 
 
 def normalize_dimension(name: object) -> str | None:

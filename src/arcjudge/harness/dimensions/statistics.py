@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.vocabulary import CONSISTENCY_DIMENSIONS, DIMENSIONS
@@ -28,7 +29,7 @@ from arcjudge.vocabulary import CONSISTENCY_DIMENSIONS, DIMENSIONS
 __all__ = ["CONSISTENCY_DIMENSIONS", "DIMENSIONS", "model_statistics", "proportion"]
 
 
-def proportion(successes: int, total: int) -> dict:
+def proportion(successes: int, total: int) -> dict[str, Any]:
     """``{"passed", "total", "accuracy", "ci95"}``, rounded to 6 decimals."""
     low, high = wilson_interval(successes, total)
     return {
@@ -39,7 +40,7 @@ def proportion(successes: int, total: int) -> dict:
     }
 
 
-def _agreement(pairs: Iterable[tuple[bool, bool]]) -> dict:
+def _agreement(pairs: Iterable[tuple[bool, bool]]) -> dict[str, Any]:
     """``pairs`` of ``(agree, right)``: agreement overall and split by right/wrong."""
     counts = {"right": [0, 0], "wrong": [0, 0], "all": [0, 0]}
     for agree, right in pairs:
@@ -56,7 +57,7 @@ def _agreement(pairs: Iterable[tuple[bool, bool]]) -> dict:
     }
 
 
-def _consistency_pairs(item: Mapping) -> list[tuple[bool, bool]]:
+def _consistency_pairs(item: Mapping[str, Any]) -> list[tuple[bool, bool]]:
     """``(agree, right)`` per judgment (classification) or per item."""
     info = item.get("consistency")
     if not info:
@@ -66,7 +67,7 @@ def _consistency_pairs(item: Mapping) -> list[tuple[bool, bool]]:
     return [(bool(info["agree"]), bool(item["passed"]))]
 
 
-def _self_consistency(items: Sequence[Mapping]) -> dict | None:
+def _self_consistency(items: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     with_info = [i for i in items if i.get("consistency")]
     if not with_info:
         return None
@@ -86,7 +87,9 @@ def _self_consistency(items: Sequence[Mapping]) -> dict | None:
     return result
 
 
-def model_statistics(items: Iterable[Mapping], full_tasks: Iterable[str]) -> dict[str, dict]:
+def model_statistics(
+    items: Iterable[Mapping[str, Any]], full_tasks: Iterable[str]
+) -> dict[str, dict[str, Any]]:
     """Statistics per model.
 
     Args:
@@ -99,14 +102,14 @@ def model_statistics(items: Iterable[Mapping], full_tasks: Iterable[str]) -> dic
         Model name -> ``{"runs", "dimensions", "classification_judgments", "full_task",
         "independence_baseline", "self_consistency"}`` (models in sorted order).
     """
-    by_model: dict[str, list[Mapping]] = defaultdict(list)
+    by_model: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for item in items:
         by_model[str(item["model"])].append(item)
     complete = set(full_tasks)
-    result: dict[str, dict] = {}
+    result: dict[str, dict[str, Any]] = {}
     for model in sorted(by_model):
         mine = by_model[model]
-        dims: dict[str, dict | None] = {}
+        dims: dict[str, dict[str, Any] | None] = {}
         for dim in DIMENSIONS:
             these = [i for i in mine if i["dimension"] == dim]
             dims[dim] = (

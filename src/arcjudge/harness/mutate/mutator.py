@@ -85,7 +85,7 @@ class Mutator:
         config: MutateConfig,
         sandbox: Sandbox,
         store: ResultStore,
-        progress: Callable[[int], None] | None = None,
+        progress: Callable[[int], object] | None = None,
     ) -> None:
         self.config = config
         self.progress = progress

@@ -15,6 +15,7 @@ splits*) are compared with each other on every input of the task:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from arcjudge.harness.core.engine import CandidateOutcome, TaskInput
 from arcjudge.sandbox.types import Status
@@ -26,14 +27,14 @@ class TaskAnalysis:
     """What the comparison found on one task."""
 
     trusted: list[str] = field(default_factory=list)
-    suspects: list[dict] = field(default_factory=list)
-    disputes: list[dict] = field(default_factory=list)
-    ambiguous: dict | None = None
+    suspects: list[dict[str, Any]] = field(default_factory=list)
+    disputes: list[dict[str, Any]] = field(default_factory=list)
+    ambiguous: dict[str, Any] | None = None
     suspect_positions: set[int] = field(default_factory=set)
     quarantinable: list[str] = field(default_factory=list)  # invalid only on suspects
 
 
-def _lists(grid: tuple) -> list[list[int]]:
+def _lists(grid: tuple[Any, ...]) -> list[list[int]]:
     return [list(row) for row in grid]
 
 
@@ -77,9 +78,11 @@ def analyze(
     if len(trusted) < 2:
         return analysis
     for pos, inst in enumerate(instances):
-        produced: dict[tuple, list[str]] = {}
+        produced: dict[tuple[Any, ...], list[str]] = {}
         for i in trusted:
-            r = outcomes[i].results[pos]
+            outcome = outcomes[i]
+            assert outcome is not None  # trusted sources all ran
+            r = outcome.results[pos]
             if r is not None and r.status is Status.OK and r.grid is not None:
                 produced.setdefault(r.grid, []).append(names[i])
         if inst.split == Split.PROBE:

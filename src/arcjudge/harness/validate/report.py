@@ -139,19 +139,19 @@ def render_validate_report(
         chosen_text = esc(chosen) if chosen is not None else "\u2014"
         out.append(f'<tr><td class="id">{esc(task)}</td><td class="id">{chosen_text}</td>')
         for source in sources:
-            record = by_key.get((task, source))
-            if record is None:
+            cell = by_key.get((task, source))
+            if cell is None:
                 out.append('<td class="v v-missing">\u2014</td>')
                 continue
-            verdict = record.get("verdict")
+            shown = cell.get("verdict")
             title = ""
-            if record.get("error"):
-                title = f' title="{esc(truncate(str(record["error"])))}"'
-            text = esc(verdict)
-            anchor = anchors.get(id(record))
+            if cell.get("error"):
+                title = f' title="{esc(truncate(str(cell["error"])))}"'
+            text = esc(shown)
+            anchor = anchors.get(id(cell))
             if anchor is not None:
                 text = f'<a href="#{anchor}">{text}</a>'
-            out.append(f'<td class="v {_verdict_class(verdict)}"{title}>{text}</td>')
+            out.append(f'<td class="v {_verdict_class(shown)}"{title}>{text}</td>')
         out.append("</tr>")
     out.append("</tbody></table></section>")
 

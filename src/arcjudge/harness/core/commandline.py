@@ -12,7 +12,8 @@ import argparse
 import sys
 
 from arcjudge.safetext import terminal_safe
-from arcjudge.sandbox.backends import EXECUTORS, backend_names
+from arcjudge.sandbox.backends import EXECUTORS
+from arcjudge.sandbox.registry import backend_names
 
 __all__ = ["INTERRUPTED", "add_backend_arguments", "add_docker_runtime_argument", "warn"]
 

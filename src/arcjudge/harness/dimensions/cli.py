@@ -9,6 +9,7 @@ from pathlib import Path
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.outputs import INTERRUPTED, runtime_json, warn, write_atomic
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     DEFAULT_PER_KIND,
@@ -49,6 +50,7 @@ def add_arguments(
     )
     build.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
     build.add_argument("--out", type=Path, required=True, help="output directory")
+    build.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     build.add_argument("--no-progress", action="store_true")
     add_backend(build)
 
@@ -74,6 +76,7 @@ def add_arguments(
     )
     score.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
     score.add_argument("--out", type=Path, required=True, help="output directory")
+    score.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     score.add_argument("--no-progress", action="store_true")
     add_backend(score)
 
@@ -102,21 +105,26 @@ def _wall(seconds: float) -> Limits:
 def _run_then_write(
     args: argparse.Namespace,
     module_dirs: tuple[str, ...],
-    run: Callable[[PooledSandbox], None],
+    run: Callable[[PooledSandbox, ResultStore], None],
     files: Callable[[], dict[str, str]],
 ) -> bool:
-    """Run in the sandbox, then write the outputs atomically; ``False`` after Ctrl-C.
+    """Run in the sandbox with the result store, then write the outputs atomically.
 
-    The outputs are ``files()`` and ``runtime.json`` (the sandbox's runtime).
+    The outputs are ``files()`` and ``runtime.json`` (the sandbox's runtime). The store is
+    ``--store`` or ``OUT/cache.sqlite``; after Ctrl-C it keeps the finished calls, nothing
+    else is written, and ``False`` is returned (a rerun resumes).
     """
+    store = ResultStore(args.store or args.out / "cache.sqlite")
     try:
         with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sandbox:
-            run(sandbox)
+            run(sandbox, store)
             runtime = sandbox.runtime()
         write_atomic(args.out, {**files(), "runtime.json": runtime_json(runtime)})
     except KeyboardInterrupt:
-        print(INTERRUPTED.split(";")[0] + "; nothing was written", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return False
+    finally:
+        store.close()
     return True
 
 

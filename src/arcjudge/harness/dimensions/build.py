@@ -332,7 +332,7 @@ class Builder:
             if outcome.failure is not None:
                 plan.verifier_failures[outcome.failure[0].value] += len(calls[index].inputs)
             for kind, candidates in plan.proposed.items():
-                kept = []
+                kept: list[tuple[CandidatePair, Grid | None]] = []
                 for cand in candidates:
                     status, grid = outputs.get(cand.input, (Status.INFRA, None))
                     if status is Status.OK and grid is not None and grid != cand.output:

@@ -147,9 +147,9 @@ def test_the_readme_file_map_is_the_tree():
     tree = {
         str(p.relative_to(ROOT))
         for p in SRC.rglob("*")
-        if p.is_file() and "__pycache__" not in p.parts and not any(
-            str(p.relative_to(ROOT)).startswith(leaf) for leaf in leaves
-        )
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and not any(str(p.relative_to(ROOT)).startswith(leaf) for leaf in leaves)
     }
     files_listed = {p for p in entries if not p.endswith("/") and p.startswith("src/")}
     assert sorted(tree - files_listed) == [], "files missing from the README's file map"

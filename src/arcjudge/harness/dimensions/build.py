@@ -4,7 +4,9 @@ For every task with a validated verifier (``--manifest``: a ``validate`` output 
 the builder proposes candidate invalid pairs of each kind (:mod:`.corruptions`, plus the
 ``corrupted_verifier`` pairs of a ``mutate`` run), runs the task's verifier on every
 candidate input in the sandbox, keeps only the candidates the verifier confirms invalid,
-and draws one instance per dimension. Randomness comes from ``random.Random`` objects
+and draws one instance per dimension. The verifier calls go through the engine and the
+result store like every other command's, so a rerun after Ctrl-C or a kill redoes only
+the calls that are missing. Randomness comes from ``random.Random`` objects
 seeded with strings made of the seed, the task id and a purpose, so one task's instances
 do not depend on which other tasks are built, and the same inputs and seed give the same
 ``instances.jsonl`` byte for byte. The record schema is documented in
@@ -24,8 +26,11 @@ from pathlib import Path
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid, to_lists
+from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
+from arcjudge.harness.core.engine import CandidateOutcome, Engine
 from arcjudge.harness.core.inputs import arcgen_pairs
 from arcjudge.harness.core.manifest import read_manifest
+from arcjudge.harness.core.store import ResultStore, module_fingerprint
 from arcjudge.harness.dimensions.corruptions import (
     CandidatePair,
     color_flip,
@@ -38,9 +43,9 @@ from arcjudge.harness.dimensions.corruptions import (
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
 from arcjudge.harness.dimensions.rules import distance, is_copy
 from arcjudge.safetext import json_dumps
-from arcjudge.sandbox import Job, Sandbox
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, ProgramStatus, Status
+from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
 from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
 from arcjudge.vocabulary import DIMENSIONS, EDITING_KINDS, INVALID_KINDS
@@ -70,6 +75,7 @@ pass; at 0.10 one (ae3edfdc) has none among its first 120 (see docs/dimensions.m
 
 DEFAULT_SEED = 77
 _WINDOW = 32  # tasks planned, confirmed and drawn together (bounds memory)
+_CHUNK = 128  # candidate inputs per verifier call
 DEFAULT_PER_KIND = 6
 
 
@@ -179,6 +185,7 @@ class Builder:
         self.records: list[dict] = []
         self.per_task: dict[str, dict] = {}
         self._programs: dict[str, VerifierSource] = {}
+        self._fingerprints: dict[str, str] = {}
 
     # ----------------------------------------------------------------- inputs
 
@@ -300,23 +307,27 @@ class Builder:
 
     # ------------------------------------------------------------- confirming
 
-    def _confirm(self, sandbox: Sandbox, plans: list[_TaskPlan]) -> None:
+    def _fingerprint(self, name: str) -> str:
+        """``module_fingerprint`` of source ``name``'s module directories (computed once)."""
+        if name not in self._fingerprints:
+            self._fingerprints[name] = module_fingerprint(self._source(name).module_dirs)
+        return self._fingerprints[name]
+
+    def _confirm(self, engine: Engine, plans: list[_TaskPlan]) -> None:
         """Run each task's verifier on its candidate inputs; keep confirmed invalid pairs."""
-        jobs, inputs_of = [], []
+        calls = []
         for plan in plans:
             inputs = list(dict.fromkeys(c.input for cs in plan.proposed.values() for c in cs))
-            inputs_of.append(inputs)
-            jobs.append(Job(plan.program, inputs, self.config.limits, PolicyMode.OFF))
-        for index, result in sandbox.map(jobs):
-            plan, inputs = plans[index], inputs_of[index]
-            outputs: dict[Grid, tuple[Status, Grid | None]] = {}
-            if result.status is ProgramStatus.LOADED:
-                for grid, r in zip(inputs, result.results, strict=True):
-                    outputs[grid] = (r.status, r.grid)
-            else:
-                plan.verifier_failures[result.status.value] += len(inputs)
+            fingerprint = self._fingerprint(plan.verifier["source"])
+            calls.append(Call(plan.program, call_key(engine, plan.program, fingerprint), inputs))
+
+        def done(index: int, outcome: CandidateOutcome) -> None:
+            plan = plans[index]
+            outputs = outputs_of(calls[index], outcome)
+            if outcome.failure is not None:
+                plan.verifier_failures[outcome.failure[0].value] += len(calls[index].inputs)
             for kind, candidates in plan.proposed.items():
-                kept = []
+                kept: list[tuple[CandidatePair, Grid | None]] = []
                 for cand in candidates:
                     status, grid = outputs.get(cand.input, (Status.INFRA, None))
                     if status is Status.OK and grid is not None and grid != cand.output:
@@ -328,6 +339,8 @@ class Builder:
                 plan.confirmed[kind] = kept
             if self.progress:
                 self.progress(1)
+
+        run_calls(engine, calls, done)
 
     # ----------------------------------------------------------------- drawing
 
@@ -495,11 +508,13 @@ class Builder:
 
     # -------------------------------------------------------------------- run
 
-    def run(self, sandbox: Sandbox) -> None:
-        """Propose, confirm (verifier calls in ``sandbox``), draw.
+    def run(self, sandbox: Sandbox, store: ResultStore) -> None:
+        """Propose, confirm (verifier calls in ``sandbox``, cached in ``store``), draw.
 
-        Fills ``records`` (task order, then dimension order).
+        Fills ``records`` (task order, then dimension order). Verifier results already in
+        the store are not run again, so a rerun after an interruption resumes.
         """
+        engine = Engine(sandbox, store, self.config.limits, PolicyMode.OFF, chunk=_CHUNK)
         demos_by_task = self._demos_by_task()
         window: list[_TaskPlan] = []
         for task_id in sorted(self.task_paths):
@@ -507,14 +522,14 @@ class Builder:
             if plan is not None:
                 window.append(plan)
             if len(window) >= _WINDOW:
-                self._finish(sandbox, window)
+                self._finish(engine, window)
                 window = []
         if window:
-            self._finish(sandbox, window)
+            self._finish(engine, window)
 
-    def _finish(self, sandbox: Sandbox, plans: list[_TaskPlan]) -> None:
+    def _finish(self, engine: Engine, plans: list[_TaskPlan]) -> None:
         """Confirm and draw a window of tasks (then their ARC-GEN pairs can be freed)."""
-        self._confirm(sandbox, plans)
+        self._confirm(engine, plans)
         for plan in plans:
             self.records.extend(self._instances(plan))
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     DEFAULT_PER_KIND,
@@ -48,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     build.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
     build.add_argument("--out", type=Path, required=True, help="output directory")
+    build.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     build.add_argument("--no-progress", action="store_true")
     add_backend_arguments(build)
 
@@ -73,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     score.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
     score.add_argument("--out", type=Path, required=True, help="output directory")
+    score.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     score.add_argument("--no-progress", action="store_true")
     add_backend_arguments(score)
 
@@ -101,21 +104,26 @@ def _wall(seconds: float) -> Limits:
 def _run_then_write(
     args: argparse.Namespace,
     module_dirs: tuple[str, ...],
-    run: Callable[[Sandbox], None],
+    run: Callable[[Sandbox, ResultStore], None],
     files: Callable[[], dict[str, str]],
 ) -> bool:
-    """Run in the sandbox, then write the outputs atomically; ``False`` after Ctrl-C.
+    """Run in the sandbox with the result store, then write the outputs atomically.
 
-    The outputs are ``files()`` and ``runtime.json`` (the sandbox's runtime).
+    The outputs are ``files()`` and ``runtime.json`` (the sandbox's runtime). The store is
+    ``--store`` or ``OUT/cache.sqlite``; after Ctrl-C it keeps the finished calls, nothing
+    else is written, and ``False`` is returned (a rerun resumes).
     """
+    store = ResultStore(args.store or args.out / "cache.sqlite")
     try:
         with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sandbox:
-            run(sandbox)
+            run(sandbox, store)
             runtime = sandbox.runtime()
         write_atomic(args.out, {**files(), "runtime.json": runtime_json(runtime)})
     except KeyboardInterrupt:
-        print(INTERRUPTED.split(";")[0] + "; nothing was written", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return False
+    finally:
+        store.close()
     return True
 
 

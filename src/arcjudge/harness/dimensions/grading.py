@@ -5,7 +5,8 @@ Inputs: ``instances.jsonl`` from ``dimensions build``, an answers JSONL (one lin
 directory for the Definition dimension (``--definitions``) with the programs file it
 scored (``--programs``, else the path recorded in its ``summary.json``) for
 self-consistency. Every verifier call, and every call of a model's Definition program,
-runs in the sandbox, which is given input grids only.
+runs in the sandbox, which is given input grids only, through the engine and the result
+store (so an interrupted run resumes where it stopped).
 
 One *item* is graded per ``(model, run, task, dimension)``: for every run of a model and
 every instance of a dimension the model answered at all (in any run), so a missing answer
@@ -26,7 +27,14 @@ from pathlib import Path
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid
-from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE, pair_digest
+from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
+from arcjudge.harness.core.engine import CandidateOutcome, Engine
+from arcjudge.harness.core.store import ResultStore, module_fingerprint
+from arcjudge.harness.dimensions.build import (
+    DEFAULT_MIN_DISTANCE,
+    EDIT_MAX_DISTANCE,
+    pair_digest,
+)
 from arcjudge.harness.dimensions.consistency import agrees_many
 from arcjudge.harness.dimensions.rules import (
     VerifierOutput,
@@ -40,14 +48,13 @@ from arcjudge.harness.dimensions.rules import (
 from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.score.scorer import read_programs
 from arcjudge.safetext import json_dumps
-from arcjudge.sandbox import Job, Sandbox
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
     DEFINITION_LIMITS,
     VERIFIER_LIMITS,
     Limits,
     Program,
-    ProgramStatus,
     Status,
 )
 from arcjudge.verifiers.sources import SourceError, VerifierSource
@@ -63,7 +70,7 @@ __all__ = ["DimensionScoreConfig", "DimensionScorer", "read_instances"]
 
 _NO_ANSWER = object()
 _PROBLEM_LIMIT = 200
-_CHUNK = 256  # inputs per verifier job
+_CHUNK = 256  # inputs per sandbox call
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,7 @@ class DimensionScorer:
             self._read_definitions()
         self.items: list[dict] = []
         self._verifiers: dict[str, VerifierSource] = {}
+        self._fingerprints: dict[str, str] = {}
 
     # ------------------------------------------------------------------ inputs
 
@@ -276,38 +284,43 @@ class DimensionScorer:
         return parsed
 
     def _verifier_outputs(
-        self, sandbox: Sandbox, parsed: dict
+        self, engine: Engine, parsed: dict
     ) -> dict[tuple[str, Grid], VerifierOutput]:
-        """Run each task's verifier on every input the answers propose."""
+        """Run each task's verifier on every input the answers propose (one call a task)."""
         wanted: dict[str, dict[Grid, None]] = {}
         for (_, _, task_id, dim), (value, _) in parsed.items():
             if value is None or dim == "classification":
                 continue
             grid_in = value if dim == "inversion" else value[0]  # type: ignore[index]
             wanted.setdefault(task_id, {})[grid_in] = None
-        jobs, owners = [], []
+        calls, owners = [], []
         for task_id in sorted(wanted):
             spec = self.verifier_specs[task_id]
-            program = self._verifier_source(spec).program_for(task_id).program
+            source = self._verifier_source(spec)
+            program = source.program_for(task_id).program
             if program is None:
                 continue
-            inputs = list(wanted[task_id])
-            for start in range(0, len(inputs), _CHUNK):  # bounded work per job
-                chunk = inputs[start : start + _CHUNK]
-                jobs.append(Job(program, chunk, self.config.verifier_limits, PolicyMode.OFF))
-                owners.append((task_id, chunk))
+            key = call_key(engine, program, self._fingerprint(source))
+            calls.append(Call(program, key, list(wanted[task_id])))
+            owners.append(task_id)
         outputs: dict[tuple[str, Grid], VerifierOutput] = {}
-        for index, result in sandbox.map(jobs):
-            task_id, inputs = owners[index]
-            for position, grid in enumerate(inputs):
-                if result.status is ProgramStatus.LOADED:
-                    r = result.results[position]
-                    outputs[(task_id, grid)] = (r.status, r.grid)
-                else:
-                    outputs[(task_id, grid)] = (Status.INFRA, None)
+
+        def done(index: int, outcome: CandidateOutcome) -> None:
+            task_id, call = owners[index], calls[index]
+            found = outputs_of(call, outcome)
+            for grid in call.inputs:
+                outputs[(task_id, grid)] = found.get(grid, (Status.INFRA, None))
             if self.progress:
                 self.progress(1)
+
+        run_calls(engine, calls, done)
         return outputs
+
+    def _fingerprint(self, source: VerifierSource) -> str:
+        """``module_fingerprint`` of a verifier source's module directories (computed once)."""
+        if source.name not in self._fingerprints:
+            self._fingerprints[source.name] = module_fingerprint(source.module_dirs)
+        return self._fingerprints[source.name]
 
     def _grade(
         self, task_id: str, dim: str, value: object, outputs: dict[tuple[str, Grid], VerifierOutput]
@@ -369,7 +382,7 @@ class DimensionScorer:
 
     # ----------------------------------------------------------- consistency
 
-    def _consistency(self, sandbox: Sandbox, parsed: dict) -> None:
+    def _consistency(self, engine: Engine, parsed: dict) -> None:
         """Run each Definition program on its model's answers; annotate items."""
         by_cell: dict[tuple[str, str, str], list[dict]] = {}
         for item in self.items:
@@ -403,9 +416,13 @@ class DimensionScorer:
             )
             programs.append((program, [(c[2], c[3]) for c in checks]))
             plans.append((cell, checks))
-        runs = agrees_many(programs, sandbox=sandbox, limits=self.config.definition_limits)
-        for index, agreement in runs:
-            cell, checks = plans[index]
+
+        def done(index: int) -> None:
+            if self.progress:
+                self.progress(1)
+
+        runs = agrees_many(programs, engine, done)
+        for (cell, checks), agreement in zip(plans, runs, strict=True):
             passes = self._passes_train_test(self.definitions.get(cell))
             for (item, position, _, _), says_valid in zip(checks, agreement, strict=True):
                 info = item.setdefault("consistency", {"definition_passes_train_test": passes})
@@ -416,20 +433,26 @@ class DimensionScorer:
                     label = self.instances[(cell[2], "classification")]["key"]["labels"][position]
                     info.setdefault("agree", [None] * 5)[position] = judged == says_valid
                     info.setdefault("right", [None] * 5)[position] = judged == (label == "valid")
-            if self.progress:
-                self.progress(1)
 
     # -------------------------------------------------------------------- run
 
     def work(self) -> int:
-        """How many sandbox jobs ``run`` will do at most (for a progress bar)."""
+        """How many calls ``run`` reports at most, for a progress bar.
+
+        One per task whose verifier runs and one per Definition program.
+        """
         tasks = {k[2] for k in self.answers if k[3] != "classification"}
         return len(tasks) + len(self.definitions)
 
-    def run(self, sandbox: Sandbox) -> None:
-        """Grade every item (verifier calls and Definition programs in ``sandbox``)."""
+    def run(self, sandbox: Sandbox, store: ResultStore) -> None:
+        """Grade every item: verifier calls and Definition programs in ``sandbox``.
+
+        Every call goes through the engine and is cached in ``store``, so a rerun after an
+        interruption redoes only the calls that are missing.
+        """
+        verifiers = Engine(sandbox, store, self.config.verifier_limits, PolicyMode.OFF, _CHUNK)
         parsed = self._parsed()
-        outputs = self._verifier_outputs(sandbox, parsed)
+        outputs = self._verifier_outputs(verifiers, parsed)
         models = self._models()
         for model in sorted(models):
             answered = models[model]["dimensions"]
@@ -446,7 +469,10 @@ class DimensionScorer:
                             continue
                         self.items.append(self._item(model, run, task_id, dim, parsed, outputs))
         if self.codes:
-            self._consistency(sandbox, parsed)
+            definitions = Engine(
+                sandbox, store, self.config.definition_limits, PolicyMode.OFF, _CHUNK
+            )
+            self._consistency(definitions, parsed)
 
     def _item(
         self, model: str, run: str, task_id: str, dim: str, parsed: dict, outputs: dict

@@ -19,6 +19,7 @@ from pathlib import Path
 from arcjudge import __version__
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.outputs import warn
+from arcjudge.harness.core.store import StoreError
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import (
     BACKENDS,
@@ -321,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "sandbox":
             return _cmd_sandbox(args)
         raise AssertionError(f"unhandled command {args.command!r}")
-    except (UsageError, TaskFormatError, BackendUnavailable, SourceError) as exc:
+    except (UsageError, TaskFormatError, BackendUnavailable, SourceError, StoreError) as exc:
         print(f"arcjudge: error: {terminal_safe(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

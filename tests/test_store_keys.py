@@ -115,14 +115,18 @@ def records(path: Path) -> dict[str, dict]:
     return {str(r.get("source", r.get("id"))): r for r in lines}
 
 
-@pytest.mark.parametrize("command", ["validate", "score", "mutate"])
-def test_fully_cached_rerun_writes_the_same_bytes(world, command):
+@pytest.mark.parametrize(
+    ("command", "policy"),
+    [("validate", "warn"), ("score", "warn"), ("score", "enforce"), ("mutate", None)],
+)
+def test_fully_cached_rerun_writes_the_same_bytes(world, command, policy):
     out = world / "out"
-    assert cli.main(ARGV[command](world, out)) == 0
+    extra = ("--policy", policy) if policy else ()  # mutate has none: the policy is off
+    assert cli.main(ARGV[command](world, out, *extra)) == 0
     first = outputs(out)
     rows = cached_rows(out / "cache.sqlite")
     assert rows > 0
-    assert cli.main(ARGV[command](world, out)) == 0
+    assert cli.main(ARGV[command](world, out, *extra)) == 0
     assert cached_rows(out / "cache.sqlite") == rows  # nothing was run again
     second = outputs(out)
     assert set(second) == set(first)
@@ -132,9 +136,10 @@ def test_fully_cached_rerun_writes_the_same_bytes(world, command):
         assert any(json.loads(x)["seconds"] > 0 for x in first.pop("timings.jsonl").splitlines())
     for name in first:
         assert second[name] == first[name], name
-    if command != "mutate":  # mutate runs with the policy off: no findings to keep
+    if policy:  # findings kept, for a program that ran (warn) or was rejected (score, enforce)
         found = records(out / MAIN_FILE[command])
         assert found["dunder"]["findings"] and "attr.dunder" in found["dunder"]["findings"][0]
+        assert (found["dunder"].get("status") == "policy_rejected") == (policy == "enforce")
 
 
 @pytest.mark.parametrize("command", ["validate", "score"])

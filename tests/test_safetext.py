@@ -16,6 +16,7 @@ from arcjudge.harness.core.store import ResultStore, StoredResult, program_key
 from arcjudge.harness.score.report import render_score_report
 from arcjudge.harness.score.scorer import summary_table
 from arcjudge.safetext import clean_json, clean_text, encode_utf8, json_dumps, terminal_safe
+from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Program, ProgramStatus, Status
 
 
@@ -109,12 +110,14 @@ def test_program_key_changes_with_the_runtime():
     docker = '{"backend":"docker","image":"sha256:abc","numpy":"2.4.6","python":"3.11.7"}'
     other_numpy = '{"backend":"process","numpy":"1.26.4","python":"3.11.7"}'
     keys = {
-        program_key(program, "", "transform", DEFINITION_LIMITS, runtime)
+        program_key(program, "", "transform", DEFINITION_LIMITS, runtime, policy=PolicyMode.WARN)
         for runtime in (process, docker, other_numpy, "")
     }
     assert len(keys) == 4
-    same = program_key(program, "", "transform", DEFINITION_LIMITS, process)
-    assert same == program_key(program, "", "transform", DEFINITION_LIMITS, process)
+    same = program_key(program, "", "transform", DEFINITION_LIMITS, process, policy=PolicyMode.WARN)
+    assert same == program_key(
+        program, "", "transform", DEFINITION_LIMITS, process, policy=PolicyMode.WARN
+    )
 
 
 def test_report_and_summary_table_take_hostile_text():

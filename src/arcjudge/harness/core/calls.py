@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
-from arcjudge.harness.core.store import ResultStore, program_key
+from arcjudge.harness.core.store import program_key
 from arcjudge.sandbox.types import Grid, Program, Status
 
 _NOTHING: Grid = ()  # the expected output of a call's input: none (the engine never reads it)
@@ -46,12 +46,13 @@ def call_key(engine: Engine, program: Program, fingerprint: str) -> str:
         fingerprint: ``module_fingerprint`` of its module directories ("" for none).
 
     Returns:
-        The hex key: ``program_key`` (source, entry points, modules, limits, runtime) with
-        the policy mode added.
+        The hex key: ``program_key`` (source, entry points, modules, limits, policy mode,
+        runtime, arcjudge's sandbox code).
     """
     runtime = engine.sandbox.runtime_fingerprint()
-    base = program_key(program, fingerprint, "transform", engine.limits, runtime)
-    return ResultStore.text_key(base, f"policy={engine.policy.value}")
+    return program_key(
+        program, fingerprint, "transform", engine.limits, runtime, policy=engine.policy
+    )
 
 
 def outputs_of(call: Call, outcome: CandidateOutcome) -> dict[Grid, tuple[Status, Grid | None]]:

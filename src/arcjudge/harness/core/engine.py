@@ -8,6 +8,9 @@ one worker, never the whole run), commits each finished chunk to the store, and 
 task's outcomes back once all its chunks are in. Tasks are pulled one at a time, so only
 the tasks with work in flight are held in memory.
 
+A candidate's policy findings are stored with its results under its program key, so a
+task served from the store reports the findings its first run did.
+
 With ``stop_at_first_failure`` a candidate's chunks run one after another and the rest is
 skipped as soon as a chunk holds a wrong answer.
 """
@@ -174,10 +177,12 @@ class Engine:
             task.queues.append(queue)
             if cand.program is None:
                 continue
-            failed = self.store.get_program(cand.key)
-            if failed is not None:
-                outcome.failure = failed
-                continue
+            stored = self.store.program(cand.key)
+            if stored is not None:
+                outcome.findings = stored.findings
+                if stored.failure is not None:
+                    outcome.failure = stored.failure
+                    continue
             for start in range(0, len(instances), self.chunk):
                 positions = list(range(start, min(start + self.chunk, len(instances))))
                 if texts is None:
@@ -214,8 +219,10 @@ class Engine:
             outcome.failure = (result.status, result.error)
             task.queues[chunk.candidate].clear()
             if result.status is not ProgramStatus.INFRA:
-                self.store.put_program(cand.key, result.status, result.error)
+                self.store.put_program(cand.key, result.status, result.error, result.findings)
             return
+        if result.findings:  # before the results: a stored result implies stored findings
+            self.store.put_program(cand.key, result.status, None, result.findings)
         stored = [StoredResult(r.status, r.grid, None, r.error) for r in result.results]
         for p, s in zip(chunk.positions, stored, strict=True):
             outcome.results[p] = s

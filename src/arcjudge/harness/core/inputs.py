@@ -101,7 +101,9 @@ def draw_samples(
         if tp.program is None:
             report[task_id] = {"missing": True}
             continue
-        key = program_key(tp.program, fingerprint, "generate", GENERATOR_LIMITS, runtime)
+        key = program_key(
+            tp.program, fingerprint, "generate", GENERATOR_LIMITS, runtime, policy=policy
+        )
         failed = store.get_program(key)
         if failed is not None:
             report[task_id] = {"failed": failed[0].value, "error": _last(failed[1])}
@@ -118,7 +120,7 @@ def draw_samples(
         if result.status is not ProgramStatus.LOADED:
             report[task_id] = {"failed": result.status.value, "error": _last(result.error)}
             if result.status is not ProgramStatus.INFRA:
-                store.put_program(key, result.status, result.error)
+                store.put_program(key, result.status, result.error, result.findings)
             continue
         stored = [StoredResult(r.status, r.grid, r.output, r.error) for r in result.results]
         store.put_many(

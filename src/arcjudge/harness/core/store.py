@@ -1,13 +1,20 @@
 """The result store: a SQLite cache of sandbox results, so reruns redo only what is missing.
 
-Each input's result is keyed by ``sha256(program key | input)``, where the program key
-covers the program's source, entry points, input format, a fingerprint of the module
-directories it imports from, the mode, the limits and the runtime the sandbox runs programs
-on (``Sandbox.runtime_fingerprint()``: backend, Python and numpy versions, image), so
-results from one runtime never answer for another. A program that cannot load is stored
-once under its program key. Rows are committed at most a second apart and when the store is
-closed (which the commands do on Ctrl-C too), so a killed run loses at most its last second
-of results.
+Each input's result is keyed by ``sha256(program key | input)``. The program key covers
+everything that can change an answer: the program (its source, entry points, module
+directories and input format), a fingerprint of the files in those module directories,
+the mode (transform or generate), the limits, the policy mode, the runtime the sandbox
+runs programs on (``Sandbox.runtime_fingerprint()``: backend, Python and numpy
+versions, image) and a fingerprint of arcjudge's own sandbox code (the supervisor that
+runs programs and the policy that rejects them, with RestrictedPython's version), so
+results from one setting never answer for another. A program that cannot load is stored
+once under its program key, and so are a program's policy findings: a fully cached rerun
+reports them as the first run did. Rows are committed at most a second apart and when the
+store is closed (which the commands do on Ctrl-C too), so a killed run loses at most its
+last second of results.
+
+The store records its schema version (SQLite's ``user_version``); a store written with
+another key scheme is refused (``StoreError``) instead of being mixed with this one.
 
 Texts (error messages) are stored through ``clean_text``: a program's message with a lone
 surrogate is stored with it escaped instead of making SQLite raise. The database file (and
@@ -16,26 +23,38 @@ so SQLite's ``-wal`` and ``-shm`` files, which take its mode) is created with mo
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.metadata
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+import arcjudge.sandbox
+from arcjudge.errors import InputError
 from arcjudge.harness.core.outputs import create_private_file, make_private_dir
 from arcjudge.safetext import clean_text
+from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import GeneratorCall, Grid, Limits, Program, ProgramStatus, Status
 
 COMMIT_SECONDS = 1.0
+SCHEMA_VERSION = 2  # 1 (unversioned, user_version 0): keys without the policy, no findings
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
     key TEXT PRIMARY KEY, status TEXT NOT NULL, grid TEXT, output TEXT, error TEXT
 );
 CREATE TABLE IF NOT EXISTS programs (
-    key TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, entry_point TEXT
+    key TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, findings TEXT NOT NULL
 );
 """
+
+
+class StoreError(InputError):
+    """A file that is not a result store of this version (the message says which)."""
 
 
 def _digest(*parts: str) -> str:
@@ -53,32 +72,87 @@ def input_text(item: Grid | GeneratorCall) -> str:
     return json.dumps(item, separators=(",", ":"))
 
 
-def program_key(program: Program, fingerprint: str, mode: str, limits: Limits, runtime: str) -> str:
+def program_key(
+    program: Program,
+    fingerprint: str,
+    mode: str,
+    limits: Limits,
+    runtime: str,
+    *,
+    policy: PolicyMode,
+) -> str:
     """Key of everything that decides how a program behaves on any input.
 
     Args:
-        program: The program (its ``sha256`` covers source, entry points, input format).
+        program: The program (its ``sha256`` covers source, entry points, module
+            directories, input format).
         fingerprint: ``module_fingerprint`` of its module directories ("" for none).
         mode: ``transform`` or ``generate``.
         limits: The limits it runs with.
         runtime: The sandbox's ``runtime_fingerprint()``.
+        policy: The policy mode it is checked with (decides rejections and findings).
 
     Returns:
         The hex key.
     """
-    return _digest(program.sha256, fingerprint, mode, limits.key(), runtime)
+    return _digest(
+        program.sha256,
+        fingerprint,
+        mode,
+        limits.key(),
+        PolicyMode(policy).value,
+        runtime,
+        sandbox_code_fingerprint(),
+    )
+
+
+@functools.cache
+def sandbox_code_fingerprint() -> str:
+    """Hash of arcjudge's sandbox code and RestrictedPython's version (computed once).
+
+    The supervisor, the result decoding and the policy rules live in ``arcjudge.sandbox``;
+    a change to any of them can change a stored answer, so it is part of every key.
+    """
+    root = Path(arcjudge.sandbox.__file__).parent
+    h = hashlib.sha256(importlib.metadata.version("RestrictedPython").encode() + b"\0")
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def module_fingerprint(directories: Sequence[str]) -> str:
-    """Hash of the ``*.py`` files directly in each directory (what ``import`` would read)."""
+    """Hash of every file under each directory, in order (what a program could import).
+
+    Hidden entries (``.git``) and ``__pycache__`` directories are left out, symlinked
+    directories are not followed, and a file that cannot be read counts as such.
+    """
     h = hashlib.sha256()
-    for directory in directories:
-        for path in sorted(Path(directory).glob("*.py")):
-            try:
-                h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-            except OSError:
-                h.update(path.name.encode() + b"\0unreadable\0")
+    for number, directory in enumerate(directories):
+        h.update(f"dir {number}\0".encode())
+        for top, dirs, files in os.walk(directory):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+            for name in sorted(f for f in files if not f.startswith(".")):
+                path = Path(top, name)
+                rel = path.relative_to(directory).as_posix().encode()
+                try:
+                    h.update(rel + b"\0" + path.read_bytes() + b"\0")
+                except OSError:
+                    h.update(rel + b"\0unreadable\0")
     return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredProgram:
+    """What is stored for a program: how it loaded and its policy findings."""
+
+    status: ProgramStatus
+    error: str | None
+    findings: tuple[str, ...] = ()
+
+    @property
+    def failure(self) -> tuple[ProgramStatus, str | None] | None:
+        """``(status, error)`` when the program did not load, else ``None``."""
+        return None if self.status is ProgramStatus.LOADED else (self.status, self.error)
 
 
 class StoredResult:
@@ -111,10 +185,31 @@ class ResultStore:
         make_private_dir(self.path.parent)
         create_private_file(self.path)  # before SQLite creates it (and its -wal, -shm)
         self._db = sqlite3.connect(self.path)
+        try:
+            self._open()
+        except BaseException:
+            self._db.close()
+            raise
+        self._last_commit = time.monotonic()
+
+    def _open(self) -> None:
+        """Check the schema version (a fresh file gets this one), then set up the tables."""
+        try:
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            tables = self._db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a result store ({exc})") from None
+        if tables and version != SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: a result store of schema {version or 1}, and this arcjudge "
+                f"keys results by schema {SCHEMA_VERSION} only (keys that leave out the "
+                "policy mode and stores without policy findings would answer wrongly); "
+                "delete the file or use another store"
+            )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
-        self._last_commit = time.monotonic()
+        # Tables and version in one transaction: a concurrent opener sees both or neither.
+        self._db.executescript(f"BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
 
     def close(self) -> None:
         """Commit and close the database."""
@@ -137,18 +232,36 @@ class ResultStore:
         """``input_key`` from the input's ``input_text`` (computed once, used per program)."""
         return _digest(prog_key, text)
 
+    def program(self, prog_key: str) -> StoredProgram | None:
+        """Return what is stored for a program (a failure, or its findings), if anything."""
+        row = self._db.execute(
+            "SELECT status, error, findings FROM programs WHERE key = ?", (prog_key,)
+        ).fetchone()
+        if row is None:
+            return None
+        return StoredProgram(ProgramStatus(row[0]), row[1], tuple(json.loads(row[2])))
+
     def get_program(self, prog_key: str) -> tuple[ProgramStatus, str | None] | None:
         """Return a stored program-level failure, if any."""
-        row = self._db.execute(
-            "SELECT status, error FROM programs WHERE key = ?", (prog_key,)
-        ).fetchone()
-        return None if row is None else (ProgramStatus(row[0]), row[1])
+        stored = self.program(prog_key)
+        return None if stored is None else stored.failure
 
-    def put_program(self, prog_key: str, status: ProgramStatus, error: str | None) -> None:
-        """Store a program-level failure (load error, policy rejection)."""
+    def put_program(
+        self,
+        prog_key: str,
+        status: ProgramStatus,
+        error: str | None,
+        findings: Sequence[str] = (),
+    ) -> None:
+        """Store how a program loaded (a failure, or ``loaded``) and its policy findings."""
         self._db.execute(
-            "INSERT OR REPLACE INTO programs (key, status, error) VALUES (?, ?, ?)",
-            (prog_key, status.value, None if error is None else clean_text(error)),
+            "INSERT OR REPLACE INTO programs (key, status, error, findings) VALUES (?, ?, ?, ?)",
+            (
+                prog_key,
+                status.value,
+                None if error is None else clean_text(error),
+                json.dumps(list(findings)),  # ASCII JSON: lone surrogates round-trip
+            ),
         )
         self._maybe_commit()
 

@@ -150,7 +150,14 @@ class Mutator:
             yield task.task_id, instances, candidates
 
     def _candidate(self, program: Program, fingerprint: str, meta: _Meta) -> Candidate:
-        key = program_key(program, fingerprint, "transform", self.config.limits, self.runtime_key)
+        key = program_key(
+            program,
+            fingerprint,
+            "transform",
+            self.config.limits,
+            self.runtime_key,
+            policy=self.config.policy,
+        )
         return Candidate(program, key, meta)
 
     def _task_done(

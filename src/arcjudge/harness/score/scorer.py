@@ -193,7 +193,9 @@ class Scorer:
                     self.results[i] = self._static(record, "no code found in the response")
                     continue
                 program = self._program(record)
-                key = program_key(program, "", "transform", self.config.limits, runtime)
+                key = program_key(
+                    program, "", "transform", self.config.limits, runtime, policy=self.config.policy
+                )
                 unique.setdefault(key, Candidate(program, key, []))
                 unique[key].meta.append(i)
             yield task_id, instances, list(unique.values())

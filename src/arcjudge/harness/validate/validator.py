@@ -95,7 +95,12 @@ class Validator:
                 key = ""
                 if tp.program is not None:
                     key = program_key(
-                        tp.program, fingerprint, "transform", self.config.limits, runtime
+                        tp.program,
+                        fingerprint,
+                        "transform",
+                        self.config.limits,
+                        runtime,
+                        policy=self.config.policy,
                     )
                 candidates.append(Candidate(tp.program, key, tp.provenance))
             yield task.task_id, instances, candidates

@@ -156,3 +156,31 @@ def test_the_readme_file_map_is_the_tree():
     assert sorted(files_listed - tree) == [], "the README's file map lists files not there"
     for path in entries:
         assert (ROOT / path).exists(), f"README file map: {path} does not exist"
+
+
+WORKFLOWS = ("validate", "score", "mutate", "dimensions")
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS)
+def test_workflows_import_the_core_never_each_other(workflow):
+    package = SRC / "harness" / workflow
+    assert (package / "cli.py").is_file(), f"{workflow} has no cli.py"
+    others = [w for w in WORKFLOWS if w != workflow]
+    for path in package.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for other in others:
+                    assert not node.module.startswith(f"arcjudge.harness.{other}"), (
+                        f"{workflow}/{path.name} imports {node.module}"
+                    )
+
+
+def test_core_imports_no_workflow():
+    for path in (SRC / "harness" / "core").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert not any(
+                    node.module.startswith(f"arcjudge.harness.{w}") for w in WORKFLOWS
+                ), f"core/{path.name} imports {node.module}"

@@ -92,13 +92,16 @@ def run_calls(
         raise ValueError("run_calls needs an engine that does not stop at first failures")
     outcomes: list[CandidateOutcome | None] = [None] * len(calls)
 
-    def tasks() -> Iterator[tuple[str, list[TaskInput], list[Candidate]]]:
+    def tasks() -> Iterator[tuple[str, list[TaskInput], list[Candidate[None]]]]:
         for index, call in enumerate(calls):
             inputs = [TaskInput("call", i, g, _NOTHING) for i, g in enumerate(call.inputs)]
-            yield str(index), inputs, [Candidate(call.program, call.key)]
+            yield str(index), inputs, [Candidate(call.program, call.key, None)]
 
     def done(
-        task_id: str, _inputs: list[TaskInput], _cands: list[Candidate], got: list[CandidateOutcome]
+        task_id: str,
+        _inputs: list[TaskInput],
+        _cands: list[Candidate[None]],
+        got: list[CandidateOutcome],
     ) -> None:
         index = int(task_id)
         outcomes[index] = got[0]

@@ -21,7 +21,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from arcjudge.grids import Grid
 from arcjudge.harness.core.store import ResultStore, StoredResult, input_text
@@ -42,13 +42,23 @@ class TaskInput:
     seed: int | None = None
 
 
+MetaT = TypeVar("MetaT")
+
+
 @dataclass
-class Candidate:
-    """A program to check on a task's instances (``program`` ``None``: nothing to run)."""
+class Candidate(Generic[MetaT]):
+    """A program to check on a task's inputs (``program`` ``None``: nothing to run).
+
+    Attributes:
+        program: The program, or ``None`` for a source with nothing for this task.
+        key: Its result-store program key (``program_key``).
+        meta: What the workflow needs back with the outcome (a source's provenance, the
+            records a program answers for, a mutant); the engine never reads it.
+    """
 
     program: Program | None
-    key: str = ""
-    meta: Any = None
+    key: str
+    meta: MetaT
 
 
 @dataclass
@@ -65,7 +75,7 @@ class CandidateOutcome:
         """Per split ``[correct, total]``, counts by status, and the first failure."""
         splits: dict[str, list[int]] = {}
         statuses: dict[str, Counter[str]] = {}
-        first: dict[str, dict] = {}
+        first: dict[str, dict[str, Any]] = {}
         for inst, res in zip(instances, self.results, strict=True):
             counts = splits.setdefault(inst.split, [0, 0])
             counts[1] += 1
@@ -127,14 +137,15 @@ class _Chunk:
 class _Task:
     task_id: str
     instances: list[TaskInput]
-    candidates: list[Candidate]
+    candidates: list[Candidate[Any]]
     outcomes: list[CandidateOutcome]
     queues: list[deque[_Chunk]]
     pending: int = 0  # chunks handed to the scheduler and not yet absorbed
     active: set[int] = field(default_factory=set)  # candidates with a chunk pending
 
 
-TaskDone = Callable[[str, list[TaskInput], list[Candidate], list[CandidateOutcome]], None]
+TaskDone = Callable[[str, list[TaskInput], list[Candidate[MetaT]], list[CandidateOutcome]], None]
+"""Receives a finished task's id, inputs, candidates and their outcomes (aligned)."""
 
 
 class Engine:
@@ -166,7 +177,7 @@ class Engine:
         self.stop = stop_at_first_failure
 
     def _prepare(
-        self, task_id: str, instances: list[TaskInput], candidates: list[Candidate]
+        self, task_id: str, instances: list[TaskInput], candidates: list[Candidate[Any]]
     ) -> _Task:
         task = _Task(task_id, instances, candidates, [], [])
         texts: list[str] | None = None  # each input's canonical text, shared by candidates
@@ -236,8 +247,8 @@ class Engine:
 
     def run(
         self,
-        tasks: Iterator[tuple[str, list[TaskInput], list[Candidate]]],
-        on_task_done: TaskDone,
+        tasks: Iterator[tuple[str, list[TaskInput], list[Candidate[MetaT]]]],
+        on_task_done: TaskDone[MetaT],
     ) -> None:
         """Run every task's candidates; call ``on_task_done`` as each task completes.
 
@@ -259,8 +270,8 @@ class Engine:
     def _loop(
         self,
         pool: ThreadPoolExecutor,
-        source: Iterator[tuple[str, list[TaskInput], list[Candidate]]],
-        on_task_done: TaskDone,
+        source: Iterator[tuple[str, list[TaskInput], list[Candidate[Any]]]],
+        on_task_done: TaskDone[Any],
     ) -> None:
         window = self.sandbox.size * 2
         ready: deque[_Chunk] = deque()
@@ -278,10 +289,11 @@ class Engine:
                 self._maybe_done(task, on_task_done)
             while ready and len(running) < window:
                 chunk = ready.popleft()
-                cand = chunk.task.candidates[chunk.candidate]
+                program = chunk.task.candidates[chunk.candidate].program
+                assert program is not None  # only candidates with a program get chunks
                 inputs = [chunk.task.instances[p].grid for p in chunk.positions]
                 future = pool.submit(
-                    self.sandbox.run, cand.program, inputs, self.limits, policy=self.policy
+                    self.sandbox.run, program, inputs, self.limits, policy=self.policy
                 )
                 running[future] = chunk
             if not running:
@@ -305,7 +317,7 @@ class Engine:
                 task.active.add(index)
 
     @staticmethod
-    def _maybe_done(task: _Task, on_task_done: TaskDone) -> None:
+    def _maybe_done(task: _Task, on_task_done: TaskDone[Any]) -> None:
         if task.pending or any(task.queues):
             return
         task.pending = -1  # report once

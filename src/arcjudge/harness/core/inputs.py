@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from arcjudge.harness.core.engine import TaskInput
 from arcjudge.harness.core.store import ResultStore, StoredResult, module_fingerprint, program_key
@@ -63,7 +64,7 @@ def draw_samples(
     seed: int,
     policy: PolicyMode = PolicyMode.WARN,
     progress: Callable[[str], None] | None = None,
-) -> tuple[dict[str, list[TaskInput]], dict[str, dict]]:
+) -> tuple[dict[str, list[TaskInput]], dict[str, dict[str, Any]]]:
     """Draw ``samples`` generator samples per task (cached in the store).
 
     Returns:
@@ -75,7 +76,7 @@ def draw_samples(
     runtime = sandbox.runtime_fingerprint()
     calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
     drawn: dict[str, list[TaskInput]] = {}
-    report: dict[str, dict] = {}
+    report: dict[str, dict[str, Any]] = {}
 
     def finish(task_id: str, results: list[StoredResult]) -> None:
         good = []

@@ -29,6 +29,7 @@ from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
+from arcjudge.harness.core.programs import read_programs
 from arcjudge.harness.core.store import ResultStore, module_fingerprint
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
@@ -46,7 +47,6 @@ from arcjudge.harness.dimensions.rules import (
     parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
-from arcjudge.harness.score.scorer import read_programs
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode

@@ -11,7 +11,6 @@ at least one wrong grid). ``infra`` marks a sandbox failure, which is never the 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,12 +18,12 @@ from pathlib import Path
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
-from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.core.inputs import draw_samples, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
+from arcjudge.harness.core.programs import ProgramRecord, read_programs
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.core.store import ResultStore, program_key
-from arcjudge.safetext import clean_text, json_dumps, terminal_safe
+from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
@@ -49,65 +48,6 @@ class ScoreConfig:
     policy: PolicyMode = PolicyMode.WARN
     chunk: int = 512
     stop_at_first_failure: bool = False
-
-
-@dataclass
-class ProgramRecord:
-    """One line of the programs file, with its extracted code."""
-
-    line: int
-    fields: dict
-    code: str
-    extraction: dict | None
-
-
-def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramRecord]:
-    """Read and check the programs JSONL file.
-
-    Raises:
-        InputError: On unreadable files, bad JSON, missing fields or duplicate ids.
-    """
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    records = []
-    seen: set[str] = set()
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            fields = json.loads(text)
-        except ValueError as exc:
-            raise InputError(f"{path}:{number}: not valid JSON ({exc})") from None
-        if not isinstance(fields, dict):
-            raise InputError(f"{path}:{number}: a record must be a JSON object")
-        for name in ("id", "task_id"):
-            if not isinstance(fields.get(name), str | int) or fields.get(name) in ("", None):
-                raise InputError(f"{path}:{number}: missing field {name!r}")
-        if str(fields["id"]) in seen:
-            raise InputError(f"{path}:{number}: duplicate id {fields['id']!r}")
-        seen.add(str(fields["id"]))
-        # Texts with lone surrogates (JSON's "\ud800") cannot be UTF-8 source: they are
-        # escaped (inside a string literal, to the same value).
-        if isinstance(fields.get("code"), str):
-            records.append(ProgramRecord(number, fields, clean_text(fields["code"]), None))
-        elif isinstance(fields.get("response"), str):
-            ex = extract_program(clean_text(fields["response"]), entry_points)
-            extraction = {
-                "block": ex.block,
-                "blocks": ex.blocks,
-                "reason": ex.reason,
-                "fence_unclosed": ex.unclosed,
-            }
-            records.append(ProgramRecord(number, fields, ex.code, extraction))
-        else:
-            raise InputError(f"{path}:{number}: needs a 'code' or a 'response' string")
-    if not records:
-        raise InputError(f"{path}: no programs")
-    return records
 
 
 def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> str | None:

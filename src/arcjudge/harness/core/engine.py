@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar
 
 from arcjudge.grids import Grid
 from arcjudge.harness.core.store import ResultStore, StoredResult, input_text
+from arcjudge.harness.core.tally import FirstFailure, Tally
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits, Program, ProgramResult, ProgramStatus, Status
@@ -71,11 +72,11 @@ class CandidateOutcome:
     skipped: bool = False  # later chunks not run (stop at first failure)
     seconds: float = 0.0  # sandbox time spent in this run (cached chunks cost nothing)
 
-    def tally(self, instances: list[TaskInput]) -> dict[str, Any]:
-        """Per split ``[correct, total]``, counts by status, and the first failure."""
+    def tally(self, instances: list[TaskInput]) -> Tally:
+        """Per split ``(correct, total)``, counts by status, and the first failure."""
         splits: dict[str, list[int]] = {}
         statuses: dict[str, Counter[str]] = {}
-        first: dict[str, dict[str, Any]] = {}
+        first: dict[str, FirstFailure] = {}
         for inst, res in zip(instances, self.results, strict=True):
             counts = splits.setdefault(inst.split, [0, 0])
             counts[1] += 1
@@ -84,24 +85,20 @@ class CandidateOutcome:
             right = res is not None and res.status is Status.OK and res.grid == inst.expected
             counts[0] += right
             if not right and res is not None and inst.split not in first:
-                record = {
-                    "index": inst.index,
-                    "status": status,
-                    "input": _lists(inst.grid),
-                    "expected": _lists(inst.expected),
-                    "produced": _lists(res.grid),
-                    "error": _trim(res.error),
-                }
-                if inst.seed is not None:
-                    record["seed"] = inst.seed
-                first[inst.split] = record
-        return {
-            "splits": {k: splits[k] for k in REPORTED_SPLITS if k in splits},
-            "statuses": {
-                k: dict(sorted(statuses[k].items())) for k in REPORTED_SPLITS if k in statuses
-            },
-            "first_failure": {k: first[k] for k in REPORTED_SPLITS if k in first},
-        }
+                first[inst.split] = FirstFailure(
+                    inst.index,
+                    status,
+                    inst.grid,
+                    inst.expected,
+                    res.grid,
+                    _trim(res.error),
+                    inst.seed,
+                )
+        return Tally(
+            {k: (splits[k][0], splits[k][1]) for k in REPORTED_SPLITS if k in splits},
+            {k: dict(sorted(statuses[k].items())) for k in REPORTED_SPLITS if k in statuses},
+            {k: first[k] for k in REPORTED_SPLITS if k in first},
+        )
 
     def all_correct(self, instances: list[TaskInput]) -> bool:
         """Whether every instance got the expected output."""
@@ -115,10 +112,6 @@ class CandidateOutcome:
         if self.failure is not None:
             return self.failure[0] is ProgramStatus.INFRA
         return any(r is not None and r.status is Status.INFRA for r in self.results)
-
-
-def _lists(grid: Grid | None) -> list[list[int]] | None:
-    return None if grid is None else [list(r) for r in grid]
 
 
 def _trim(text: str | None, limit: int = 2000) -> str | None:

@@ -174,7 +174,7 @@ class Scorer:
                     record["status"] = outcome.failure[0].value
                     record["error"] = (outcome.failure[1] or "")[-2000:]
                 else:
-                    record.update(outcome.tally(instances))
+                    record.update(outcome.tally(instances).to_json())
                 if outcome.findings:
                     record["findings"] = list(outcome.findings)
                 self.results[i] = record

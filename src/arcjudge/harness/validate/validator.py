@@ -156,7 +156,7 @@ class Validator:
                 ProgramStatus.POLICY_REJECTED: "policy_rejected",
             }.get(status, "infra")
             return {**record, "verdict": verdict, "error": None if error is None else error[-2000:]}
-        record.update(outcome.tally(instances))
+        record.update(outcome.tally(instances).to_json())
         if outcome.has_infra():
             record["verdict"] = "infra"
         else:

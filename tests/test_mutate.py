@@ -7,6 +7,8 @@ import json
 import pytest
 
 from arcjudge import cli
+from arcjudge.harness.core.corruption import CorruptionRecord
+from arcjudge.harness.mutate.records import MutantRecord
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.sandbox import Program
 from arcjudge.verifiers.sources import VerifierSource
@@ -26,8 +28,12 @@ def mutated(tmp_path_factory, shared_data):
     return out / "m"
 
 
-def lines(path):
-    return [json.loads(x) for x in path.read_text().splitlines()]
+def corruptions(out):
+    return [CorruptionRecord.from_json(json.loads(x)) for x in open(out / "corruptions.jsonl")]
+
+
+def mutants(out):
+    return [MutantRecord.from_json(json.loads(x)) for x in open(out / "mutants.jsonl")]
 
 
 def test_every_corruption_is_confirmed_invalid_by_the_original(mutated, sandbox):
@@ -36,33 +42,32 @@ def test_every_corruption_is_confirmed_invalid_by_the_original(mutated, sandbox)
         "re-arc": VerifierSource("re-arc", "re-arc", root / "re-arc"),
         "golf": VerifierSource("golf", "golf", root / "golf"),
     }
-    records = lines(mutated / "corruptions.jsonl")
+    records = corruptions(mutated)
     assert records, "the sample must yield corrupted pairs"
-    by_task: dict = {}
+    by_task: dict[tuple[str, str], list[CorruptionRecord]] = {}
     for r in records:
-        by_task.setdefault((r["task_id"], r["mutant_id"].split(":")[1]), []).append(r)
+        by_task.setdefault((r.task_id, r.mutant_id.split(":")[1]), []).append(r)
     for (task_id, source), group in by_task.items():
         program: Program = sources[source].program_for(task_id).program
-        result = sandbox.run(program, [tuple(map(tuple, r["input"])) for r in group])
+        result = sandbox.run(program, [r.input for r in group])
         for r, res in zip(group, result.results, strict=True):
-            truth = [list(row) for row in res.grid]
-            assert truth == r["correct_output"] and truth != r["output"]
-            assert r["kind"] == "corrupted_verifier" and 0 < r["hamming"] <= 1
+            assert res.grid == r.correct_output and res.grid != r.output
+            assert 0 < r.hamming <= 1
+    assert all(r.KIND == "corrupted_verifier" for r in records)
+    assert '"kind":"corrupted_verifier"' in (mutated / "corruptions.jsonl").read_text()
 
 
 def test_mutants_are_classified_and_capped(mutated):
-    mutants = lines(mutated / "mutants.jsonl")
-    statuses = {m["status"] for m in mutants}
+    records = mutants(mutated)
+    statuses = {m.status for m in records}
     assert "killed" in statuses and statuses <= {
         "killed", "equivalent_on_evidence", "crashes", "invalid_output"
     }  # fmt: skip
-    assert all(
-        m["id"].startswith(f"{m['task_id']}:{m['source']}:{m['operator']}:") for m in mutants
-    )
-    assert all(m["diff"].startswith("---") for m in mutants)
-    per_task: dict = {}
-    for r in lines(mutated / "corruptions.jsonl"):
-        per_task[r["task_id"]] = per_task.get(r["task_id"], 0) + 1
+    assert all(m.id.startswith(f"{m.task_id}:{m.source}:{m.operator}:") for m in records)
+    assert all(m.diff.startswith("---") for m in records)
+    per_task: dict[str, int] = {}
+    for r in corruptions(mutated):
+        per_task[r.task_id] = per_task.get(r.task_id, 0) + 1
     assert max(per_task.values()) <= 5
     summary = json.loads((mutated / "summary.json").read_text())
     assert summary["tasks_with_corrupted_pairs"] == len(per_task)
@@ -70,9 +75,9 @@ def test_mutants_are_classified_and_capped(mutated):
 
 
 def test_nearest_misses_first(mutated):
-    records = lines(mutated / "corruptions.jsonl")
-    for task_id in {r["task_id"] for r in records}:
-        keys = [(not r["same_shape"], r["hamming"]) for r in records if r["task_id"] == task_id]
+    records = corruptions(mutated)
+    for task_id in {r.task_id for r in records}:
+        keys = [(not r.same_shape, r.hamming) for r in records if r.task_id == task_id]
         assert keys == sorted(keys)
 
 

@@ -25,8 +25,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from arcjudge.errors import InputError
-from arcjudge.grids import Grid, to_grid, to_lists
+from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
+from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
 from arcjudge.harness.core.inputs import arcgen_pairs
 from arcjudge.harness.core.manifest import read_manifest
@@ -151,16 +152,12 @@ def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
-            task_id = str(record["task_id"])
-            grid_in, grid_out = to_grid(record["input"]), to_grid(record["output"])
-            correct = record.get("correct_output")
-            correct_grid = to_grid(correct) if correct is not None else None
+            c = CorruptionRecord.from_json(json.loads(text))
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not a corruption record ({exc})") from None
-        detail = {k: record[k] for k in ("mutant_id", "split", "index") if k in record}
-        result.setdefault(task_id, []).append(
-            CandidatePair(task_id, "corrupted_verifier", grid_in, grid_out, correct_grid, detail)
+        detail = {"mutant_id": c.mutant_id, "split": c.split.value, "index": c.index}
+        result.setdefault(c.task_id, []).append(
+            CandidatePair(c.task_id, c.KIND, c.input, c.output, c.correct_output, detail)
         )
     return result
 

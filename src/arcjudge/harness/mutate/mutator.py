@@ -16,23 +16,26 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arcjudge.grids import hamming_distance
+from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
 from arcjudge.harness.core.inputs import task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
-from arcjudge.mutation import Operator, default_operators, enumerate_mutants
+from arcjudge.harness.mutate.records import MutantRecord
+from arcjudge.mutation import Mutant, Operator, default_operators, enumerate_mutants
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
 from arcjudge.tasks import load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
-from arcjudge.vocabulary import MUTANT_STATUSES, RUNTIME_STATUSES
+from arcjudge.vocabulary import MUTANT_STATUSES, RUNTIME_STATUSES, MutantStatus, Split
 
 
 @dataclass(frozen=True)
@@ -54,23 +57,23 @@ class MutateConfig:
 
 @dataclass
 class _Meta:
-    source: int
-    mutant: object | None  # the Mutant, or None for the original verifier
+    source: int  # index into the config's sources
+    mutant: Mutant | None  # None for the original verifier
 
 
-def classify(outcome: CandidateOutcome, instances: list[TaskInput]) -> str:
+def classify(outcome: CandidateOutcome, instances: list[TaskInput]) -> MutantStatus:
     """The mutant's class on its inputs (see the module docstring)."""
     if outcome.failure is not None:
-        return "crashes"
+        return MutantStatus.CRASHES
     oks = [r for r in outcome.results if r is not None and r.status is Status.OK]
     if any(r.grid != i.expected for i, r in zip(instances, outcome.results, strict=True)
            if r is not None and r.status is Status.OK):  # fmt: skip
-        return "killed"
+        return MutantStatus.KILLED
     if len(oks) == len(instances):
-        return "equivalent_on_evidence"
+        return MutantStatus.EQUIVALENT_ON_EVIDENCE
     if not oks and all(r is not None and r.status in RUNTIME_STATUSES for r in outcome.results):
-        return "crashes"
-    return "invalid_output"
+        return MutantStatus.CRASHES
+    return MutantStatus.INVALID_OUTPUT
 
 
 def _tiebreak(seed: int, *parts: object) -> str:
@@ -94,9 +97,9 @@ class Mutator:
         self.task_paths = task_files(config.tasks_dir)
         self.fingerprints = [module_fingerprint(s.module_dirs) for s in config.sources]
         self.valid = read_manifest(config.manifest_dir).valid if config.manifest_dir else None
-        self.mutants: dict[str, list[dict]] = {}
-        self.corruptions: dict[str, list[dict]] = {}
-        self.problems: dict[str, list[dict]] = defaultdict(list)
+        self.mutants: dict[str, list[MutantRecord]] = {}
+        self.corruptions: dict[str, list[CorruptionRecord]] = {}
+        self.problems: dict[str, list[dict[str, str]]] = defaultdict(list)
         self.with_valid: set[str] = set()
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
@@ -108,13 +111,13 @@ class Mutator:
         chosen = sorted(rng.sample(range(len(instances)), self.config.inputs))
         return [instances[i] for i in chosen]
 
-    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate]]]:
+    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate[_Meta]]]]:
         if not self.runtime_key:
             self.runtime_key = self.sandbox.runtime_fingerprint()
         for path in self.task_paths:
             task = load_task(path)
             instances = self._inputs(task.task_id, task_inputs(task, self.config.arcgen_dir))
-            candidates: list[Candidate] = []
+            candidates: list[Candidate[_Meta]] = []
             for s, source in enumerate(self.config.sources):
                 if self.valid is not None and source.name not in self.valid.get(task.task_id, ()):
                     continue
@@ -131,7 +134,7 @@ class Mutator:
                     operators=self.config.operators,
                     function=function,
                 )
-                if not mutants.ok:
+                if mutants.error is not None:
                     self.problems[task.task_id].append(
                         {"source": source.name, "error": mutants.error}
                     )
@@ -149,7 +152,7 @@ class Mutator:
                     candidates.append(self._candidate(program, fingerprint, _Meta(s, mutant)))
             yield task.task_id, instances, candidates
 
-    def _candidate(self, program: Program, fingerprint: str, meta: _Meta) -> Candidate:
+    def _candidate(self, program: Program, fingerprint: str, meta: _Meta) -> Candidate[_Meta]:
         key = program_key(
             program,
             fingerprint,
@@ -164,7 +167,7 @@ class Mutator:
         self,
         task_id: str,
         instances: list[TaskInput],
-        candidates: list[Candidate],
+        candidates: list[Candidate[_Meta]],
         outcomes: list[CandidateOutcome],
     ) -> None:
         if self.progress is not None:
@@ -174,7 +177,8 @@ class Mutator:
             for c, o in zip(candidates, outcomes, strict=True)
             if c.meta.mutant is None
         }
-        records, pairs = [], []
+        records: list[MutantRecord] = []
+        pairs: list[CorruptionRecord] = []
         for cand, outcome in zip(candidates, outcomes, strict=True):
             mutant = cand.meta.mutant
             if mutant is None:
@@ -188,35 +192,36 @@ class Mutator:
             )  # fmt: skip
             if outcome.failure is not None:
                 counts = Counter({outcome.failure[0].value: len(instances)})
-            records.append({
-                "id": mutant.id, "task_id": task_id, "source": mutant.source_name,
-                "operator": mutant.operator, "anchor": mutant.anchor, "variant": mutant.variant,
-                "diff": mutant.diff, "status": status, "counts": dict(sorted(counts.items())),
-            })  # fmt: skip
-            if status != "killed":
+            records.append(MutantRecord(
+                id=mutant.id, task_id=task_id, source=mutant.source_name,
+                operator=mutant.operator, anchor=mutant.anchor, variant=mutant.variant,
+                diff=mutant.diff, status=status, counts=dict(sorted(counts.items())),
+            ))  # fmt: skip
+            if status is not MutantStatus.KILLED:
                 continue
             original = originals.get(cand.meta.source)
             for index, (inst, res) in enumerate(zip(instances, outcome.results, strict=True)):
-                if res is None or res.status is not Status.OK or res.grid == inst.expected:
+                if res is None or res.status is not Status.OK or res.grid is None:
+                    continue
+                if res.grid == inst.expected:
                     continue
                 check = original.results[index] if original and not original.failure else None
                 if check is None or check.status is not Status.OK or check.grid != inst.expected:
                     continue  # the original verifier does not confirm the true output here
-                pairs.append({
-                    "task_id": task_id, "kind": "corrupted_verifier", "mutant_id": mutant.id,
-                    "split": inst.split, "index": inst.index,
-                    "input": [list(r) for r in inst.grid], "output": [list(r) for r in res.grid],
-                    "correct_output": [list(r) for r in inst.expected],
-                    "hamming": round(hamming_distance(res.grid, inst.expected), 6),
-                    "same_shape": len(res.grid) == len(inst.expected)
+                pairs.append(CorruptionRecord(
+                    task_id=task_id, mutant_id=mutant.id, split=Split(inst.split),
+                    index=inst.index, input=inst.grid, output=res.grid,
+                    correct_output=inst.expected,
+                    hamming=round(hamming_distance(res.grid, inst.expected), 6),
+                    same_shape=len(res.grid) == len(inst.expected)
                     and len(res.grid[0]) == len(inst.expected[0]),
-                })  # fmt: skip
+                ))  # fmt: skip
         seed = self.config.seed
         pairs.sort(
             key=lambda p: (
-                not p["same_shape"],
-                p["hamming"],
-                _tiebreak(seed, p["mutant_id"], p["split"], p["index"]),
+                not p.same_shape,
+                p.hamming,
+                _tiebreak(seed, p.mutant_id, p.split, p.index),
             )
         )
         if self.config.max_per_task is not None:
@@ -236,21 +241,21 @@ class Mutator:
         """Lines of ``mutants.jsonl`` (task order, then enumeration order)."""
         for task_id in sorted(self.mutants):
             for record in self.mutants[task_id]:
-                yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+                yield json_dumps(record.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
     def corruption_lines(self) -> Iterator[str]:
         """Lines of ``corruptions.jsonl`` (task order, nearest misses first)."""
         for task_id in sorted(self.corruptions):
             for record in self.corruptions[task_id]:
-                yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+                yield json_dumps(record.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """Yield per operator, and tasks with at least one corrupted pair."""
         per_operator: dict[str, Counter[str]] = defaultdict(Counter)
         for records in self.mutants.values():
             for r in records:
-                per_operator[r["operator"]]["tried"] += 1
-                per_operator[r["operator"]][r["status"]] += 1
+                per_operator[r.operator]["tried"] += 1
+                per_operator[r.operator][r.status] += 1
         covered = sorted(t for t, pairs in self.corruptions.items() if pairs)
         return {
             "seed": self.config.seed,
@@ -267,7 +272,7 @@ class Mutator:
         }
 
 
-def summary_text(summary: dict) -> str:
+def summary_text(summary: Mapping[str, Any]) -> str:
     """The printed yield table."""
     lines = [f"{'operator':<28} {'tried':>6} {'killed':>7}"]
     for name, counts in summary["operators"].items():

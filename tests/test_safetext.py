@@ -13,11 +13,14 @@ from arcjudge import cli
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.core.outputs import make_private_dir, write_atomic
 from arcjudge.harness.core.store import ResultStore, StoredResult, program_key
+from arcjudge.harness.core.tally import FirstFailure, Tally
+from arcjudge.harness.score.records import GroupSummary, ScoreResult, ScoreSummary
 from arcjudge.harness.score.report import render_score_report
 from arcjudge.harness.score.scorer import summary_table
 from arcjudge.safetext import clean_json, clean_text, encode_utf8, json_dumps, terminal_safe
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Program, ProgramStatus, Status
+from arcjudge.vocabulary import FailureClass
 
 
 def _raw_controls(text: str) -> list[str]:
@@ -121,20 +124,14 @@ def test_program_key_changes_with_the_runtime():
 
 
 def test_report_and_summary_table_take_hostile_text():
-    record = {
-        "id": "p\ud800", "model": "m\x1b[2J", "verdict": "fail", "failure": "runtime",
-        "first_failure": {"train": {"index": 0, "status": "error", "input": [[1]],
-                                    "expected": [[1]], "produced": None,
-                                    "error": "ValueError: \ud800\x1b[H"}},
-    }  # fmt: skip
-    summary = {
-        "programs": 1, "seed": 0, "samples": 0,
-        "groups": {"m\x1b[2J\ud800": {"programs": 1, "passed": 0, "pass_rate": 0.0,
-                                      "pass_rate_ci95": [0.0, 0.79],
-                                      "failures": {"static": 0, "runtime": 1, "rule": 0},
-                                      "failure_shares": {"static": 0.0, "runtime": 1.0,
-                                                         "rule": 0.0}}},
-    }  # fmt: skip
+    first = FirstFailure(0, "error", ((1,),), ((1,),), None, "ValueError: \ud800\x1b[H")
+    record = ScoreResult(
+        "p\ud800", "t", "0" * 64, FailureClass.RUNTIME,
+        tally=Tally({"train": (0, 1)}, {"train": {"error": 1}}, {"train": first}),
+        fields={"model": "m\x1b[2J"},
+    )  # fmt: skip
+    groups = {"m\x1b[2J\ud800": GroupSummary(1, 0, {FailureClass.RUNTIME: 1})}
+    summary = ScoreSummary(1, "programs.jsonl", 0, 0, 1.0, groups, {})
     html = render_score_report(summary, [record])
     html.encode("utf-8")
     assert "\\ud800" in html

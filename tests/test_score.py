@@ -16,9 +16,10 @@ from arcjudge import cli
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.dimensions.consistency import agrees, agrees_batch
-from arcjudge.harness.score.scorer import summarize
+from arcjudge.harness.score.records import GroupSummary, ScoreResult
 from arcjudge.sandbox import PooledSandbox
 from arcjudge.sandbox.selfcheck import CASES
+from arcjudge.vocabulary import FailureClass
 from helpers import cached_rows, default_sigint
 
 FLIP = "aaaa0001"  # flip rows
@@ -291,7 +292,8 @@ def test_wilson_interval_known_values():
     assert wilson_interval(0, 0) == (0.0, 0.0)
     low, high = wilson_interval(0, 20)
     assert low == 0.0 and high == pytest.approx(0.1611, abs=1e-4)
-    s = summarize([{"verdict": "pass", "failure": None}, {"verdict": "fail", "failure": "rule"}])
+    results = [ScoreResult(1, "t", "", None), ScoreResult(2, "t", "", FailureClass.RULE)]
+    s = GroupSummary.of(results).to_json()
     assert s["pass_rate"] == 0.5 and s["failure_shares"]["rule"] == 0.5
 
 

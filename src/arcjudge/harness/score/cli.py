@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -101,17 +100,14 @@ def cmd_score(args: argparse.Namespace) -> int:
         from arcjudge.harness.score.report import render_score_report
 
         summary = scorer.summary()
-        results = "".join(scorer.result_lines())
         write_atomic(
             args.out,
             {
-                "results.jsonl": results,
+                "results.jsonl": "".join(scorer.result_lines()),
                 "timings.jsonl": "".join(scorer.timing_lines()),
-                "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
+                "summary.json": json_dumps(summary.to_json(), sort_keys=True, indent=1) + "\n",
                 "runtime.json": runtime_json(scorer.runtime),
-                "report.html": render_score_report(
-                    summary, [json.loads(line) for line in results.splitlines()]
-                ),
+                "report.html": render_score_report(summary, scorer.scored()),
             },
         )
     except KeyboardInterrupt:

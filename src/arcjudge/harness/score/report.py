@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from arcjudge.harness.core.html import PAGE_CSS, esc, failure_block
-from arcjudge.vocabulary import FAILURE_CLASSES
+from arcjudge.harness.score.records import INFRA, ScoreResult, ScoreSummary
+from arcjudge.safetext import clean_json
+from arcjudge.vocabulary import FAILURE_CLASSES, FailureClass
 
 __all__ = ["SCORE_FAILURES_SHOWN", "render_score_report"]
 
 SCORE_FAILURES_SHOWN = 300
 
+_SHOWN_ORDER = (FailureClass.RULE, FailureClass.RUNTIME, FailureClass.STATIC, INFRA)
+"""Failed programs are shown in this order of their failure."""
 
-def render_score_report(summary: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> str:
+
+def render_score_report(summary: ScoreSummary, results: Sequence[ScoreResult]) -> str:
     """Render the HTML report of one ``arcjudge score`` run.
 
     Args:
-        summary: ``summary.json`` as a dict (``groups`` per model and ``(all)``).
-        results: ``results.jsonl`` records.
+        summary: The run's summary (``groups`` per model and ``(all)``).
+        results: The run's results.
 
     Returns:
         A self-contained HTML document: a table per model and pictures of first failures
@@ -28,33 +32,35 @@ def render_score_report(summary: Mapping[str, Any], results: Sequence[Mapping[st
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         "<title>arcjudge score report</title>",
         f"<style>{PAGE_CSS}</style></head><body><h1>arcjudge score report</h1>",
-        f'<section id="summary"><h2>Summary</h2><p class="meta">{esc(summary.get("programs"))}'
-        f" programs, seed {esc(summary.get('seed'))}, samples {esc(summary.get('samples'))}</p>",
+        f'<section id="summary"><h2>Summary</h2><p class="meta">{esc(summary.programs)}'
+        f" programs, seed {esc(summary.seed)}, samples {esc(summary.samples)}</p>",
         "<table><thead><tr><th>model</th><th>programs</th><th>passed</th><th>pass rate</th>"
         "<th>95% CI</th><th>static</th><th>runtime</th><th>rule</th><th>infra</th></tr></thead>"
         "<tbody>",
     ]
-    for name, group in (summary.get("groups") or {}).items():
-        low, high = group.get("pass_rate_ci95", [0, 0])
-        fails = group.get("failures", {})
+    for name, group in summary.groups.items():
+        g = group.to_json()
+        low, high = g["pass_rate_ci95"]
+        fails = g["failures"]
         out.append(
-            f"<tr><td>{esc(name)}</td><td>{esc(group.get('programs'))}</td>"
-            f"<td>{esc(group.get('passed'))}</td><td>{group.get('pass_rate', 0):.3f}</td>"
+            f"<tr><td>{esc(name)}</td><td>{esc(g['programs'])}</td>"
+            f"<td>{esc(g['passed'])}</td><td>{g['pass_rate']:.3f}</td>"
             f"<td>[{low:.3f}, {high:.3f}]</td>"
-            + "".join(f"<td>{esc(fails.get(c, 0))}</td>" for c in FAILURE_CLASSES)
-            + f"<td>{esc(fails.get('infra', 0))}</td></tr>"
+            + "".join(f"<td>{esc(fails[c])}</td>" for c in FAILURE_CLASSES)
+            + f"<td>{esc(fails[INFRA])}</td></tr>"
         )
     out.append("</tbody></table></section>")
-    failed = [r for r in results if r.get("verdict") != "pass"]
-    order = {"rule": 0, "runtime": 1, "static": 2, "infra": 3}
-    failed.sort(key=lambda r: (order.get(str(r.get("failure")), 4), str(r.get("model", ""))))
+    # Shown as written: each record's JSON object, lone surrogates escaped.
+    failed = [(r.failure, clean_json(r.to_json())) for r in results if r.failure is not None]
+    order = {f: i for i, f in enumerate(_SHOWN_ORDER)}
+    failed.sort(key=lambda fr: (order[fr[0]], str(fr[1].get("model", ""))))
     out.append(f'<section id="failures"><h2>First failures ({len(failed)} failed programs')
     if len(failed) > SCORE_FAILURES_SHOWN:
         out.append(f", the first {SCORE_FAILURES_SHOWN} shown")
     out.append(")</h2>")
-    for number, record in enumerate(failed[:SCORE_FAILURES_SHOWN]):
+    for number, (failure, record) in enumerate(failed[:SCORE_FAILURES_SHOWN]):
         label = "/".join(str(record[k]) for k in ("model", "id") if k in record)
-        shown = {**record, "source": f"{label} ({record.get('failure')})"}
+        shown = {**record, "source": f"{label} ({failure})"}
         out.append(failure_block(shown, f"f{number}"))
     out.append("</section></body></html>")
     return "".join(out)

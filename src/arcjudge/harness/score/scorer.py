@@ -11,25 +11,38 @@ at least one wrong grid). ``infra`` marks a sandbox failure, which is never the 
 from __future__ import annotations
 
 import hashlib
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
 from arcjudge.harness.core.inputs import draw_samples, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, read_programs
-from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.core.store import ResultStore, program_key
+from arcjudge.harness.core.tally import Tally
+from arcjudge.harness.score.records import (
+    INFRA,
+    Extraction,
+    GroupSummary,
+    ScoreFailure,
+    ScoreResult,
+    ScoreSummary,
+    TimingLine,
+)
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import load_task, task_files
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
-from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS, FAILURE_CLASSES
+from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS, FAILURE_CLASSES, FailureClass
+
+_WRITTEN = frozenset({"code", "response", "id", "task_id", "code_sha256", "verdict", "failure"})
+"""Program record fields a result never carries over (dropped, or written by the result)."""
 
 
 @dataclass(frozen=True)
@@ -50,10 +63,10 @@ class ScoreConfig:
     stop_at_first_failure: bool = False
 
 
-def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> str | None:
+def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> ScoreFailure | None:
     """``None`` for a pass, else ``static``, ``runtime``, ``rule`` or ``infra``."""
     if outcome.failure is not None:
-        return "infra" if outcome.failure[0] is ProgramStatus.INFRA else "static"
+        return INFRA if outcome.failure[0] is ProgramStatus.INFRA else FailureClass.STATIC
     wrong = False
     bad = False
     for inst, res in zip(instances, outcome.results, strict=True):
@@ -64,15 +77,15 @@ def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> str 
         elif res.status is Status.INVALID_OUTPUT:
             wrong = True
         elif res.status is Status.INFRA:
-            return "infra"
+            return INFRA
         else:
             bad = True
     if wrong:
-        return "rule"
+        return FailureClass.RULE
     if bad:
-        return "runtime"
+        return FailureClass.RUNTIME
     if outcome.skipped or any(r is None for r in outcome.results):
-        return "infra"
+        return INFRA
     return None
 
 
@@ -102,10 +115,10 @@ class Scorer:
         self.task_paths = {
             t: paths[t] for t in sorted({str(r.fields["task_id"]) for r in self.records})
         }
-        self.results: dict[int, dict] = {}
+        self.results: dict[int, ScoreResult] = {}
         self.timings: dict[int, float] = {}
         self.samples: dict[str, list[TaskInput]] = {}
-        self.generator_report: dict[str, dict] = {}
+        self.generator_report: dict[str, dict[str, Any]] = {}
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
@@ -118,7 +131,7 @@ class Scorer:
             str(record.fields["id"]),
         )
 
-    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate]]]:
+    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate[list[int]]]]]:
         runtime = self.runtime_key or self.sandbox.runtime_fingerprint()
         by_task: dict[str, list[int]] = defaultdict(list)
         for i, record in enumerate(self.records):
@@ -126,7 +139,7 @@ class Scorer:
         for task_id, path in self.task_paths.items():
             task = load_task(path)
             instances = task_inputs(task, self.config.arcgen_dir, self.samples.get(task_id, ()))
-            unique: dict[str, Candidate] = {}
+            unique: dict[str, Candidate[list[int]]] = {}
             for i in by_task[task_id]:
                 record = self.records[i]
                 if not record.code.strip():
@@ -140,54 +153,71 @@ class Scorer:
                 unique[key].meta.append(i)
             yield task_id, instances, list(unique.values())
 
-    def _static(self, record: ProgramRecord, reason: str) -> dict:
-        return {
-            **self._base(record),
-            "verdict": "fail",
-            "failure": "static",
-            "error": reason,
-        }
+    def _static(self, record: ProgramRecord, reason: str) -> ScoreResult:
+        return self._result(record, FailureClass.STATIC, error=reason)
 
-    def _base(self, record: ProgramRecord) -> dict:
-        fields = {k: v for k, v in record.fields.items() if k not in ("code", "response")}
-        fields["code_sha256"] = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
-        if record.extraction is not None:
-            fields["extraction"] = record.extraction
-        return fields
+    @staticmethod
+    def _result(
+        record: ProgramRecord,
+        failure: ScoreFailure | None,
+        *,
+        tally: Tally | None = None,
+        status: ProgramStatus | None = None,
+        error: str | None = None,
+        findings: tuple[str, ...] = (),
+    ) -> ScoreResult:
+        """The result of a program record (its fields but the code and reply carried over)."""
+        extraction = record.extraction
+        return ScoreResult(
+            id=record.fields["id"],
+            task_id=record.fields["task_id"],
+            code_sha256=hashlib.sha256(record.code.encode("utf-8")).hexdigest(),
+            failure=failure,
+            tally=tally,
+            status=status,
+            error=error,
+            findings=findings,
+            extraction=None if extraction is None else Extraction.from_json(extraction),
+            fields={k: v for k, v in record.fields.items() if k not in _WRITTEN},
+        )
 
     def _task_done(
         self,
         task_id: str,
         instances: list[TaskInput],
-        candidates: list[Candidate],
+        candidates: list[Candidate[list[int]]],
         outcomes: list[CandidateOutcome],
     ) -> None:
         for cand, outcome in zip(candidates, outcomes, strict=True):
             failure = failure_class(outcome, instances)
+            tally = outcome.tally(instances) if outcome.failure is None else None
             for i in cand.meta:
-                record = {
-                    **self._base(self.records[i]),
-                    "verdict": "pass" if failure is None else "fail",
-                }
-                record["failure"] = failure
                 if outcome.failure is not None:
-                    record["status"] = outcome.failure[0].value
-                    record["error"] = (outcome.failure[1] or "")[-2000:]
+                    status, error = outcome.failure
+                    result = self._result(
+                        self.records[i],
+                        failure,
+                        status=status,
+                        error=(error or "")[-2000:],
+                        findings=outcome.findings,
+                    )
                 else:
-                    record.update(outcome.tally(instances).to_json())
-                if outcome.findings:
-                    record["findings"] = list(outcome.findings)
-                self.results[i] = record
+                    result = self._result(
+                        self.records[i], failure, tally=tally, findings=outcome.findings
+                    )
+                self.results[i] = result
                 self.timings[i] = round(outcome.seconds, 6)
         if self.progress:
             self.progress(sum(len(c.meta) for c in candidates))
 
     def _verified_samples(self) -> None:
         """Replace sample outputs by the validated verifier's outputs (``--verifiers``)."""
+        assert self.config.verifiers_dir is not None  # only called with --verifiers
         manifest = read_manifest(self.config.verifiers_dir)
         chosen = manifest.chosen
         built: dict[str, VerifierSource] = {}
-        jobs, owners = [], []
+        jobs: list[Job] = []
+        owners: list[str] = []
         for task_id, samples in self.samples.items():
             name = chosen.get(task_id)
             if not name or not samples:
@@ -205,7 +235,7 @@ class Scorer:
             owners.append(task_id)
         for index, result in self.sandbox.map(jobs):
             task_id = owners[index]
-            kept = []
+            kept: list[TaskInput] = []
             if result.status is ProgramStatus.LOADED:
                 for sample, r in zip(self.samples[task_id], result.results, strict=True):
                     if r.status is Status.OK and r.grid is not None:
@@ -241,63 +271,54 @@ class Scorer:
         )
         engine.run(self._tasks(), self._task_done)
 
+    def scored(self) -> list[ScoreResult]:
+        """The results, in the programs file's order (after :meth:`run`)."""
+        return [self.results[i] for i in range(len(self.records))]
+
     def result_lines(self) -> Iterator[str]:
         """Lines of ``results.jsonl`` in the programs file's order (no timings: see below)."""
-        for i in range(len(self.records)):
-            yield json_dumps(self.results[i], sort_keys=True, separators=(",", ":")) + "\n"
+        for result in self.scored():
+            yield json_dumps(result.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
+
+    def timings_of(self) -> list[TimingLine]:
+        """Sandbox seconds per program (0 when cached), in the programs file's order."""
+        return [
+            TimingLine(record.fields["id"], self.timings.get(i, 0.0))
+            for i, record in enumerate(self.records)
+        ]
 
     def timing_lines(self) -> Iterator[str]:
         """Lines of ``timings.jsonl``: sandbox seconds per program (0 when cached)."""
-        for i, record in enumerate(self.records):
-            line = {"id": record.fields["id"], "seconds": self.timings.get(i, 0.0)}
-            yield json_dumps(line, sort_keys=True) + "\n"
+        for line in self.timings_of():
+            yield json_dumps(line.to_json(), sort_keys=True) + "\n"
 
-    def summary(self) -> dict:
+    def summary(self) -> ScoreSummary:
         """Per model (when the field exists) and overall statistics."""
-        groups: dict[str, list[dict]] = defaultdict(list)
-        for i in range(len(self.records)):
-            record = self.results[i]
-            groups["(all)"].append(record)
-            if "model" in record:
-                groups[str(record["model"])].append(record)
-        table = {}
-        for name in sorted(groups, key=lambda n: (n != "(all)", n)):
-            table[name] = summarize(groups[name])
-        return {
-            "programs": len(self.records),
-            "programs_file": str(self.config.programs_file.resolve()),
-            "seed": self.config.seed,
-            "samples": self.config.samples,
-            "limits": {"wall_seconds": self.config.limits.wall_seconds},
-            "groups": table,
-            "generator": {t: self.generator_report[t] for t in sorted(self.generator_report)},
-        }
+        groups: dict[str, list[ScoreResult]] = defaultdict(list)
+        for result in self.scored():
+            groups["(all)"].append(result)
+            if result.model is not None:
+                groups[result.model].append(result)
+        return ScoreSummary(
+            programs=len(self.records),
+            programs_file=str(self.config.programs_file.resolve()),
+            seed=self.config.seed,
+            samples=self.config.samples,
+            wall_seconds=self.config.limits.wall_seconds,
+            groups={
+                name: GroupSummary.of(groups[name])
+                for name in sorted(groups, key=lambda n: (n != "(all)", n))
+            },
+            generator={t: self.generator_report[t] for t in sorted(self.generator_report)},
+        )
 
 
-def summarize(records: list[dict]) -> dict:
-    """Programs, pass rate with its Wilson 95% interval, and failure class shares."""
-    n = len(records)
-    passed = sum(r["verdict"] == "pass" for r in records)
-    classes = Counter(r["failure"] for r in records if r["failure"])
-    low, high = wilson_interval(passed, n)
-    return {
-        "programs": n,
-        "passed": passed,
-        "pass_rate": round(passed / n, 6) if n else 0.0,
-        "pass_rate_ci95": [round(low, 6), round(high, 6)],
-        "failures": {c: classes.get(c, 0) for c in (*FAILURE_CLASSES, "infra")},
-        "failure_shares": {
-            c: round(classes.get(c, 0) / n, 6) if n else 0.0 for c in FAILURE_CLASSES
-        },
-        "load_failure_share": round(classes.get("static", 0) / n, 6) if n else 0.0,
-    }
-
-
-def summary_table(summary: dict) -> str:
+def summary_table(summary: ScoreSummary) -> str:
     """A plain-text table of the summary."""
     head = ("group", "programs", "pass", "rate", "95% CI", "static", "runtime", "rule")
     rows: list[tuple[str, ...]] = [head]
-    for name, g in summary["groups"].items():
+    for name, group in summary.groups.items():
+        g = group.to_json()
         low, high = g["pass_rate_ci95"]
         rows.append((
             terminal_safe(str(name)), str(g["programs"]), str(g["passed"]), f"{g['pass_rate']:.3f}",

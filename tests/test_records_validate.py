@@ -83,6 +83,14 @@ def test_a_missing_verdict_has_no_counts_and_a_load_error_keeps_a_null_error():
     assert VerdictRecord.from_json(failed.to_json()) == failed
 
 
+def test_findings_are_written_only_when_there_are_some():
+    ran = VerdictRecord("t", "s", {}, Verdict.VALID, Tally({"train": (1, 1)}, {}, {}))
+    assert "findings" not in ran.to_json()
+    flagged = VerdictRecord("t", "s", {}, Verdict.VALID, ran.tally, findings=("imports os",))
+    assert flagged.to_json()["findings"] == ["imports os"]
+    assert VerdictRecord.from_json(flagged.to_json()) == flagged
+
+
 def test_a_verdict_cannot_have_both_a_tally_and_an_error():
     with pytest.raises(ValueError, match="not both"):
         VerdictRecord("t", "s", {}, Verdict.INFRA, Tally({}, {}, {}), error="boom")
@@ -102,6 +110,11 @@ GOOD = '{"provenance":{},"source":"s","task_id":"t","verdict":"load_error","erro
             '{"provenance":{},"source":"s","task_id":"t","verdict":"valid",'
             '"splits":{"train":[1]},"statuses":{},"first_failure":{}}',
             "index",
+        ),
+        (
+            '{"provenance":{},"source":"s","task_id":"t","verdict":"valid",'
+            '"splits":{},"statuses":{},"first_failure":{},"findings":"import os"}',
+            "not a list",
         ),
     ],
 )

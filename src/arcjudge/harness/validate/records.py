@@ -40,8 +40,9 @@ def _grid(value: Any) -> Grid:
 
 
 def _names(value: Any) -> tuple[str, ...]:
+    """A JSON list of strings (source names, findings) as a tuple."""
     if not isinstance(value, list):
-        raise TypeError(f"not a list of source names: {value!r:.80}")
+        raise TypeError(f"not a list of strings: {value!r:.80}")
     return tuple(str(name) for name in value)
 
 
@@ -112,7 +113,7 @@ class VerdictRecord:
             verdict=Verdict(data["verdict"]),
             tally=Tally.from_json(data) if "splits" in data else None,
             error=None if data.get("error") is None else str(data["error"]),
-            findings=tuple(str(f) for f in data.get("findings", ())),
+            findings=_names(data["findings"]) if "findings" in data else (),
         )
 
 

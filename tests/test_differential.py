@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.validate.cli import sample_dir
+from arcjudge.harness.validate.records import (
+    AmbiguousTask,
+    DisputedInput,
+    SuspectSample,
+    differential_from_json,
+)
 from arcjudge.harness.validate.validator import ValidateConfig, Validator
 from arcjudge.sandbox.types import Limits
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource, training_ids
@@ -25,8 +32,12 @@ GRAVITY = (
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
+    return make_world(tmp_path_factory.mktemp("diff"))
+
+
+def make_world(base: Path) -> Path:
+    """One task, a faulty generator and four sources (one wrong off the trusted splits)."""
     root = sample_dir()
-    base = tmp_path_factory.mktemp("diff")
     (base / "tasks").mkdir()
     shutil.copy(root / "tasks" / f"{TASK}.json", base / "tasks")
     golf = base / "golf"
@@ -70,20 +81,20 @@ def run(world, sandbox, tmp_path, **extra):
 
 def test_suspects_are_exactly_the_faulty_samples(world, sandbox, tmp_path):
     v = run(world, sandbox, tmp_path)
-    suspects = [json.loads(x) for x in v.suspect_lines()]
-    found = {s["seed"] for s in suspects if s["kind"] == "suspect"}
+    suspects = [differential_from_json(json.loads(x)) for x in v.suspect_lines()]
+    found = {s.seed for s in suspects if isinstance(s, SuspectSample)}
     assert found == FAULTY
     for s in suspects:
-        if s["kind"] == "suspect":
+        if isinstance(s, SuspectSample):
             assert (
-                set(s["sources"])
+                set(s.sources)
                 == {"re-arc", "module", "golf", "odd"}
-                - ({"odd"} if s["seed"] in {11, 14, 16} else set())
-                or len(s["sources"]) >= 2
+                - ({"odd"} if s.seed in {11, 14, 16} else set())
+                or len(s.sources) >= 2
             )
-    verdicts = {r["source"]: r["verdict"] for r in v.records[TASK]}
+    verdicts = {r.source: r.verdict for r in v.records[TASK]}
     assert verdicts == dict.fromkeys(("re-arc", "module", "golf", "odd"), "invalid")
-    disputes = {s["seed"] for s in suspects if s["kind"] == "disputed"}
+    disputes = {s.seed for s in suspects if isinstance(s, DisputedInput)}
     assert disputes == {11, 14, 16}  # where "odd" departs from the others
     summary = v.manifest()["differential"]
     assert summary["tasks_with_suspects"] == 1 and summary["tasks_only_suspect_failures"] == 1
@@ -91,7 +102,7 @@ def test_suspects_are_exactly_the_faulty_samples(world, sandbox, tmp_path):
 
 def test_quarantine_makes_only_the_correct_ones_valid(world, sandbox, tmp_path):
     v = run(world, sandbox, tmp_path, quarantine_suspects=True)
-    verdicts = {r["source"]: r["verdict"] for r in v.records[TASK]}
+    verdicts = {r.source: r.verdict for r in v.records[TASK]}
     assert verdicts == {
         "re-arc": "valid_quarantined", "module": "valid_quarantined",
         "golf": "valid_quarantined", "odd": "invalid",
@@ -153,7 +164,7 @@ def test_ambiguity_probe_flags_verifiers_with_different_rules(tmp_path, sandbox)
     v = Validator(config, sandbox, store)
     v.run()
     store.close()
-    assert {r["verdict"] for r in v.records[task_id]} == {"valid"}  # probes never grade
+    assert {r.verdict for r in v.records[task_id]} == {"valid"}  # probes never grade
     assert v.manifest()["tasks"][task_id]["ambiguous"] is True
-    flagged = [json.loads(x) for x in v.suspect_lines()]
-    assert flagged[-1]["kind"] == "ambiguous" and len(flagged[-1]["outputs"]) == 2
+    flagged = [differential_from_json(json.loads(x)) for x in v.suspect_lines()]
+    assert isinstance(flagged[-1], AmbiguousTask) and len(flagged[-1].outputs) == 2

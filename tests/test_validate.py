@@ -15,9 +15,11 @@ import pytest
 
 from arcjudge import cli
 from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.validate.records import read_verdicts
 from arcjudge.harness.validate.validator import ValidateConfig, Validator
 from arcjudge.sandbox.types import Limits
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource, training_ids
+from arcjudge.vocabulary import Verdict
 from helpers import cached_rows, default_sigint
 
 # Two real training ids (so the golf numbering applies) carrying our own synthetic tasks.
@@ -55,6 +57,11 @@ def write_task(root: Path, task_id: str, rule) -> None:
 
 @pytest.fixture
 def world(tmp_path):
+    return make_world(tmp_path)
+
+
+def make_world(tmp_path: Path) -> Path:
+    """Two tasks, five sources (every verdict kind), a generator; see the comments."""
     write_task(tmp_path, FLIP, flip)
     write_task(tmp_path, RECOLOR, recolor)
     # re-arc style: our own DSL and straight-line verifiers.
@@ -138,9 +145,8 @@ def run_validate(world, sandbox, out_name="store.sqlite", samples=8):
 
 
 def verdict_map(validator):
-    return {
-        (r["task_id"], r["source"]): r for records in validator.records.values() for r in records
-    }
+    """(task, source) -> the verdict as ``verdicts.jsonl`` holds it."""
+    return {(r.task_id, r.source): r.to_json() for r in validator.verdict_records()}
 
 
 def test_verdicts_of_every_kind(world, sandbox):
@@ -217,8 +223,8 @@ def test_cli_writes_its_files_and_summary(world, capsys):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path.name
     assert json.loads((out / "runtime.json").read_text())["runtime"]["backend"] == "process"
     assert "runtime" not in json.loads((out / "manifest.json").read_text())
-    lines = (out / "verdicts.jsonl").read_text().splitlines()
-    assert len(lines) == 4 and json.loads(lines[0])["task_id"] == FLIP
+    verdicts = read_verdicts(out / "verdicts.jsonl")
+    assert len(verdicts) == 4 and verdicts[0].task_id == FLIP
 
 
 @pytest.mark.parametrize(
@@ -320,8 +326,9 @@ def test_killed_run_resumes_too(world, tmp_path):
     proc.wait()
     resumed = subprocess.run(argv, capture_output=True, text=True, check=False)
     assert resumed.returncode == 0, resumed.stderr
-    records = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
-    assert records[0]["verdict"] == "valid" and records[0]["splits"]["train"] == [2, 2]
+    records = read_verdicts(out / "verdicts.jsonl")
+    assert records[0].verdict is Verdict.VALID
+    assert records[0].tally is not None and records[0].tally.splits["train"] == (2, 2)
 
 
 def test_bundled_sample_matches_its_expected_verdicts(tmp_path, capsys):
@@ -333,19 +340,18 @@ def test_bundled_sample_matches_its_expected_verdicts(tmp_path, capsys):
             "--no-progress"]  # fmt: skip
     assert cli.main(argv) == 0
     assert "tasks with >= 1 valid verifier: 10/10" in capsys.readouterr().out
-    got = {
-        (r["task_id"], r["source"]): r
-        for r in map(json.loads, (out / "verdicts.jsonl").read_text().splitlines())
-    }
+    got = {(r.task_id, r.source): r for r in read_verdicts(out / "verdicts.jsonl")}
     reason = {"ok": "wrong", "error": "error", "timeout": "timeout"}
     for task_id, kinds in expected["tasks"].items():
         for kind in expected["kinds"]:
             want, record = kinds[kind], got[(task_id, kind)]
-            assert record["verdict"] == want["verdict"], (task_id, kind, record)
+            assert record.verdict == want["verdict"], (task_id, kind, record)
             if want["verdict"] == "invalid":
-                split = next(s for s in expected["split_order"] if s in record["first_failure"])
-                failure = record["first_failure"][split]
-                assert (split, reason[failure["status"]], failure["index"]) == (
+                assert record.tally is not None
+                first = record.tally.first_failure
+                split = next(s for s in expected["split_order"] if s in first)
+                failure = first[split]
+                assert (split, reason[failure.status], failure.index) == (
                     want["split"],
                     want["reason"],
                     want["index"],

@@ -15,9 +15,16 @@ splits*) are compared with each other on every input of the task:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from arcjudge.grids import Grid
 from arcjudge.harness.core.engine import CandidateOutcome, TaskInput
+from arcjudge.harness.validate.records import (
+    AmbiguousTask,
+    DisputedInput,
+    DisputedOutput,
+    ProbeOutput,
+    SuspectSample,
+)
 from arcjudge.sandbox.types import Status
 from arcjudge.vocabulary import TASK_SPLITS, Split
 
@@ -27,15 +34,11 @@ class TaskAnalysis:
     """What the comparison found on one task."""
 
     trusted: list[str] = field(default_factory=list)
-    suspects: list[dict[str, Any]] = field(default_factory=list)
-    disputes: list[dict[str, Any]] = field(default_factory=list)
-    ambiguous: dict[str, Any] | None = None
+    suspects: list[SuspectSample] = field(default_factory=list)
+    disputes: list[DisputedInput] = field(default_factory=list)
+    ambiguous: AmbiguousTask | None = None
     suspect_positions: set[int] = field(default_factory=set)
     quarantinable: list[str] = field(default_factory=list)  # invalid only on suspects
-
-
-def _lists(grid: tuple[Any, ...]) -> list[list[int]]:
-    return [list(row) for row in grid]
 
 
 def trusted_sources(
@@ -78,39 +81,35 @@ def analyze(
     if len(trusted) < 2:
         return analysis
     for pos, inst in enumerate(instances):
-        produced: dict[tuple[Any, ...], list[str]] = {}
+        produced: dict[Grid, list[str]] = {}
         for i in trusted:
             outcome = outcomes[i]
             assert outcome is not None  # trusted sources all ran
             r = outcome.results[pos]
             if r is not None and r.status is Status.OK and r.grid is not None:
                 produced.setdefault(r.grid, []).append(names[i])
-        if inst.split == Split.PROBE:
+        split = Split(inst.split)
+        if split is Split.PROBE:
             if len(produced) > 1 and analysis.ambiguous is None:
-                analysis.ambiguous = {
-                    "task_id": task_id, "kind": "ambiguous", "split": Split.PROBE,
-                    "index": inst.index, "seed": inst.seed, "input": _lists(inst.grid),
-                    "outputs": [{"output": _lists(g), "sources": s} for g, s in produced.items()],
-                }  # fmt: skip
+                analysis.ambiguous = AmbiguousTask(
+                    task_id, inst.index, inst.seed, inst.grid,
+                    tuple(ProbeOutput(g, tuple(s)) for g, s in produced.items()),
+                )  # fmt: skip
             continue
-        base = {
-            "task_id": task_id, "split": inst.split, "index": inst.index, "seed": inst.seed,
-            "input": _lists(inst.grid), "expected": _lists(inst.expected),
-        }  # fmt: skip
         if len(produced) > 1:
-            analysis.disputes.append({
-                **base, "kind": "disputed",
-                "outputs": [{"output": _lists(g), "sources": s,
-                             "is_expected": g == inst.expected} for g, s in produced.items()],
-            })  # fmt: skip
+            analysis.disputes.append(DisputedInput(
+                task_id, split, inst.index, inst.seed, inst.grid, inst.expected,
+                tuple(DisputedOutput(g, tuple(s), g == inst.expected) for g, s in produced.items()),
+            ))  # fmt: skip
         if inst.expected in produced:
             continue
         agreeing = [(g, s) for g, s in produced.items() if len(s) >= 2]
         if agreeing:
             grid, sources = max(agreeing, key=lambda item: len(item[1]))
-            analysis.suspects.append(
-                {**base, "kind": "suspect", "agreeing_output": _lists(grid), "sources": sources}
-            )
+            analysis.suspects.append(SuspectSample(
+                task_id, split, inst.index, inst.seed, inst.grid, inst.expected, grid,
+                tuple(sources),
+            ))  # fmt: skip
             analysis.suspect_positions.add(pos)
     return analysis
 

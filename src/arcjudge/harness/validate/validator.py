@@ -10,16 +10,17 @@ an interrupted run resumes where it stopped and writes byte-identical outputs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
 from arcjudge.harness.core.inputs import draw_samples, task_inputs
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.validate.differential import TaskAnalysis, analyze, only_suspect_failures
+from arcjudge.harness.validate.records import DifferentialRecord, VerdictRecord
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -29,6 +30,16 @@ from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
 from arcjudge.vocabulary import Split, Verdict
 
 DEFAULT_CHUNK = 512
+ERROR_TAIL = 2000
+"""Characters kept from the end of a program's load error."""
+
+Provenance = dict[str, str]
+"""What a verifier candidate carries back: its source's provenance of the program."""
+
+_FAILURE_VERDICTS = {
+    ProgramStatus.LOAD_ERROR: Verdict.LOAD_ERROR,
+    ProgramStatus.POLICY_REJECTED: Verdict.POLICY_REJECTED,
+}
 
 
 @dataclass(frozen=True)
@@ -76,20 +87,20 @@ class Validator:
         self.task_paths = task_files(config.tasks_dir)
         self.fingerprints = [module_fingerprint(s.module_dirs) for s in config.sources]
         self.samples: dict[str, list[TaskInput]] = {}
-        self.generator_report: dict[str, dict] = {}
-        self.records: dict[str, list[dict]] = {}
+        self.generator_report: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, list[VerdictRecord]] = {}
         self.analyses: dict[str, TaskAnalysis] = {}
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
-    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate]]]:
+    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate[Provenance]]]]:
         runtime = self.runtime_key or self.sandbox.runtime_fingerprint()
         for path in self.task_paths:
             task = load_task(path)
             instances = task_inputs(
                 task, self.config.arcgen_dir, self.samples.get(task.task_id, ())
             )
-            candidates = []
+            candidates: list[Candidate[Provenance]] = []
             for source, fingerprint in zip(self.config.sources, self.fingerprints, strict=True):
                 tp = source.program_for(task.task_id)
                 key = ""
@@ -109,7 +120,7 @@ class Validator:
         self,
         task_id: str,
         instances: list[TaskInput],
-        candidates: list[Candidate],
+        candidates: list[Candidate[Provenance]],
         outcomes: list[CandidateOutcome],
     ) -> None:
         names = [source.name for source in self.config.sources]
@@ -126,12 +137,12 @@ class Validator:
         for name, cand, outcome in zip(names, candidates, outcomes, strict=True):
             graded, graded_instances = _graded(outcome, instances)
             record = self._record(task_id, name, cand, graded, graded_instances)
-            if record["verdict"] == "invalid" and only_suspect_failures(
+            if record.verdict is Verdict.INVALID and only_suspect_failures(
                 outcome, instances, analysis.suspect_positions
             ):
                 analysis.quarantinable.append(name)
                 if self.config.quarantine_suspects:
-                    record["verdict"] = "valid_quarantined"
+                    record = replace(record, verdict=Verdict.VALID_QUARANTINED)
             records.append(record)
         self.records[task_id] = records
         self.analyses[task_id] = analysis
@@ -142,28 +153,24 @@ class Validator:
     def _record(
         task_id: str,
         name: str,
-        cand: Candidate,
+        cand: Candidate[Provenance],
         outcome: CandidateOutcome,
         instances: list[TaskInput],
-    ) -> dict:
-        record: dict = {"task_id": task_id, "source": name, "provenance": cand.meta}
+    ) -> VerdictRecord:
         if cand.program is None:
-            return {**record, "verdict": "missing"}
+            return VerdictRecord(task_id, name, cand.meta, Verdict.MISSING)
         if outcome.failure is not None:
             status, error = outcome.failure
-            verdict = {
-                ProgramStatus.LOAD_ERROR: "load_error",
-                ProgramStatus.POLICY_REJECTED: "policy_rejected",
-            }.get(status, "infra")
-            return {**record, "verdict": verdict, "error": None if error is None else error[-2000:]}
-        record.update(outcome.tally(instances).to_json())
+            verdict = _FAILURE_VERDICTS.get(status, Verdict.INFRA)
+            tail = None if error is None else error[-ERROR_TAIL:]
+            return VerdictRecord(task_id, name, cand.meta, verdict, error=tail)
         if outcome.has_infra():
-            record["verdict"] = "infra"
+            verdict = Verdict.INFRA
         else:
-            record["verdict"] = "valid" if outcome.all_correct(instances) else "invalid"
-        if outcome.findings:
-            record["findings"] = list(outcome.findings)
-        return record
+            verdict = Verdict.VALID if outcome.all_correct(instances) else Verdict.INVALID
+        return VerdictRecord(
+            task_id, name, cand.meta, verdict, outcome.tally(instances), findings=outcome.findings
+        )
 
     def run(self) -> None:
         """Draw generator samples, then check every source on every task."""
@@ -191,22 +198,22 @@ class Validator:
 
     # ---------------------------------------------------------------- outputs
 
-    def manifest(self) -> dict:
+    def manifest(self) -> dict[str, Any]:
         """The manifest: chosen and valid sources per task, coverage, per-source counts."""
         names = [s.name for s in self.config.sources]
-        tasks = {}
+        tasks: dict[str, dict[str, Any]] = {}
         per_source = {n: dict.fromkeys(Verdict, 0) for n in names}
         for task_id in sorted(self.records):
             records = self.records[task_id]
-            valid = [r["source"] for r in records if r["verdict"] == "valid"]
+            valid = [r.source for r in records if r.verdict is Verdict.VALID]
             for r in records:
-                per_source[r["source"]][r["verdict"]] += 1
-            entry: dict = {"chosen": valid[0] if valid else None, "valid": valid}
+                per_source[r.source][r.verdict] += 1
+            entry: dict[str, Any] = {"chosen": valid[0] if valid else None, "valid": valid}
             if self.config.quarantine_suspects:
                 loose = [
-                    r["source"]
+                    r.source
                     for r in records
-                    if r["verdict"] in (Verdict.VALID, Verdict.VALID_QUARANTINED)
+                    if r.verdict in (Verdict.VALID, Verdict.VALID_QUARANTINED)
                 ]
                 entry["valid_quarantined"] = [r for r in loose if r not in valid]
                 entry["chosen_quarantined"] = loose[0] if loose else None
@@ -256,21 +263,36 @@ class Validator:
             "tasks": tasks,
         }
 
-    def suspect_lines(self) -> Iterator[str]:
-        """Lines of ``suspects.jsonl``: suspects, disputes and ambiguity flags, task order."""
+    def differential_records(self) -> Iterator[DifferentialRecord]:
+        """Suspects, disputes and ambiguity flags, in task order (``suspects.jsonl``)."""
         for task_id in sorted(self.analyses):
             a = self.analyses[task_id]
-            for record in [*a.suspects, *a.disputes, *([a.ambiguous] if a.ambiguous else [])]:
-                yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+            yield from a.suspects
+            yield from a.disputes
+            if a.ambiguous is not None:
+                yield a.ambiguous
+
+    def verdict_records(self) -> Iterator[VerdictRecord]:
+        """Every verdict, in task then source order (``verdicts.jsonl``)."""
+        for task_id in sorted(self.records):
+            yield from self.records[task_id]
+
+    def suspect_lines(self) -> Iterator[str]:
+        """The lines of ``suspects.jsonl``."""
+        for record in self.differential_records():
+            yield _line(record.to_json())
 
     def verdict_lines(self) -> Iterator[str]:
-        """The lines of ``verdicts.jsonl``, in task then source order."""
-        for task_id in sorted(self.records):
-            for record in self.records[task_id]:
-                yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+        """The lines of ``verdicts.jsonl``."""
+        for record in self.verdict_records():
+            yield _line(record.to_json())
 
 
-def write_outputs(validator: Validator, out_dir: Path) -> dict:
+def _line(data: dict[str, Any]) -> str:
+    return json_dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def write_outputs(validator: Validator, out_dir: Path) -> dict[str, Any]:
     """Write ``verdicts.jsonl``, ``suspects.jsonl``, ``manifest.json``, ``report.html``.
 
     And ``runtime.json``: the sandbox's runtime (kept apart from the manifest, which is
@@ -283,30 +305,25 @@ def write_outputs(validator: Validator, out_dir: Path) -> dict:
     from arcjudge.harness.validate.report import render_validate_report
 
     manifest = validator.manifest()
-    verdicts = "".join(validator.verdict_lines())
-    records = [r for task_id in sorted(validator.records) for r in validator.records[task_id]]
-    suspects = "".join(validator.suspect_lines())
+    verdicts = [r.to_json() for r in validator.verdict_records()]
+    suspects = [r.to_json() for r in validator.differential_records()]
     outputs = {
-        "verdicts.jsonl": verdicts,
-        "suspects.jsonl": suspects,
+        "verdicts.jsonl": "".join(map(_line, verdicts)),
+        "suspects.jsonl": "".join(map(_line, suspects)),
         "manifest.json": json_dumps(manifest, sort_keys=True, indent=1) + "\n",
         "runtime.json": runtime_json(validator.runtime),
-        "report.html": render_validate_report(
-            manifest_for_report(manifest),
-            records,
-            [json.loads(line) for line in suspects.splitlines()],
-        ),
+        "report.html": render_validate_report(manifest_for_report(manifest), verdicts, suspects),
     }
     write_atomic(out_dir, outputs)
     return manifest
 
 
-def manifest_for_report(manifest: dict) -> dict:
+def manifest_for_report(manifest: dict[str, Any]) -> dict[str, Any]:
     """The manifest in the shape the report expects (source names as a list)."""
     return {**manifest, "sources": [s["name"] for s in manifest["sources"]]}
 
 
-def summary_lines(manifest: dict) -> list[str]:
+def summary_lines(manifest: dict[str, Any]) -> list[str]:
     """The printed summary: coverage and per-source counts."""
     cov = manifest["coverage"]
     lines = [f"tasks with >= 1 valid verifier: {cov['covered']}/{cov['tasks']}"]

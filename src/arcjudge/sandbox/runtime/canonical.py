@@ -303,9 +303,13 @@ def _convert(value: object, strict: bool) -> _Result:
     rows: list[tuple[object, ...]] = []
     width = -1
     for row in rows_in:
-        cells, reason = _items(row, 1, np, strict)
-        if cells is None:
-            return None, reason
+        if _is_sequence(row, strict) and 0 < _len(row) <= MAX_SIDE:
+            cells = _tuple(row)  # the common case, without the call below
+        else:
+            listed, reason = _items(row, 1, np, strict)
+            if listed is None:
+                return None, reason
+            cells = listed
         if width == -1:
             width = _len(cells)
         elif _len(cells) != width:

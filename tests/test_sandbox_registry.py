@@ -31,7 +31,7 @@ from arcjudge.sandbox import (
 from arcjudge.sandbox.backends import make_sandbox
 from arcjudge.sandbox.pool import LocalWorkers
 from arcjudge.sandbox.process import ProcessSandbox
-from arcjudge.sandbox.ray_pool import NodePool
+from arcjudge.sandbox.ray_pool import NodePool, NodeSpec
 from arcjudge.sandbox.registry import unregister
 from arcjudge.sandbox.types import VERIFIER_LIMITS, GeneratorCall, RunResult, Status
 
@@ -194,7 +194,7 @@ def test_a_broken_installed_backend_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_a_ray_node_runs_a_backend_that_is_not_a_pool(toy_backend):
-    node = NodePool("toy", 2, ())
+    node = NodePool(NodeSpec("toy", 2))
     assert node.info()["strong"] and node.info()["backend"] == "toy"
     result = node.execute(PROGRAM, [((1,),), ((2,),)], VERIFIER_LIMITS, "transform")
     assert isinstance(result, ProgramResult) and len(result.results) == 2

@@ -12,8 +12,10 @@ import argparse
 import logging
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arcjudge import __version__
 from arcjudge.errors import ArcjudgeError, UsageError
@@ -36,13 +38,66 @@ from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramSt
 from arcjudge.tasks import load_task
 from arcjudge.vocabulary import RUN_ENTRY_POINTS, TASK_SPLITS
 
+if TYPE_CHECKING:
+    from arcjudge.sandbox.selfcheck import CaseOutcome
 
-def _parser() -> argparse.ArgumentParser:
+
+@dataclass(frozen=True)
+class _Command:
+    """A subcommand: its help line, what adds its arguments, what runs it (exit code)."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+def _commands() -> dict[str, _Command]:
+    """Every subcommand by name: this module's own, then one per harness workflow."""
+    from arcjudge.harness.dimensions import cli as dimensions
+    from arcjudge.harness.mutate import cli as mutate
+    from arcjudge.harness.score import cli as score
+    from arcjudge.harness.validate import cli as validate
+
+    return {
+        "run": _Command(
+            "run one program on one task's inputs, in the sandbox", _add_run_arguments, _cmd_run
+        ),
+        "selfcheck": _Command(
+            "try every attack on a backend; table of results",
+            _add_selfcheck_arguments,
+            _cmd_selfcheck,
+        ),
+        "validate": _Command(
+            "decide which verifier sources are valid per task",
+            validate.add_arguments,
+            validate.cmd_validate,
+        ),
+        "score": _Command(
+            "score model-written Definition programs safely", score.add_arguments, score.cmd_score
+        ),
+        "mutate": _Command(
+            "corrupted verifiers and their near-miss pairs", mutate.add_arguments, mutate.cmd_mutate
+        ),
+        "dimensions": _Command(
+            "instances and scores for the five dimensions",
+            dimensions.add_arguments,
+            dimensions.cmd_dimensions,
+        ),
+        "image": _Command("build the docker runtime image", _add_image_arguments, _cmd_image),
+        "sandbox": _Command("manage sandbox leftovers", _add_sandbox_arguments, _cmd_sandbox),
+    }
+
+
+def _parser(commands: dict[str, _Command] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="arcjudge", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"arcjudge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    for name, command in (commands or _commands()).items():
+        command.add_arguments(sub.add_parser(name, help=command.help))
+    return parser
 
-    run = sub.add_parser("run", help="run one program on one task's inputs, in the sandbox")
+
+def _add_run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("program", type=Path, help="a Python file")
     run.add_argument("--task", type=Path, required=True, help="an ARC task JSON file")
     run.add_argument(
@@ -58,32 +113,14 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
     add_backend_arguments(run)
 
-    check = sub.add_parser("selfcheck", help="try every attack on a backend; table of results")
+
+def _add_selfcheck_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument("--backend", default="auto", choices=backend_names())
     add_docker_runtime_argument(check)
     check.add_argument("--case", action="append", help="run only these cases (repeatable)")
 
-    val = sub.add_parser("validate", help="decide which verifier sources are valid per task")
-    from arcjudge.harness.validate.cli import add_arguments as add_validate_arguments
 
-    add_validate_arguments(val)
-
-    score = sub.add_parser("score", help="score model-written Definition programs safely")
-    from arcjudge.harness.score.cli import add_arguments
-
-    add_arguments(score)
-
-    mutate = sub.add_parser("mutate", help="corrupted verifiers and their near-miss pairs")
-    from arcjudge.harness.mutate.cli import add_arguments as add_mutate_arguments
-
-    add_mutate_arguments(mutate)
-
-    dims = sub.add_parser("dimensions", help="instances and scores for the five dimensions")
-    from arcjudge.harness.dimensions.cli import add_arguments as add_dimensions_arguments
-
-    add_dimensions_arguments(dims)
-
-    image = sub.add_parser("image", help="build the docker runtime image")
+def _add_image_arguments(image: argparse.ArgumentParser) -> None:
     image_sub = image.add_subparsers(dest="image_command", required=True)
     build = image_sub.add_parser("build", help="build it (debootstrap + docker import)")
     build.add_argument("--force", action="store_true", help="rebuild even if it exists")
@@ -96,12 +133,11 @@ def _parser() -> argparse.ArgumentParser:
         help="only print the image reference the docker backend expects (needs no root, no docker)",
     )
 
-    box = sub.add_parser("sandbox", help="manage sandbox leftovers")
+
+def _add_sandbox_arguments(box: argparse.ArgumentParser) -> None:
     box_sub = box.add_subparsers(dest="sandbox_command", required=True)
     prune = box_sub.add_parser("prune", help="remove containers left by crashed runs")
     prune.add_argument("--all", action="store_true", help="remove every arcjudge container")
-
-    return parser
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -175,7 +211,7 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
     factory().close()  # fail early and clearly if the backend is unusable
     names = set(args.case) if args.case else None
-    outcomes = []
+    outcomes: list[CaseOutcome] = []
     for outcome in run_suite(factory, names):
         if not outcomes:
             print(describe_protections(variant_of(made[-1]), made[-1].protections()))
@@ -252,34 +288,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     signal.signal(signal.SIGTERM, _terminate)
     _log_warnings_to_stderr()
-    parser = _parser()
-    args = parser.parse_args(argv)
+    commands = _commands()
+    args = _parser(commands).parse_args(argv)
     try:
-        if args.command == "run":
-            return _cmd_run(args)
-        if args.command == "selfcheck":
-            return _cmd_selfcheck(args)
-        if args.command == "validate":
-            from arcjudge.harness.validate.cli import cmd_validate
-
-            return cmd_validate(args)
-        if args.command == "score":
-            from arcjudge.harness.score.cli import cmd_score
-
-            return cmd_score(args)
-        if args.command == "mutate":
-            from arcjudge.harness.mutate.cli import cmd_mutate
-
-            return cmd_mutate(args)
-        if args.command == "dimensions":
-            from arcjudge.harness.dimensions.cli import cmd_dimensions
-
-            return cmd_dimensions(args)
-        if args.command == "image":
-            return _cmd_image(args)
-        if args.command == "sandbox":
-            return _cmd_sandbox(args)
-        raise AssertionError(f"unhandled command {args.command!r}")
+        return commands[args.command].run(args)
     except (ArcjudgeError, BackendUnavailable) as exc:
         print(f"arcjudge: error: {terminal_safe(str(exc))}", file=sys.stderr)
         return 2

@@ -10,10 +10,11 @@ over either (see ``registry.py`` for how a third party adds one).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol, runtime_checkable
+from typing import Protocol, Self, runtime_checkable
 
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
@@ -47,6 +48,9 @@ class Sandbox(Protocol):
       ``Status`` per input and a ``ProgramStatus`` per program (``infra`` when the sandbox,
       not the program, failed), never an exception;
     * a closed sandbox leaves no process or container behind.
+
+    A backend that subclasses ``Sandbox`` explicitly inherits ``runtime_fingerprint`` and
+    the context manager, which are written here in terms of ``runtime`` and ``close``.
     """
 
     @property
@@ -178,15 +182,15 @@ class Sandbox(Protocol):
             RuntimeError: If the sandbox is closed before it ever started.
             BackendUnavailable: If starting it fails.
         """
-        ...
+        return json.dumps(self.runtime(), sort_keys=True, separators=(",", ":"))
 
     def close(self) -> None:
         """Stop everything the sandbox started; safe to call twice, never raises."""
         ...
 
-    def __enter__(self) -> Sandbox:
+    def __enter__(self) -> Self:
         """Return the sandbox itself (not started yet: first use starts it)."""
-        ...
+        return self
 
     def __exit__(
         self,
@@ -195,4 +199,4 @@ class Sandbox(Protocol):
         traceback: TracebackType | None,
     ) -> None:
         """Close the sandbox."""
-        ...
+        self.close()

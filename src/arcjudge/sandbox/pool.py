@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import abc
 import functools
-import json
 import logging
 import os
 import queue
@@ -22,10 +21,9 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar
 
-from arcjudge.sandbox.interface import Job
+from arcjudge.sandbox.interface import Job, Sandbox
 from arcjudge.sandbox.policy import Finding, PolicyMode, check, decide
 from arcjudge.sandbox.registry import BackendUnavailable
 from arcjudge.sandbox.types import (
@@ -266,7 +264,7 @@ class LocalWorkers(Transport[WorkerT, Frame]):
             worker.close()
 
 
-class PooledSandbox:
+class PooledSandbox(Sandbox):
     """A pool of slots behind the ``Sandbox`` interface; a transport provides the workers.
 
     Args:
@@ -298,12 +296,7 @@ class PooledSandbox:
         return self._size
 
     def start(self) -> None:
-        """Start all workers (called automatically on first use).
-
-        Raises:
-            RuntimeError: If the sandbox is closed.
-            BackendUnavailable: If the transport cannot start its workers.
-        """
+        """See :meth:`Sandbox.start` (the transport starts the workers)."""
         with self._lock:
             if self._started:
                 return
@@ -334,18 +327,14 @@ class PooledSandbox:
         return [k for k in self.strong_protections if not self._protections.get(k, False)]
 
     def protections(self) -> dict[str, bool]:
-        """Return which isolation measures the workers report as active (see ``Sandbox``)."""
+        """See :meth:`Sandbox.protections`."""
         self.start()
         return dict(self._protections)
 
     def runtime(self) -> dict[str, str]:
-        """Return what the programs run on (see ``Sandbox.runtime``)."""
+        """See :meth:`Sandbox.runtime`."""
         self.start()
         return dict(self._runtime)
-
-    def runtime_fingerprint(self) -> str:
-        """Return a stable text naming the runtime (``runtime()`` as sorted JSON)."""
-        return json.dumps(self.runtime(), sort_keys=True, separators=(",", ":"))
 
     def run(
         self,
@@ -355,7 +344,7 @@ class PooledSandbox:
         *,
         policy: PolicyMode = PolicyMode.WARN,
     ) -> ProgramResult:
-        """Run ``program`` on every input (see ``Sandbox.run``)."""
+        """See :meth:`Sandbox.run`."""
         return self._execute(program, inputs, limits, policy, "transform")
 
     def generate(
@@ -366,7 +355,7 @@ class PooledSandbox:
         *,
         policy: PolicyMode = PolicyMode.WARN,
     ) -> ProgramResult:
-        """Draw generator samples (see ``Sandbox.generate``)."""
+        """See :meth:`Sandbox.generate`."""
         return self._execute(program, calls, limits, policy, "generate")
 
     def _execute(
@@ -447,11 +436,7 @@ class PooledSandbox:
     def map(
         self, jobs: Iterable[Job], *, mode: str = "transform"
     ) -> Iterator[tuple[int, ProgramResult]]:
-        """Run jobs over the pool; yield ``(job index, result)`` in completion order.
-
-        Jobs are pulled from ``jobs`` only as workers free up, so a lazy iterable keeps
-        memory bounded. With ``mode="generate"`` each job's inputs are ``GeneratorCall``s.
-        """
+        """See :meth:`Sandbox.map`."""
         self.start()
         window = self.size * 2
         with ThreadPoolExecutor(self.size) as pool:
@@ -475,17 +460,6 @@ class PooledSandbox:
         with self._lock:
             self._closed = True
         self._transport.close()
-
-    def __enter__(self) -> PooledSandbox:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class LocalPool(PooledSandbox, abc.ABC):

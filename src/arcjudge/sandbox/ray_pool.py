@@ -31,7 +31,7 @@ import socket
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arcjudge.sandbox.interface import Sandbox
@@ -48,7 +48,14 @@ from arcjudge.sandbox.pool import (
 from arcjudge.sandbox.registry import BackendUnavailable
 from arcjudge.sandbox.types import GeneratorCall, Grid, Limits, Program, ProgramStatus
 
-__all__ = ["NodeStats", "RayNodes", "RaySandbox", "RayUnavailable", "ray_address_default"]
+__all__ = [
+    "NodeSpec",
+    "NodeStats",
+    "RayNodes",
+    "RaySandbox",
+    "RayUnavailable",
+    "ray_address_default",
+]
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +83,25 @@ def ray_address_default() -> str:
     return "auto" if os.environ.get("RAY_ADDRESS") else "local"
 
 
+@dataclass(frozen=True)
+class NodeSpec:
+    """The sandbox pool each node runs (the same on every node).
+
+    Attributes:
+        backend: The backend each node uses (``auto``, ``process``, ``docker``, ...).
+        workers: Pool size per node (``None``: the node's CPUs).
+        module_dirs: Directories programs import from; the same paths must exist on every
+            node (a shared file system, or the same checkout everywhere).
+        docker_runtime: The OCI runtime of docker nodes' containers (``None``: each
+            node's ``$ARCJUDGE_DOCKER_RUNTIME``, else its daemon's default).
+    """
+
+    backend: str = "auto"
+    workers: int | None = None
+    module_dirs: tuple[str, ...] = ()
+    docker_runtime: str | None = None
+
+
 class NodePool:
     """The per-node actor: a local sandbox pool, started on first use.
 
@@ -83,17 +109,8 @@ class NodePool:
     actor's threads (``max_concurrency``), and the pool is thread-safe.
     """
 
-    def __init__(
-        self,
-        backend: str,
-        workers: int,
-        module_dirs: tuple[str, ...],
-        docker_runtime: str | None = None,
-    ) -> None:
-        self.backend = backend
-        self.workers = workers
-        self.module_dirs = module_dirs
-        self.docker_runtime = docker_runtime
+    def __init__(self, spec: NodeSpec) -> None:
+        self.spec = spec
         self._box: Sandbox | None = None
         self._lock = threading.Lock()
 
@@ -102,12 +119,13 @@ class NodePool:
             if self._box is None:
                 from arcjudge.sandbox.backends import make_sandbox
 
+                spec = self.spec
                 box = make_sandbox(
-                    self.backend,
-                    self.workers,
-                    module_dirs=self.module_dirs,
+                    spec.backend,
+                    spec.workers,
+                    module_dirs=spec.module_dirs,
                     warn=log.warning,
-                    docker_runtime=self.docker_runtime,
+                    docker_runtime=spec.docker_runtime,
                 )
                 box.start()
                 self._box = box
@@ -199,11 +217,8 @@ class RayNodes(Transport[str, _RayRequest]):
 
     Args:
         ray: The ``ray`` module.
-        backend: The backend each node uses (``auto``, ``process``, ``docker``, ...).
+        spec: The pool each node runs.
         address: Ray address (``auto``, ``ray://...``, ``host:port``, ``local``).
-        module_dirs: Directories programs import from (the same paths on every node).
-        workers_per_node: Pool size per node (default: the node's CPUs).
-        docker_runtime: The OCI runtime of docker nodes' containers.
 
     Raises:
         RayUnavailable: If ``address`` is ``host:port`` and nothing listens there.
@@ -213,21 +228,10 @@ class RayNodes(Transport[str, _RayRequest]):
     response_slack = _RESPONSE_SLACK
     exhausted_error = "no node left"
 
-    def __init__(
-        self,
-        ray: Any,
-        backend: str,
-        address: str,
-        module_dirs: tuple[str, ...],
-        workers_per_node: int | None,
-        docker_runtime: str | None,
-    ) -> None:
+    def __init__(self, ray: Any, spec: NodeSpec, address: str) -> None:
         self._ray = ray
-        self.backend = backend
+        self.spec = spec
         self.address = address
-        self.module_dirs = module_dirs
-        self.workers_per_node = workers_per_node
-        self.docker_runtime = docker_runtime
         self.nodes: dict[str, _Node] = {}
         self._refs: OrderedDict[Any, tuple[Any, Any]] = OrderedDict()
         self._refs_lock = threading.Lock()
@@ -279,7 +283,7 @@ class RayNodes(Transport[str, _RayRequest]):
     def _make_actor(self, node: _Node) -> Any:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        workers = self.workers_per_node or node.stats.cpus
+        workers = self.spec.workers or node.stats.cpus
         node.generation += 1
         return self._actor_class.options(
             num_cpus=0,
@@ -287,7 +291,7 @@ class RayNodes(Transport[str, _RayRequest]):
             max_restarts=0,
             name=None,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node.stats.node_id, soft=False),
-        ).remote(self.backend, workers, self.module_dirs, self.docker_runtime)
+        ).remote(replace(self.spec, workers=workers))
 
     def open(self) -> Opened[str]:
         """Connect, create one actor per node with CPUs, start their pools.
@@ -315,7 +319,7 @@ class RayNodes(Transport[str, _RayRequest]):
         slots: list[str] = []
         for node, info in zip(self.nodes.values(), infos, strict=True):
             node.stats.info = info
-            slots += [node.stats.node_id] * (_DEPTH * (self.workers_per_node or node.stats.cpus))
+            slots += [node.stats.node_id] * (_DEPTH * (self.spec.workers or node.stats.cpus))
         # A protection counts only when every node has it.
         keys: set[str] = set().union(*(i["protections"] for i in infos))
         protections = {k: all(i["protections"].get(k, False) for i in infos) for k in keys}
@@ -470,15 +474,10 @@ class RaySandbox(PooledSandbox):
             raise RayUnavailable(
                 "the ray executor needs Ray: pip install 'arcjudge[ray]' (or pip install ray)"
             ) from None
-        self.backend = backend
+        self.spec = NodeSpec(backend, workers_per_node, tuple(module_dirs), docker_runtime)
         self.address = address or ray_address_default()
-        self.module_dirs = tuple(module_dirs)
-        self.workers_per_node = workers_per_node
         self.report = report
-        self.docker_runtime = docker_runtime
-        self._nodes = RayNodes(
-            ray, backend, self.address, self.module_dirs, workers_per_node, docker_runtime
-        )
+        self._nodes = RayNodes(ray, self.spec, self.address)
         super().__init__(self._nodes)
 
     def node_stats(self) -> list[NodeStats]:

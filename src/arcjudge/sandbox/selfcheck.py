@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -46,6 +47,8 @@ SECRET_VAR = "ARCJUDGE_SELFCHECK_SECRET"
 RUNNER_MARK = "runner.py"
 ZYGOTE_NAME = "arcjudge-zygote"
 SAMPLE_DIR = str(Path(__file__).resolve().parents[1] / "data" / "sample")
+Accept = Callable[[list[ProgramResult]], bool]
+"""Whether a case's results (one per program, in order) mean the attack was contained."""
 
 
 @dataclass
@@ -91,7 +94,7 @@ class Case:
     name: str
     sources: tuple[str, ...]
     expected: str
-    accept: Callable[[list[ProgramResult]], bool]
+    accept: Accept
     host_ok: Callable[[Context], bool] = lambda ctx: True
     limits: Limits = SELFCHECK_LIMITS
     backends: tuple[str, ...] | None = None  # None: every backend
@@ -109,14 +112,14 @@ def _statuses(result: ProgramResult) -> set[str]:
     return {r.status.value for r in result.results}
 
 
-def _only(*allowed: str) -> Callable[[list[ProgramResult]], bool]:
+def _only(*allowed: str) -> Accept:
     def accept(results: list[ProgramResult]) -> bool:
         return all(_statuses(r) <= set(allowed) for r in results)
 
     return accept
 
 
-def _last_grid(expected: Grid) -> Callable[[list[ProgramResult]], bool]:
+def _last_grid(expected: Grid) -> Accept:
     def accept(results: list[ProgramResult]) -> bool:
         last = results[-1]
         return last.status is ProgramStatus.LOADED and all(
@@ -126,14 +129,14 @@ def _last_grid(expected: Grid) -> Callable[[list[ProgramResult]], bool]:
     return accept
 
 
-def _only_grid(expected: Grid) -> Callable[[list[ProgramResult]], bool]:
+def _only_grid(expected: Grid) -> Accept:
     def accept(results: list[ProgramResult]) -> bool:
         return all(_last_grid(expected)([r]) for r in results)
 
     return accept
 
 
-def _ok_then_last_grid(expected: Grid) -> Callable[[list[ProgramResult]], bool]:
+def _ok_then_last_grid(expected: Grid) -> Accept:
     def accept(results: list[ProgramResult]) -> bool:
         return _only("ok")(results[:-1]) and _last_grid(expected)(results)
 
@@ -163,6 +166,49 @@ def _src(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
+def _case(name: str, expected: str, accept: Accept, *sources: str, **options: Any) -> Case:
+    """A ``Case`` of programs written indented in this file (``options``: ``Case``'s fields)."""
+    return Case(name, tuple(_src(s) for s in sources), expected, accept, **options)
+
+
+_ECHO = _src(
+    """
+    def transform(g):
+        return [list(r) for r in g]
+    """
+)
+"""A benign program: it returns its input (as lists)."""
+_FILE_HAS = _src(
+    """
+    import os
+    def read(path):
+        try:
+            with open(path, 'rb') as fh:
+                return fh.read()
+        except OSError:
+            return None
+    def file_has(path, needle):
+        data = read(path)
+        return data is not None and needle in data
+    def proc_has(name, needle):
+        return any(file_has('/proc/%s/%s' % (pid, name), needle) for pid in os.listdir('/proc'))
+    """
+)
+"""Helpers for a program that reads host files: ``read``, ``file_has``, ``proc_has``."""
+_found_nothing = _last_grid(((0,),))
+"""The last program answered ``[[0]]`` to every input: its attack found nothing."""
+_SIGNAL_GUARDS = ("pid_namespace", "uid_per_program")
+"""Either keeps a program's signals from reaching the harness's processes."""
+
+
+def _survived(name: str, expected: str, accept: Accept, attack: str) -> Case:
+    """A case whose attack signals other processes; a benign program must run after it."""
+    return _case(name, expected, accept, attack, _ECHO, needs_one_of=_SIGNAL_GUARDS)
+
+
+"""The last program answered ``[[0]]`` to every input: its attack found nothing."""
+
+
 def _host_boot_id() -> str:
     """This host kernel's boot id (a container on the host kernel reads the same one)."""
     try:
@@ -173,887 +219,668 @@ def _host_boot_id() -> str:
 
 
 CASES: tuple[Case, ...] = (
-    Case(
+    _case(
         "fork_bomb",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    while True:
-                        try:
-                            os.fork()
-                        except OSError:
-                            pass
-                """
-            ),
-        ),
         "timeout",
         _only("timeout", "error", "memory", "crashed"),
+        """
+        import os
+        def transform(g):
+            while True:
+                try:
+                    os.fork()
+                except OSError:
+                    pass
+        """,
     ),
-    Case(
+    _case(
         "memory_bomb",
-        (
-            _src(
-                """
-                def transform(g):
-                    hoard = []
-                    while True:
-                        hoard.append(bytearray(50 * 1024 * 1024))
-                """
-            ),
-        ),
         "memory",
         _only("memory", "crashed"),
+        """
+        def transform(g):
+            hoard = []
+            while True:
+                hoard.append(bytearray(50 * 1024 * 1024))
+        """,
     ),
-    Case(
+    _case(
         "infinite_loop_python",
-        (
-            _src(
-                """
-                def transform(g):
-                    while True:
-                        pass
-                """
-            ),
-        ),
         "timeout",
         _only("timeout"),
+        """
+        def transform(g):
+            while True:
+                pass
+        """,
     ),
-    Case(
+    _case(
         "regex_backtracking_in_c",
-        (
-            _src(
-                """
-                import re
-                def transform(g):
-                    re.match(r'(a+)+$', 'a' * 64 + 'b')
-                    return g
-                """
-            ),
-        ),
         "timeout",
         _only("timeout"),
+        """
+        import re
+        def transform(g):
+            re.match(r'(a+)+$', 'a' * 64 + 'b')
+            return g
+        """,
     ),
-    Case(
+    _case(
         "bigint_power_in_c",
-        (
-            _src(
-                """
-                def transform(g):
-                    x = 7 ** (7 ** 10)
-                    return g
-                """
-            ),
-        ),
         "timeout",
         _only("timeout", "memory"),
+        """
+        def transform(g):
+            x = 7 ** (7 ** 10)
+            return g
+        """,
     ),
-    Case(
+    _case(
         "sigalrm_disarmed",
-        (
-            _src(
-                """
-                import signal
-                def transform(g):
-                    for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU):
-                        signal.signal(s, signal.SIG_IGN)
-                    signal.alarm(0)
+        "timeout",
+        _only("timeout"),
+        """
+        import signal
+        def transform(g):
+            for s in (signal.SIGALRM, signal.SIGTERM, signal.SIGINT, signal.SIGXCPU):
+                signal.signal(s, signal.SIG_IGN)
+            signal.alarm(0)
+            while True:
+                pass
+        """,
+    ),
+    _case(
+        "base_exception_swallowed",
+        "timeout",
+        _only("timeout"),
+        """
+        def transform(g):
+            while True:
+                try:
                     while True:
                         pass
-                """
-            ),
-        ),
-        "timeout",
-        _only("timeout"),
+                except BaseException:
+                    pass
+        """,
     ),
-    Case(
-        "base_exception_swallowed",
-        (
-            _src(
-                """
-                def transform(g):
-                    while True:
-                        try:
-                            while True:
-                                pass
-                        except BaseException:
-                            pass
-                """
-            ),
-        ),
-        "timeout",
-        _only("timeout"),
-    ),
-    Case(
+    _case(
         "sleep_past_wall_limit",
-        (
-            _src(
-                """
-                import time
-                def transform(g):
-                    time.sleep(60)
-                    return g
-                """
-            ),
-        ),
         "timeout",
         _only("timeout"),
+        """
+        import time
+        def transform(g):
+            time.sleep(60)
+            return g
+        """,
     ),
-    Case(
+    _case(
         "write_outside_workdir",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    wrote = 0
-                    for path in ('{host_dir}/escape-{marker}', '/escape-{marker}',
-                                 '/tmp/escape-{marker}'):
-                        try:
-                            with open(path, 'w') as fh:
-                                fh.write('x')
-                            wrote = 1
-                        except OSError:
-                            pass
-                    return [[wrote]]
-                """
-            ),
-        ),
         "ok, no file on the host",
         _only("ok"),
-        _no_escape_file,
+        """
+        import os
+        def transform(g):
+            wrote = 0
+            for path in ('{host_dir}/escape-{marker}', '/escape-{marker}',
+                         '/tmp/escape-{marker}'):
+                try:
+                    with open(path, 'w') as fh:
+                        fh.write('x')
+                    wrote = 1
+                except OSError:
+                    pass
+            return [[wrote]]
+        """,
+        host_ok=_no_escape_file,
     ),
-    Case(
+    _case(
         "read_harness_environment",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    found = 0
-                    if any(k.startswith('{secret_var}') for k in os.environ):
-                        found = 1
-                    for pid in os.listdir('/proc'):
-                        try:
-                            with open('/proc/%s/environ' % pid, 'rb') as fh:
-                                if b'{secret_var}' in fh.read():
-                                    found = 1
-                        except OSError:
-                            pass
-                    return [[found]]
-                """
-            ),
-        ),
         "ok [[0]]",
-        _last_grid(((0,),)),
+        _found_nothing,
+        _FILE_HAS
+        + _src(
+            """
+            def transform(g):
+                found = any(k.startswith('{secret_var}') for k in os.environ)
+                return [[int(found or proc_has('environ', b'{secret_var}'))]]
+            """
+        ),
     ),
-    Case(
+    _case(
         "network_route_outside",
-        (
-            _src(
-                """
-                import socket
-                def transform(g):
-                    try:
-                        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                        s.connect(('192.0.2.1', 9))
-                        return [[1]]
-                    except OSError:
-                        return [[0]]
-                """
-            ),
-        ),
         "ok [[0]] (no route; a UDP connect sends no packet)",
-        _last_grid(((0,),)),
+        _found_nothing,
+        """
+        import socket
+        def transform(g):
+            try:
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                s.connect(('192.0.2.1', 9))
+                return [[1]]
+            except OSError:
+                return [[0]]
+        """,
     ),
-    Case(
+    _case(
         "network_host_loopback",
-        (
-            _src(
-                """
-                import socket
-                def transform(g):
-                    try:
-                        s = socket.socket()
-                        s.settimeout(1)
-                        s.connect(('127.0.0.1', {port}))
-                        return [[1]]
-                    except OSError:
-                        return [[0]]
-                """
-            ),
-        ),
         "ok [[0]], listener untouched",
-        _last_grid(((0,),)),
-        lambda ctx: not ctx.loopback_contacted(),
+        _found_nothing,
+        """
+        import socket
+        def transform(g):
+            try:
+                s = socket.socket()
+                s.settimeout(1)
+                s.connect(('127.0.0.1', {port}))
+                return [[1]]
+            except OSError:
+                return [[0]]
+        """,
+        host_ok=lambda ctx: not ctx.loopback_contacted(),
     ),
-    Case(
+    _case(
         "thread_and_daemon_outlive_call",
-        (
-            _src(
-                """
-                import os, threading, time
-                def transform(g):
-                    threading.Thread(target=time.sleep, args=(60,)).start()
-                    if os.fork() == 0:
-                        os.setsid()
-                        if os.fork() == 0:
-                            time.sleep(60)
-                        os._exit(0)
-                    return g
-                """
-            ),
-        ),
         "ok, no process left",
         _only("ok"),
+        """
+        import os, threading, time
+        def transform(g):
+            threading.Thread(target=time.sleep, args=(60,)).start()
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    time.sleep(60)
+                os._exit(0)
+            return g
+        """,
     ),
-    Case(
+    _case(
         "sys_exit",
-        (
-            _src(
-                """
-                import sys
-                def transform(g):
-                    sys.exit(0)
-                """
-            ),
-        ),
         "error",
         _only("error"),
+        """
+        import sys
+        def transform(g):
+            sys.exit(0)
+        """,
     ),
-    Case(
+    _case(
         "os_exit",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    os._exit(0)
-                """
-            ),
-        ),
         "error",
         _only("error"),
+        """
+        import os
+        def transform(g):
+            os._exit(0)
+        """,
     ),
-    Case(
+    _case(
         "print_a_gigabyte",
-        (
-            _src(
-                """
-                import sys
-                def transform(g):
-                    chunk = 'x' * (1 << 20)
-                    for _ in range(1024):
-                        sys.stdout.write(chunk)
-                    return g
-                """
-            ),
-        ),
         "output_limit",
         _only("output_limit"),
+        """
+        import sys
+        def transform(g):
+            chunk = 'x' * (1 << 20)
+            for _ in range(1024):
+                sys.stdout.write(chunk)
+            return g
+        """,
     ),
-    Case(
+    _case(
         "huge_grid",
-        (
-            _src(
-                """
-                def transform(g):
-                    return [[1] * 1000 for _ in range(10000)]
-                """
-            ),
-        ),
         "invalid_output",
         _only("invalid_output"),
+        """
+        def transform(g):
+            return [[1] * 1000 for _ in range(10000)]
+        """,
     ),
-    Case(
+    _case(
         "deep_recursion_segfault",
-        (
-            _src(
-                """
-                import sys
-                sys.setrecursionlimit(10 ** 7)
-                class Deep:
-                    def __call__(self, n):
-                        return self(n + 1)
-                def transform(g):
-                    return Deep()(0)
-                """
-            ),
-        ),
         "crashed",
         _only("crashed", "error", "memory"),
+        """
+        import sys
+        sys.setrecursionlimit(10 ** 7)
+        class Deep:
+            def __call__(self, n):
+                return self(n + 1)
+        def transform(g):
+            return Deep()(0)
+        """,
     ),
-    Case(
+    _case(
         "eq_always_true",
-        (
-            _src(
-                """
-                class Liar(list):
-                    def __eq__(self, other):
-                        return True
-                    def __len__(self):
-                        return 2
-                def transform(g):
-                    return Liar()
-                """
-            ),
-        ),
         "invalid_output",
         _only("invalid_output"),
+        """
+        class Liar(list):
+            def __eq__(self, other):
+                return True
+            def __len__(self):
+                return 2
+        def transform(g):
+            return Liar()
+        """,
     ),
-    Case(
+    _case(
         "poison_next_program",
-        (
-            _src(
-                """
-                import builtins, json
-                builtins.len = lambda x: 0
-                builtins.isinstance = lambda *a: False
-                builtins.list = tuple
-                json.dumps = lambda *a, **k: '[[9]]'
-                json.loads = lambda *a, **k: [[9]]
-                import sys
-                sys.modules['canonical'] = None
-                def transform(g):
-                    return [[9]]
-                """
-            ),
-            _src(
-                """
-                def transform(g):
-                    return [list(r) for r in g]
-                """
-            ),
-        ),
         "second program ok and correct",
         _last_grid(SAMPLE),
+        """
+        import builtins, json
+        builtins.len = lambda x: 0
+        builtins.isinstance = lambda *a: False
+        builtins.list = tuple
+        json.dumps = lambda *a, **k: '[[9]]'
+        json.loads = lambda *a, **k: [[9]]
+        import sys
+        sys.modules['canonical'] = None
+        def transform(g):
+            return [[9]]
+        """,
+        _ECHO,
     ),
-    Case(
+    _case(
         "read_other_programs_temp_files",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    for d in ('.', '/tmp', '/dev/shm', '/var/tmp'):
-                        try:
-                            with open(os.path.join(d, 'secret-{marker}'), 'w') as fh:
-                                fh.write('x')
-                        except OSError:
-                            pass
-                    return g
-                """
-            ),
-            _src(
-                """
-                import os
-                def transform(g):
-                    for d in ('.', '..', '/tmp', '/dev/shm', '/var/tmp'):
-                        for root, _, files in os.walk(d):
-                            if 'secret-{marker}' in files:
-                                return [[1]]
-                    return [[0]]
-                """
-            ),
-        ),
         "second program ok [[0]]",
-        _last_grid(((0,),)),
-    ),
-    Case(
-        "shared_memory_to_next_program",
-        (
-            _src(
-                """
-                import ctypes, os
-                libc = ctypes.CDLL(None, use_errno=True)
-                def transform(g):
-                    seg = libc.shmget(0x4A1D6E, 4096, 0o1666)  # IPC_CREAT | 0666
-                    try:
-                        fd = os.open('/dev/mqueue/arcjudge-{marker}', os.O_CREAT | os.O_WRONLY)
-                        os.close(fd)
-                    except OSError:
-                        pass
-                    return [[1 if seg >= 0 else 0]]
-                """
-            ),
-            _src(
-                """
-                import ctypes, os
-                libc = ctypes.CDLL(None, use_errno=True)
-                def transform(g):
-                    seen = libc.shmget(0x4A1D6E, 0, 0) >= 0
-                    seen = seen or os.path.exists('/dev/mqueue/arcjudge-{marker}')
-                    return [[1 if seen else 0]]
-                """
-            ),
-        ),
-        "second program ok [[0]]",
-        _last_grid(((0,),)),
-    ),
-    Case(
-        "top_level_never_returns",
-        (
-            _src(
-                """
-                while True:
+        _found_nothing,
+        """
+        import os
+        def transform(g):
+            for d in ('.', '/tmp', '/dev/shm', '/var/tmp'):
+                try:
+                    with open(os.path.join(d, 'secret-{marker}'), 'w') as fh:
+                        fh.write('x')
+                except OSError:
                     pass
-                """
-            ),
-        ),
+            return g
+        """,
+        """
+        import os
+        def transform(g):
+            for d in ('.', '..', '/tmp', '/dev/shm', '/var/tmp'):
+                for root, _, files in os.walk(d):
+                    if 'secret-{marker}' in files:
+                        return [[1]]
+            return [[0]]
+        """,
+    ),
+    _case(
+        "shared_memory_to_next_program",
+        "second program ok [[0]]",
+        _found_nothing,
+        """
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        def transform(g):
+            seg = libc.shmget(0x4A1D6E, 4096, 0o1666)  # IPC_CREAT | 0666
+            try:
+                fd = os.open('/dev/mqueue/arcjudge-{marker}', os.O_CREAT | os.O_WRONLY)
+                os.close(fd)
+            except OSError:
+                pass
+            return [[1 if seg >= 0 else 0]]
+        """,
+        """
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        def transform(g):
+            seen = libc.shmget(0x4A1D6E, 0, 0) >= 0
+            seen = seen or os.path.exists('/dev/mqueue/arcjudge-{marker}')
+            return [[1 if seen else 0]]
+        """,
+    ),
+    _case(
+        "top_level_never_returns",
         "load_error",
         _only("load_error"),
+        """
+        while True:
+            pass
+        """,
     ),
-    Case(
+    _case(
         "docker_socket_unreachable",
-        (
-            _src(
-                """
-                import socket
-                def transform(g):
-                    for path in ('/var/run/docker.sock', '/run/docker.sock'):
-                        s = socket.socket(socket.AF_UNIX)
-                        try:
-                            s.connect(path)
-                            return [[1]]
-                        except OSError:
-                            pass
-                    return [[0]]
-                """
-            ),
-        ),
         "ok [[0]]",
-        _last_grid(((0,),)),
+        _found_nothing,
+        """
+        import socket
+        def transform(g):
+            for path in ('/var/run/docker.sock', '/run/docker.sock'):
+                s = socket.socket(socket.AF_UNIX)
+                try:
+                    s.connect(path)
+                    return [[1]]
+                except OSError:
+                    pass
+            return [[0]]
+        """,
     ),
-    Case(
+    _survived(
         "kill_every_process",
-        (
-            _src(
-                """
-                import os, signal
-                def transform(g):
-                    for target in (-1, 1):
-                        try:
-                            os.kill(target, signal.SIGKILL)
-                        except OSError:
-                            pass
-                    return g
-                """
-            ),
-            _src(
-                """
-                def transform(g):
-                    return [list(r) for r in g]
-                """
-            ),
-        ),
         "the run carries on: next program ok",
         _last_grid(SAMPLE),
-        needs_one_of=("pid_namespace", "uid_per_program"),
+        """
+        import os, signal
+        def transform(g):
+            for target in (-1, 1):
+                try:
+                    os.kill(target, signal.SIGKILL)
+                except OSError:
+                    pass
+            return g
+        """,
     ),
-    Case(
+    _case(
         "memory_of_earlier_jobs",
-        (
-            _src(
-                """
-                SECRET = '{marker}'[::-1] + '-source'
-                def generate():
-                    return {'input': [[7, 7, 3]], 'output': [[3, 1, 4, 1, 5]]}
-                """
-            ),
-            _src(
-                """
-                SECRET = '{marker}'[::-1] + '-verifier'
-                def transform(g):
-                    return [[2, 7, 1, 8, 2, 8]]
-                """
-            ),
-            _src(
-                """
-                import gc
-                def transform(g):
-                    needle = '{marker}'[::-1]
-                    wanted = {'[[3, 1, 4, 1, 5]]', '[[2, 7, 1, 8, 2, 8]]', '[[7, 7, 3]]',
-                              '[3, 1, 4, 1, 5]', '[2, 7, 1, 8, 2, 8]', '[7, 7, 3]'}
-                    found = 0
-                    for obj in gc.get_objects():
-                        try:
-                            if isinstance(obj, (list, tuple)) and repr(obj) in wanted:
-                                found = 1
-                            values = obj.values() if isinstance(obj, dict) else ()
-                            for v in list(values):
-                                if isinstance(v, str) and needle in v and v is not needle:
-                                    found = 1
-                                if isinstance(v, (bytes, bytearray)) and needle.encode() in v:
-                                    found = 1
-                        except Exception:
-                            pass
-                    return [[found]]
-                """
-            ),
-        ),
         "generator, verifier, then a program finding none of their data: ok [[0]]",
-        _last_grid(((0,),)),
+        _found_nothing,
+        """
+        SECRET = '{marker}'[::-1] + '-source'
+        def generate():
+            return {'input': [[7, 7, 3]], 'output': [[3, 1, 4, 1, 5]]}
+        """,
+        """
+        SECRET = '{marker}'[::-1] + '-verifier'
+        def transform(g):
+            return [[2, 7, 1, 8, 2, 8]]
+        """,
+        """
+        import gc
+        def transform(g):
+            needle = '{marker}'[::-1]
+            wanted = {'[[3, 1, 4, 1, 5]]', '[[2, 7, 1, 8, 2, 8]]', '[[7, 7, 3]]',
+                      '[3, 1, 4, 1, 5]', '[2, 7, 1, 8, 2, 8]', '[7, 7, 3]'}
+            found = 0
+            for obj in gc.get_objects():
+                try:
+                    if isinstance(obj, (list, tuple)) and repr(obj) in wanted:
+                        found = 1
+                    values = obj.values() if isinstance(obj, dict) else ()
+                    for v in list(values):
+                        if isinstance(v, str) and needle in v and v is not needle:
+                            found = 1
+                        if isinstance(v, (bytes, bytearray)) and needle.encode() in v:
+                            found = 1
+                except Exception:
+                    pass
+            return [[found]]
+        """,
         modes=("generate", "transform", "transform"),
         inputs=3,
     ),
-    Case(
+    _case(
         "forge_next_programs_results",
-        (
-            _src(
-                """
-                import os, time, json, struct, signal
-                def attack():
-                    me = os.getpid()
-                    frame = json.dumps({'k': 'out', 'i': 0, 's': 'ok', 'g': [1, '6']}).encode()
-                    data = struct.pack('>I', len(frame)) + frame
-                    end = time.time() + 3
-                    while time.time() < end:
-                        for pid in os.listdir('/proc'):
-                            if not pid.isdigit() or int(pid) == me:
-                                continue
-                            for fd in range(3, 8):
-                                try:
-                                    w = os.open('/proc/%s/fd/%d' % (pid, fd), os.O_WRONLY)
-                                    os.write(w, data * 4)
-                                    os.close(w)
-                                except OSError:
-                                    pass
-                            try:
-                                os.kill(int(pid), signal.SIGSTOP)
-                            except OSError:
-                                pass
-                        time.sleep(0.01)
-                def transform(g):
-                    if os.fork() == 0:
-                        os.setsid()
-                        for _ in range(6):
-                            if os.fork() != 0:
-                                os._exit(0)
-                            os.setsid()
-                        attack()
-                        os._exit(0)
-                    return g
-                """
-            ),
-            _src(
-                """
-                import time
-                def transform(g):
-                    time.sleep(0.5)
-                    return [list(r) for r in g]
-                """
-            ),
-        ),
         "detached survivors are gone; the next program ok and correct",
         _last_grid(SAMPLE),
-        needs_one_of=("pid_namespace", "uid_per_program"),
-    ),
-    Case(
-        "keyring_to_next_program",
-        (
-            _src(
-                """
-                import ctypes
-                libc = ctypes.CDLL(None, use_errno=True)
-                def transform(g):
-                    r = libc.syscall(248, b'user', b'arcjudge-{marker}', b'secret', 6, -4)
-                    return [[1 if r >= 0 else 0]]
-                """
-            ),
-            _src(
-                """
-                import ctypes
-                libc = ctypes.CDLL(None, use_errno=True)
-                def transform(g):
-                    r = libc.syscall(250, 10, -4, b'user', b'arcjudge-{marker}', 0)
-                    return [[1 if r >= 0 else 0]]
-                """
-            ),
-        ),
-        "add_key denied, nothing found: ok [[0]], ok [[0]]",
-        _only_grid(((0,),)),
-    ),
-    Case(
-        "see_host_processes",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    found = 0
-                    for pid in os.listdir('/proc'):
+        """
+        import os, time, json, struct, signal
+        def attack():
+            me = os.getpid()
+            frame = json.dumps({'k': 'out', 'i': 0, 's': 'ok', 'g': [1, '6']}).encode()
+            data = struct.pack('>I', len(frame)) + frame
+            end = time.time() + 3
+            while time.time() < end:
+                for pid in os.listdir('/proc'):
+                    if not pid.isdigit() or int(pid) == me:
+                        continue
+                    for fd in range(3, 8):
                         try:
-                            with open('/proc/%s/cmdline' % pid, 'rb') as fh:
-                                if b'{marker}' in fh.read():
-                                    found = 1
-                        except OSError:
-                            pass
-                    return [[found]]
-                """
-            ),
-        ),
-        "no host process visible: ok [[0]]",
-        _last_grid(((0,),)),
-    ),
-    Case(
-        "read_task_data_on_host",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    found = 0
-                    for path in ('{host_file}', '{sample_dir}/EXPECTED.json',
-                                 '{sample_dir}/README.md'):
-                        try:
-                            with open(path, 'rb') as fh:
-                                fh.read(1)
-                            found = 1
-                        except OSError:
-                            pass
-                    tops = ['/' + d for d in os.listdir('/') if d not in ('proc', 'sys', 'usr')]
-                    tops += [os.path.dirname('{host_dir}'), os.path.dirname('{sample_dir}')]
-                    for top in tops:
-                        for root, dirs, files in os.walk(top):
-                            if any(f.startswith('expected-{marker}') or f == 'EXPECTED.json'
-                                   for f in files):
-                                found = 1
-                            dirs[:] = [d for d in dirs if not d.startswith(('python', 'lib'))]
-                    return [[found]]
-                """
-            ),
-        ),
-        "no task data, package data or host directory visible: ok [[0]]",
-        _last_grid(((0,),)),
-    ),
-    Case(
-        "exit_code_of_sandbox_failure",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    os._exit(70)
-                """
-            ),
-            _src(
-                """
-                import os
-                os._exit(70)
-                """
-            ),
-        ),
-        "error, load_error (never infra)",
-        _only("error", "load_error"),
-    ),
-    Case(
-        "signal_the_supervisor",
-        (
-            _src(
-                """
-                import os, signal
-                def transform(g):
-                    targets = {os.getppid(), 1}
-                    for pid in os.listdir('/proc'):
-                        if pid.isdigit() and int(pid) != os.getpid():
-                            targets.add(int(pid))
-                    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
-                        for target in sorted(targets) + [-1]:
-                            try:
-                                os.kill(target, sig)
-                            except OSError:
-                                pass
-                    return g
-                """
-            ),
-            _src(
-                """
-                def transform(g):
-                    return [list(r) for r in g]
-                """
-            ),
-        ),
-        "ok; the run carries on: next program ok",
-        _ok_then_last_grid(SAMPLE),
-        needs_one_of=("pid_namespace", "uid_per_program"),
-    ),
-    Case(
-        "read_later_inputs_at_load",
-        (
-            _src(
-                """
-                import os
-                def peek():
-                    seen = 0
-                    for fd in range(3, 16):
-                        try:
-                            os.set_blocking(fd, False)
-                            if os.read(fd, 1 << 16):
-                                seen = 1
-                        except OSError:
-                            pass
-                        finally:
-                            try:
-                                os.set_blocking(fd, True)
-                            except OSError:
-                                pass
-                    return seen
-                seen = peek()
-                def transform(g):
-                    return [[max(seen, peek())]]
-                """
-            ),
-        ),
-        "no later input readable ahead: ok [[0]] x3",
-        _only_grid(((0,),)),
-        inputs=3,
-    ),
-    Case(
-        "socket_families_other_than_unix",
-        (
-            _src(
-                """
-                import socket
-                def transform(g):
-                    made = 0
-                    for family in (40, 17, 16, 10, 2):  # VSOCK, PACKET, NETLINK, INET6, INET
-                        try:
-                            socket.socket(family, socket.SOCK_DGRAM if family != 40
-                                          else socket.SOCK_STREAM).close()
-                            made += 1
+                            w = os.open('/proc/%s/fd/%d' % (pid, fd), os.O_WRONLY)
+                            os.write(w, data * 4)
+                            os.close(w)
                         except OSError:
                             pass
                     try:
-                        socket.socketpair(socket.AF_UNIX).__class__
-                    except OSError:
-                        made += 10
-                    return [[made]]
-                """
-            ),
-        ),
-        "no socket but AF_UNIX: ok [[0]]",
-        _last_grid(((0,),)),
-    ),
-    Case(
-        "hostile_error_text",
-        (
-            _src(
-                """
-                def transform(g):
-                    raise ValueError('\\ud800 \\x1b[2J\\x1b[H forged' * 3)
-                """
-            ),
-        ),
-        "error, with text that encodes as UTF-8 and has no escape sequences",
-        _error_text_safe,
-    ),
-    Case(
-        "memory_outside_the_limit",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    try:
-                        fd = os.memfd_create('hoard')
-                    except (OSError, AttributeError):
-                        return [[0]]
-                    os.posix_fallocate(fd, 0, 1 << 30)  # never mapped: RLIMIT_AS misses it
-                    return [[1]]
-                """
-            ),
-        ),
-        "memfd_create denied (its pages count against no limit): ok [[0]]",
-        _last_grid(((0,),)),
-    ),
-    Case(
-        "scratch_too_deep_to_clean",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    try:
-                        for _ in range(3000):
-                            os.mkdir('d')
-                            os.chdir('d')
-                        for k in range(50000):
-                            open('f%d' % k, 'w').close()
+                        os.kill(int(pid), signal.SIGSTOP)
                     except OSError:
                         pass
-                    return g
-                """
-            ),
-            _src(
-                """
-                import os
-                def transform(g):
-                    return [[len(os.listdir('.'))]]
-                """
-            ),
+                time.sleep(0.01)
+        def transform(g):
+            if os.fork() == 0:
+                os.setsid()
+                for _ in range(6):
+                    if os.fork() != 0:
+                        os._exit(0)
+                    os.setsid()
+                attack()
+                os._exit(0)
+            return g
+        """,
+        """
+        import time
+        def transform(g):
+            time.sleep(0.5)
+            return [list(r) for r in g]
+        """,
+        needs_one_of=_SIGNAL_GUARDS,
+    ),
+    _case(
+        "keyring_to_next_program",
+        "add_key denied, nothing found: ok [[0]], ok [[0]]",
+        _only_grid(((0,),)),
+        """
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        def transform(g):
+            r = libc.syscall(248, b'user', b'arcjudge-{marker}', b'secret', 6, -4)
+            return [[1 if r >= 0 else 0]]
+        """,
+        """
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        def transform(g):
+            r = libc.syscall(250, 10, -4, b'user', b'arcjudge-{marker}', 0)
+            return [[1 if r >= 0 else 0]]
+        """,
+    ),
+    _case(
+        "see_host_processes",
+        "no host process visible: ok [[0]]",
+        _found_nothing,
+        _FILE_HAS
+        + _src(
+            """
+            def transform(g):
+                return [[int(proc_has('cmdline', b'{marker}'))]]
+            """
         ),
+    ),
+    _case(
+        "read_task_data_on_host",
+        "no task data, package data or host directory visible: ok [[0]]",
+        _found_nothing,
+        _FILE_HAS
+        + _src(
+            """
+            def transform(g):
+                paths = ('{host_file}', '{sample_dir}/EXPECTED.json', '{sample_dir}/README.md')
+                found = int(any(read(path) is not None for path in paths))
+                tops = ['/' + d for d in os.listdir('/') if d not in ('proc', 'sys', 'usr')]
+                tops += [os.path.dirname('{host_dir}'), os.path.dirname('{sample_dir}')]
+                for top in tops:
+                    for root, dirs, files in os.walk(top):
+                        if any(f.startswith('expected-{marker}') or f == 'EXPECTED.json'
+                               for f in files):
+                            found = 1
+                        dirs[:] = [d for d in dirs if not d.startswith(('python', 'lib'))]
+                return [[found]]
+            """
+        ),
+    ),
+    _case(
+        "exit_code_of_sandbox_failure",
+        "error, load_error (never infra)",
+        _only("error", "load_error"),
+        """
+        import os
+        def transform(g):
+            os._exit(70)
+        """,
+        """
+        import os
+        os._exit(70)
+        """,
+    ),
+    _survived(
+        "signal_the_supervisor",
+        "ok; the run carries on: next program ok",
+        _ok_then_last_grid(SAMPLE),
+        """
+        import os, signal
+        def transform(g):
+            targets = {os.getppid(), 1}
+            for pid in os.listdir('/proc'):
+                if pid.isdigit() and int(pid) != os.getpid():
+                    targets.add(int(pid))
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
+                for target in sorted(targets) + [-1]:
+                    try:
+                        os.kill(target, sig)
+                    except OSError:
+                        pass
+            return g
+        """,
+    ),
+    _case(
+        "read_later_inputs_at_load",
+        "no later input readable ahead: ok [[0]] x3",
+        _only_grid(((0,),)),
+        """
+        import os
+        def peek():
+            seen = 0
+            for fd in range(3, 16):
+                try:
+                    os.set_blocking(fd, False)
+                    if os.read(fd, 1 << 16):
+                        seen = 1
+                except OSError:
+                    pass
+                finally:
+                    try:
+                        os.set_blocking(fd, True)
+                    except OSError:
+                        pass
+            return seen
+        seen = peek()
+        def transform(g):
+            return [[max(seen, peek())]]
+        """,
+        inputs=3,
+    ),
+    _case(
+        "socket_families_other_than_unix",
+        "no socket but AF_UNIX: ok [[0]]",
+        _found_nothing,
+        """
+        import socket
+        def transform(g):
+            made = 0
+            for family in (40, 17, 16, 10, 2):  # VSOCK, PACKET, NETLINK, INET6, INET
+                try:
+                    socket.socket(family, socket.SOCK_DGRAM if family != 40
+                                  else socket.SOCK_STREAM).close()
+                    made += 1
+                except OSError:
+                    pass
+            try:
+                socket.socketpair(socket.AF_UNIX).__class__
+            except OSError:
+                made += 10
+            return [[made]]
+        """,
+    ),
+    _case(
+        "hostile_error_text",
+        "error, with text that encodes as UTF-8 and has no escape sequences",
+        _error_text_safe,
+        """
+        def transform(g):
+            raise ValueError('\\ud800 \\x1b[2J\\x1b[H forged' * 3)
+        """,
+    ),
+    _case(
+        "memory_outside_the_limit",
+        "memfd_create denied (its pages count against no limit): ok [[0]]",
+        _found_nothing,
+        """
+        import os
+        def transform(g):
+            try:
+                fd = os.memfd_create('hoard')
+            except (OSError, AttributeError):
+                return [[0]]
+            os.posix_fallocate(fd, 0, 1 << 30)  # never mapped: RLIMIT_AS misses it
+            return [[1]]
+        """,
+    ),
+    _case(
+        "scratch_too_deep_to_clean",
         "ok or timeout (a tree deeper than the recursion limit, files up to the inode cap); "
         "the next program finds its scratch empty: ok [[0]]",
         lambda results: _only("ok", "timeout")(results[:1]) and _last_grid(((0,),))(results),
+        """
+        import os
+        def transform(g):
+            try:
+                for _ in range(3000):
+                    os.mkdir('d')
+                    os.chdir('d')
+                for k in range(50000):
+                    open('f%d' % k, 'w').close()
+            except OSError:
+                pass
+            return g
+        """,
+        """
+        import os
+        def transform(g):
+            return [[len(os.listdir('.'))]]
+        """,
     ),
-    Case(
+    _case(
         "forged_load_frame",
-        (
-            _src(
-                """
-                import json, os, struct
-                frame = json.dumps({'k': 'load', 'ok': True, 'entry': '\\x1b[2Jevil'}).encode()
-                os.write(3, struct.pack('>I', len(frame)) + frame)
-                def transform(g):
-                    return g
-                """
-            ),
-        ),
         "load_error (an entry point that was never asked for)",
         _only("load_error"),
+        """
+        import json, os, struct
+        frame = json.dumps({'k': 'load', 'ok': True, 'entry': '\\x1b[2Jevil'}).encode()
+        os.write(3, struct.pack('>I', len(frame)) + frame)
+        def transform(g):
+            return g
+        """,
     ),
-    Case(
+    _case(
         "forged_generator_output",
-        (
-            _src(
-                """
-                import json, os, struct
-                def transform(g):
-                    frame = {'k': 'out', 'i': 0, 's': 'ok', 'g': [1, '5'], 'o': [1, '7']}
-                    data = json.dumps(frame).encode()
-                    os.write(3, struct.pack('>I', len(data)) + data)
-                    return g
-                """
-            ),
-        ),
         "invalid_output (a generator's field in a transform answer)",
         _only("invalid_output"),
+        """
+        import json, os, struct
+        def transform(g):
+            frame = {'k': 'out', 'i': 0, 's': 'ok', 'g': [1, '5'], 'o': [1, '7']}
+            data = json.dumps(frame).encode()
+            os.write(3, struct.pack('>I', len(data)) + data)
+            return g
+        """,
     ),
-    Case(
+    _case(
         "syscalls_reach_host_kernel",
-        (
-            _src(
-                """
-                import os
-                def transform(g):
-                    seen = 0
-                    if os.uname().release == '{host_release}':
-                        seen = 1
-                    for path, needle in (('/proc/version', '{host_release}'),
-                                         ('/proc/sys/kernel/random/boot_id', '{host_boot_id}')):
-                        try:
-                            with open(path) as fh:
-                                if needle in fh.read():
-                                    seen = 1
-                        except OSError:
-                            pass
-                    return [[seen]]
-                """
-            ),
-        ),
         "gVisor's kernel answers, not the host's (release, /proc/version, boot id): ok [[0]]",
-        _last_grid(((0,),)),
+        _found_nothing,
+        _FILE_HAS
+        + _src(
+            """
+            def transform(g):
+                seen = os.uname().release == '{host_release}'
+                seen = seen or file_has('/proc/version', b'{host_release}')
+                seen = seen or file_has('/proc/sys/kernel/random/boot_id', b'{host_boot_id}')
+                return [[int(seen)]]
+            """
+        ),
         backends=("docker-runsc",),
     ),
 )
@@ -1302,7 +1129,7 @@ def run_suite(
                 yield dataclasses.replace(outcome, known=known)
         start = time.monotonic()
         benign = sandbox.run(
-            Program(b"def transform(g):\n    return [list(r) for r in g]\n"), [SAMPLE],
+            Program(_ECHO.encode()), [SAMPLE],
             SELFCHECK_LIMITS,
         )  # fmt: skip
         benign_ok = _last_grid(SAMPLE)([benign])

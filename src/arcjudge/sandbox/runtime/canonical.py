@@ -43,7 +43,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from typing import Protocol, SupportsFloat, SupportsInt, TypeGuard
+    from typing import Any, Protocol, SupportsFloat, SupportsInt, TypeGuard
 
     class _DType(Protocol):
         @property
@@ -104,10 +104,8 @@ _sys_modules_get = sys.modules.get
 _type_name_getter = type.__dict__["__name__"].__get__
 _set = set
 _map = map
-_all = all
 _INT_ONLY = frozenset({int})
-_LIST_ONLY = frozenset({list})
-_SEQUENCES = frozenset({list, tuple})
+_ROW_TYPES = {False: frozenset({list, tuple}), True: frozenset({list})}  # by ``strict``
 _COLORS = frozenset(range(10))
 _bytes = bytes
 _chain = itertools.chain.from_iterable
@@ -121,6 +119,10 @@ _FROM_DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
 
 _MAX_NAME = 60
 _ARRAY_KINDS = ("b", "i", "u", "f")
+# By number of dimensions: what it is (a grid of rows, a row of cells), what its items are
+_WHAT = {2: "grid", 1: "grid row"}
+_ITEMS = {2: " rows", 1: " columns"}
+_EMPTY = {2: "empty grid", 1: "empty row"}
 _Result = tuple[Grid | None, str | None]
 
 
@@ -247,18 +249,27 @@ def _cell(x: object, np: _Numpy | None, strict: bool) -> tuple[int | None, str |
     return None, "cell out of range: " + _int_text(v)
 
 
-def _array_to_list(arr: _NdArray, ndim: int, what: str) -> tuple[list[object] | None, str | None]:
+def _side_problem(side: int, ndim: int) -> str | None:
+    """Why ``side`` items cannot make a grid (``ndim`` 2: rows) or a row (1: cells), or ``None``."""
+    if side == 0:
+        return _EMPTY[ndim]
+    if side > MAX_SIDE:
+        return "too big: " + _int_text(side) + _ITEMS[ndim]
+    return None
+
+
+def _array_to_list(arr: _NdArray, ndim: int) -> tuple[list[object] | None, str | None]:
     """Check an exact ``numpy.ndarray``'s shape and dtype, then convert it to lists.
 
     Args:
         arr: The array (its type has already been checked to be exactly ``ndarray``).
         ndim: The required number of dimensions (2 for a grid, 1 for a row).
-        what: ``"grid"`` or ``"grid row"``, for reasons.
 
     Returns:
         ``(list, None)`` with the ``tolist()`` result, or ``(None, reason)``.
 
     """
+    what = _WHAT[ndim]
     got = arr.ndim
     if _type(got) is not _int:
         return None, "not a " + what + ": array with bad ndim"
@@ -270,15 +281,8 @@ def _array_to_list(arr: _NdArray, ndim: int, what: str) -> tuple[list[object] | 
     for side in shape:
         if _type(side) is not _int:
             return None, "not a " + what + ": array with bad shape"
-    if ndim == 2:
-        if shape[0] == 0:
-            return None, "empty grid"
-        if shape[0] > MAX_SIDE:
-            return None, "too big: " + _int_text(shape[0]) + " rows"
-    if shape[-1] == 0:
-        return None, "empty row"
-    if shape[-1] > MAX_SIDE:
-        return None, "too big: " + _int_text(shape[-1]) + " columns"
+    if not (0 < shape[0] <= MAX_SIDE and 0 < shape[-1] <= MAX_SIDE):
+        return None, _side_problem(shape[0], ndim) or _side_problem(shape[-1], 1)
     kind = arr.dtype.kind
     if _type(kind) is not _str or kind not in _ARRAY_KINDS:
         return None, "unsupported array dtype: " + _str(arr.dtype)[:_MAX_NAME]
@@ -291,46 +295,21 @@ def _array_to_list(arr: _NdArray, ndim: int, what: str) -> tuple[list[object] | 
 def _convert(value: object, strict: bool) -> _Result:
     """Do the work of :func:`canonicalize` (``strict=False``) or :func:`validate_plain`."""
     np = None if strict else _numpy()
-    rows_in: tuple[object, ...]
-    if _is_sequence(value, strict):
-        n = _len(value)
-        if n == 0:
-            return None, "empty grid"
-        if n > MAX_SIDE:
-            return None, "too big: " + _int_text(n) + " rows"
-        # A snapshot: nothing below can change the rows we look at.
-        rows_in = _tuple(value)
-    elif np is not None and _is_ndarray(value, np):
-        listed, reason = _array_to_list(value, 2, "grid")
-        if listed is None:
-            return None, reason
-        rows_in = _tuple(listed)
-    else:
-        return None, "not a grid: " + _type_name(value)
-    if _len(rows_in) == 0:  # pragma: no cover - the length was checked above
-        return None, "empty grid"
+    rows_in, reason = _items(value, 2, np, strict)
+    if rows_in is None:
+        return None, reason
 
     # First pass: row types and sizes (at most MAX_SIDE rows, each O(1) to size up).
     rows: list[tuple[object, ...]] = []
     width = -1
     for row in rows_in:
-        cells: tuple[object, ...]
-        if _is_sequence(row, strict):
-            m = _len(row)
-            if m == 0:
-                return None, "empty row"
-            if m > MAX_SIDE:
-                return None, "too big: " + _int_text(m) + " columns"
-            cells = _tuple(row)
-        elif np is not None and _is_ndarray(row, np):
-            listed, reason = _array_to_list(row, 1, "grid row")
+        if _is_sequence(row, strict) and 0 < _len(row) <= MAX_SIDE:
+            cells = _tuple(row)  # the common case, without the call below
+        else:
+            listed, reason = _items(row, 1, np, strict)
             if listed is None:
                 return None, reason
-            cells = _tuple(listed)
-        else:
-            return None, "not a grid row: " + _type_name(row)
-        if _len(cells) == 0:  # pragma: no cover - the length was checked above
-            return None, "empty row"
+            cells = listed
         if width == -1:
             width = _len(cells)
         elif _len(cells) != width:
@@ -352,8 +331,38 @@ def _convert(value: object, strict: bool) -> _Result:
     return _tuple(out), None
 
 
-def _guarded(value: object, strict: bool) -> _Result:
-    """Run :func:`_convert`, turning any exception into a rejection reason."""
+def _items(
+    value: object, ndim: int, np: _Numpy | None, strict: bool
+) -> tuple[tuple[object, ...] | None, str | None]:
+    """A snapshot of a grid's rows (``ndim`` 2) or a row's cells (1), sizes checked.
+
+    The snapshot is taken once: nothing done later can change the items looked at.
+    """
+    if _is_sequence(value, strict):
+        n = _len(value)
+        if not 0 < n <= MAX_SIDE:
+            return None, _side_problem(n, ndim)
+        items = _tuple(value)
+    elif np is not None and _is_ndarray(value, np):
+        listed, reason = _array_to_list(value, ndim)
+        if listed is None:
+            return None, reason
+        items = _tuple(listed)
+    else:
+        return None, "not a " + _WHAT[ndim] + ": " + _type_name(value)
+    if _len(items) == 0:  # pragma: no cover - the length was checked above
+        return None, _EMPTY[ndim]
+    return items, None
+
+
+def _check(value: object, strict: bool) -> _Result:
+    """:func:`canonicalize` (``strict=False``) or :func:`validate_plain` (``strict=True``).
+
+    The fast path first; else :func:`_convert`, with any exception turned into a reason.
+    """
+    fast = _fast(value, strict)
+    if fast is not None:
+        return fast, None
     try:
         return _convert(value, strict)
     except _BaseException as exc:
@@ -380,10 +389,7 @@ def canonicalize(value: object) -> tuple[Grid | None, str | None]:
         than :class:`KeyboardInterrupt`).
 
     """
-    fast = _fast_exact(value)
-    if fast is not None:
-        return fast, None
-    return _guarded(value, False)
+    return _check(value, False)
 
 
 def exact_grid(value: object) -> Grid | None:
@@ -396,39 +402,33 @@ def exact_grid(value: object) -> Grid | None:
         The canonical grid when ``value`` is a list or tuple of lists or tuples of exact
         ``int`` cells in 0..9 within the size bounds; ``None`` otherwise. Never raises.
     """
-    return _fast_exact(value)
+    return _fast(value, False)
 
 
-def _fast_exact(value: object) -> Grid | None:
-    """Exact lists/tuples of exact ints 0..9, checked at C speed; ``None``: the slow way.
+def _fast(value: object, strict: bool) -> Grid | None:
+    """The common case, checked at C speed; ``None`` means "check the slow way".
 
+    ``strict``: exact lists only (as :func:`validate_plain` wants), else lists or tuples.
     Only built-in types are touched before the cell types are known to be exact ``int``, so
     no code of the program runs here (no ``__len__``, ``__iter__`` or ``__hash__`` of its own).
     """
     try:
-        if (_type(value) is not _list and _type(value) is not _tuple) or not (
-            1 <= _len(value) <= MAX_SIDE
-        ):
+        if not _is_sequence(value, strict) or not 1 <= _len(value) <= MAX_SIDE:
             return None
-        if not _set(_map(_type, value)) <= _SEQUENCES:
+        rows: list[Any] | tuple[Any, ...] = value  # rows of unknown type: checked next
+        if not _set(_map(_type, rows)) <= _ROW_TYPES[strict]:
             return None
-        widths = _set(_map(_len, value))
+        widths = _set(_map(_len, rows))
         if _len(widths) != 1:
             return None
         (width,) = widths
         if not 1 <= width <= MAX_SIDE:
             return None
-        kinds: set[type] = _set()
-        for row in value:
-            kinds.update(_map(_type, row))
-        if kinds != _INT_ONLY:
+        if _set(_map(_type, _chain(rows))) != _INT_ONLY:
             return None
-        values: set[object] = _set()
-        for row in value:
-            values.update(row)
-        if not values <= _COLORS:
+        if not _set(_chain(rows)) <= _COLORS:
             return None
-        return _tuple(_map(_tuple, value))
+        return _tuple(_map(_tuple, rows))
     except Exception:
         return None
 
@@ -449,35 +449,7 @@ def validate_plain(obj: object) -> tuple[Grid | None, str | None]:
         than :class:`KeyboardInterrupt`).
 
     """
-    fast = _fast_plain(obj)
-    if fast is not None:
-        return fast, None
-    return _guarded(obj, True)
-
-
-def _fast_plain(obj: object) -> Grid | None:
-    """The common case in C-speed set operations; ``None`` means "check the slow way"."""
-    try:
-        if _type(obj) is not _list or not 1 <= _len(obj) <= MAX_SIDE:
-            return None
-        if _set(_map(_type, obj)) != _LIST_ONLY:
-            return None
-        widths = _set(_map(_len, obj))
-        if _len(widths) != 1:
-            return None
-        (width,) = widths
-        if not 1 <= width <= MAX_SIDE:
-            return None
-        kinds: set[type] = _set()
-        values: set[object] = _set()
-        for row in obj:
-            kinds.update(_map(_type, row))
-            values.update(row)
-        if kinds != _INT_ONLY or not values <= _COLORS:
-            return None
-        return _tuple(_map(_tuple, obj))
-    except Exception:
-        return None
+    return _check(obj, True)
 
 
 def to_wire(grid: Grid) -> list[int | str]:

@@ -10,12 +10,24 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import Any
 
+from arcjudge.errors import UsageError
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import EXECUTORS
 from arcjudge.sandbox.registry import backend_names
+from arcjudge.sandbox.types import Limits
 
-__all__ = ["INTERRUPTED", "add_backend_arguments", "add_docker_runtime_argument", "warn"]
+__all__ = [
+    "INTERRUPTED",
+    "Progress",
+    "add_backend_arguments",
+    "add_docker_runtime_argument",
+    "limits_from",
+    "require_directories",
+    "warn",
+]
 
 INTERRUPTED = "arcjudge: interrupted; finished work is saved, rerun the same command to resume"
 """What a command prints when Ctrl-C or SIGTERM stops it mid-run."""
@@ -54,3 +66,62 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="Ray cluster to join (default: auto if RAY_ADDRESS is set, else a local Ray)",
     )
+
+
+def require_directories(*options: tuple[str, Path | None]) -> None:
+    """Check that each given ``(flag, path)`` names a directory (``None``: not given).
+
+    Raises:
+        UsageError: ``FLAG PATH: no such directory`` for the first one that does not.
+    """
+    for flag, path in options:
+        if path is not None and not path.is_dir():
+            raise UsageError(f"{flag} {path}: no such directory")
+
+
+def limits_from(wall_seconds: float, total_seconds: float | None = None) -> Limits:
+    """The limits a command's ``--wall`` (and budget) ask for, the rest at their defaults.
+
+    Raises:
+        UsageError: A value the limits refuse (the message names the limit).
+    """
+    try:
+        if total_seconds is None:
+            return Limits(wall_seconds=wall_seconds)
+        return Limits(wall_seconds=wall_seconds, total_seconds=total_seconds)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+class Progress:
+    """A progress bar on stderr, or nothing with ``--no-progress``; use as a context manager.
+
+    Args:
+        total: Units of work in all.
+        unit: What one unit is ("task", "program").
+        enabled: ``False`` gives a bar that shows nothing.
+    """
+
+    def __init__(self, total: int, unit: str, enabled: bool = True) -> None:
+        self._bar: Any = None
+        if enabled:
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=total, unit=unit, file=sys.stderr)
+
+    def update(self, count: int = 1) -> None:
+        """Advance by ``count`` units."""
+        if self._bar is not None:
+            self._bar.update(count)
+
+    def close(self) -> None:
+        """Finish the bar (it stays on screen)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -7,13 +7,19 @@ import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
+from arcjudge.harness.core.commandline import (
+    INTERRUPTED,
+    Progress,
+    add_backend_arguments,
+    limits_from,
+    require_directories,
+    warn,
+)
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
-from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_verifier_spec
 
@@ -39,9 +45,7 @@ def _config(args: argparse.Namespace) -> MutateConfig:
     from arcjudge.mutation import OPERATORS
 
     task_files(args.tasks)
-    for flag, path in (("--arcgen", args.arcgen), ("--manifest", args.manifest)):
-        if path is not None and not path.is_dir():
-            raise UsageError(f"{flag} {path}: no such directory")
+    require_directories(("--arcgen", args.arcgen), ("--manifest", args.manifest))
     operators = None
     if args.operators:
         names = [n.strip() for n in args.operators.split(",") if n.strip()]
@@ -53,10 +57,7 @@ def _config(args: argparse.Namespace) -> MutateConfig:
         operators = tuple(OPERATORS[n] for n in names)
     if args.inputs < 1 or (args.max_per_task is not None and args.max_per_task < 0):
         raise UsageError("--inputs must be >= 1 and --max-per-task >= 0")
-    try:
-        limits = Limits(wall_seconds=args.wall, total_seconds=max(60.0, args.wall * 4))
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    limits = limits_from(args.wall, max(60.0, args.wall * 4))
     return MutateConfig(
         tasks_dir=args.tasks,
         sources=tuple(parse_verifier_spec(text) for text in args.source),
@@ -78,15 +79,10 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     try:
         with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
             store = ResultStore(args.store or args.out / "cache.sqlite")
-            bar = None
-            if not args.no_progress:
-                from tqdm import tqdm
-
-                bar = tqdm(total=len(task_files(config.tasks_dir)), unit="task", file=sys.stderr)
-            mutator = Mutator(config, sb, store, bar.update if bar is not None else None)
-            mutator.run()
-            if bar is not None:
-                bar.close()
+            total = len(task_files(config.tasks_dir))
+            with Progress(total, "task", not args.no_progress) as bar:
+                mutator = Mutator(config, sb, store, bar.update)
+                mutator.run()
         summary = mutator.summary()
         write_atomic(
             args.out,

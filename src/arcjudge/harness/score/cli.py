@@ -7,14 +7,20 @@ import sys
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
+from arcjudge.harness.core.commandline import (
+    INTERRUPTED,
+    Progress,
+    add_backend_arguments,
+    limits_from,
+    require_directories,
+    warn,
+)
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
 from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS
@@ -43,9 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _config(args: argparse.Namespace) -> ScoreConfig:
     task_files(args.tasks)
-    for flag, path in (("--arcgen", args.arcgen), ("--verifiers", args.verifiers)):
-        if path is not None and not path.is_dir():
-            raise UsageError(f"{flag} {path}: no such directory")
+    require_directories(("--arcgen", args.arcgen), ("--verifiers", args.verifiers))
     if args.samples and not args.generator:
         raise UsageError("--samples needs --generator KIND:PATH")
     if args.samples < 0 or args.chunk < 1:
@@ -53,10 +57,7 @@ def _config(args: argparse.Namespace) -> ScoreConfig:
     entry_points = tuple(args.entrypoint or DEFINITION_ENTRY_POINTS)
     if not all(e.isidentifier() for e in entry_points):
         raise UsageError(f"--entrypoint must name Python identifiers: {', '.join(entry_points)}")
-    try:
-        limits = Limits(wall_seconds=args.wall, total_seconds=args.budget)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    limits = limits_from(args.wall, args.budget)
     return ScoreConfig(
         programs_file=args.programs,
         tasks_dir=args.tasks,
@@ -83,20 +84,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     try:
         with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
             store = ResultStore(store_path)
-            bar = None
-
-            def progress(count: int) -> None:
-                if bar is not None:
-                    bar.update(count)
-
-            scorer = Scorer(config, sb, store, progress)
-            if not args.no_progress:
-                from tqdm import tqdm
-
-                bar = tqdm(total=len(scorer.records), unit="program", file=sys.stderr)
-            scorer.run()
-            if bar is not None:
-                bar.close()
+            scorer = Scorer(config, sb, store)
+            with Progress(len(scorer.records), "program", not args.no_progress) as bar:
+                scorer.progress = bar.update
+                scorer.run()
         from arcjudge.harness.score.report import render_score_report
 
         summary = scorer.summary()

@@ -97,7 +97,7 @@ class Scorer:
         config: ScoreConfig,
         sandbox: Sandbox,
         store: ResultStore,
-        progress: Callable[[int], None] | None = None,
+        progress: Callable[[int], object] | None = None,
     ) -> None:
         self.config = config
         self.sandbox = sandbox

@@ -8,7 +8,14 @@ from importlib import resources
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
+from arcjudge.harness.core.commandline import (
+    INTERRUPTED,
+    Progress,
+    add_backend_arguments,
+    limits_from,
+    require_directories,
+    warn,
+)
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.validate.validator import (
     ValidateConfig,
@@ -19,7 +26,6 @@ from arcjudge.harness.validate.validator import (
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec, parse_verifier_spec
 from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
@@ -86,8 +92,7 @@ def _config(args: argparse.Namespace) -> ValidateConfig:
     if not args.source:
         raise UsageError("give at least one --source NAME=KIND:PATH (or --sample)")
     task_files(args.tasks)  # a clear error for a missing or empty directory
-    if args.arcgen is not None and not args.arcgen.is_dir():
-        raise UsageError(f"--arcgen {args.arcgen}: no such directory")
+    require_directories(("--arcgen", args.arcgen))
     if args.samples < 0 or args.chunk < 1:
         raise UsageError("--samples must be >= 0 and --chunk >= 1")
     if args.probe_samples < 0:
@@ -99,10 +104,7 @@ def _config(args: argparse.Namespace) -> ValidateConfig:
     names = [s.name for s in sources]
     if len(set(names)) != len(names):
         raise UsageError(f"source names must be unique: {', '.join(names)}")
-    try:
-        limits = Limits(wall_seconds=args.wall)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    limits = limits_from(args.wall)
     return ValidateConfig(
         tasks_dir=args.tasks,
         sources=sources,
@@ -128,20 +130,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     try:
         with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
-            bar = None
-            if not args.no_progress:
-                from tqdm import tqdm
+            total = len(task_files(config.tasks_dir))
+            with Progress(total, "task", not args.no_progress) as bar:
 
-                bar = tqdm(total=len(task_files(config.tasks_dir)), unit="task", file=sys.stderr)
+                def progress(label: str) -> None:
+                    if not label.startswith("generator "):
+                        bar.update(1)
 
-            def progress(label: str) -> None:
-                if bar is not None and not label.startswith("generator "):
-                    bar.update(1)
-
-            validator = Validator(config, sb, store, progress)
-            validator.run()
-            if bar is not None:
-                bar.close()
+                validator = Validator(config, sb, store, progress)
+                validator.run()
         manifest = write_outputs(validator, args.out)
     except KeyboardInterrupt:
         print(INTERRUPTED, file=sys.stderr)

@@ -537,7 +537,7 @@ class DimensionScorer:
                     for dim in DIMENSIONS:
                         if (task_id, dim) not in self.instances:
                             continue
-                        if dim == "definition":
+                        if dim is Dimension.DEFINITION:
                             if self.config.definitions_dir is not None:
                                 self.items.append(self._definition_item(model, run, task_id))
                             continue

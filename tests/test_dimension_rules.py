@@ -11,6 +11,7 @@ import pytest
 from arcjudge.errors import InputError
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw, load_mixture
+from arcjudge.harness.dimensions.records import DimensionItem
 from arcjudge.harness.dimensions.rules import (
     classification_verdict,
     distance,
@@ -303,16 +304,12 @@ def test_wilson_interval_known_value():
     assert proportion(8, 10)["ci95"] == [round(low, 6), round(high, 6)]
 
 
-def _item(model, run, task, dim, passed, **extra):
-    return {
-        "model": model,
-        "run": run,
-        "task_id": task,
-        "dimension": dim,
-        "passed": passed,
-        "detail": extra.pop("detail", {}),
-        **extra,
-    }
+def _item(model, run, task, dim, passed, detail=None, consistency=None):
+    data = {"model": model, "run": run, "task_id": task, "dimension": dim, "passed": passed,
+            "reason": None if passed else "fail", "detail": detail or {}}  # fmt: skip
+    if consistency is not None:
+        data["consistency"] = consistency
+    return DimensionItem.from_json(data)
 
 
 def test_statistics_match_a_hand_computed_table():

@@ -19,10 +19,11 @@ import hashlib
 import json
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
@@ -42,6 +43,11 @@ from arcjudge.harness.dimensions.corruptions import (
     retrieval,
 )
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
+from arcjudge.harness.dimensions.records import (
+    CLASSIFICATION_SIZE,
+    DimensionInstance,
+    VerifierSpec,
+)
 from arcjudge.harness.dimensions.rules import distance, is_copy
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
@@ -49,7 +55,7 @@ from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
 from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
-from arcjudge.vocabulary import DIMENSIONS, EDITING_KINDS, INVALID_KINDS
+from arcjudge.vocabulary import DIMENSIONS, EDITING_KINDS, INVALID_KINDS, Dimension
 
 __all__ = [
     "CLASSIFICATION_SIZE",
@@ -60,10 +66,6 @@ __all__ = [
     "Builder",
     "pair_digest",
 ]
-
-
-CLASSIFICATION_SIZE = 5
-"""Candidate pairs per Classification instance."""
 
 
 EDIT_MAX_DISTANCE = 0.70
@@ -86,8 +88,15 @@ def pair_digest(grid_in: Grid, grid_out: Grid) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
-def _pair_json(grid_in: Grid, grid_out: Grid) -> dict:
+def _pair_json(grid_in: Grid, grid_out: Grid) -> dict[str, Any]:
     return {"input": to_lists(grid_in), "output": to_lists(grid_out)}
+
+
+class _Payload(NamedTuple):
+    """A drawn instance's JSON ``prompt`` and ``key`` (fields per dimension: docs/dimensions.md)."""
+
+    prompt: dict[str, Any]
+    key: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -127,7 +136,7 @@ class _TaskPlan:
     """One task's material before and after the verifier runs."""
 
     task: Task
-    verifier: dict
+    verifier: VerifierSpec
     program: Program
     valid: list[tuple[Pair, str, int]]  # (pair, split, index): ARC-GEN first, else test
     proposed: dict[str, list[CandidatePair]]
@@ -179,8 +188,8 @@ class Builder:
             _read_corruptions(config.corruptions_file) if config.corruptions_file else {}
         )
         self.skipped: dict[str, str] = {}
-        self.records: list[dict] = []
-        self.per_task: dict[str, dict] = {}
+        self.records: list[DimensionInstance] = []
+        self.per_task: dict[str, dict[str, Any]] = {}
         self._programs: dict[str, VerifierSource] = {}
         self._fingerprints: dict[str, str] = {}
 
@@ -203,7 +212,7 @@ class Builder:
             self._programs[name] = self.manifest.verifier_source(name)
         return self._programs[name]
 
-    def _verifier(self, task_id: str) -> tuple[dict, Program] | None:
+    def _verifier(self, task_id: str) -> tuple[VerifierSpec, Program] | None:
         name = self.chosen.get(task_id)
         if not name:
             self.skipped[task_id] = "no valid verifier in the manifest"
@@ -213,7 +222,7 @@ class Builder:
             self.skipped[task_id] = f"source {name!r} has no program for the task"
             return None
         spec = self.manifest.sources[name]
-        return {"source": name, "kind": spec["kind"], "path": str(spec["path"])}, program
+        return VerifierSpec(name, str(spec["kind"]), str(spec["path"])), program
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the chosen verifier sources import from (for the sandbox)."""
@@ -315,7 +324,7 @@ class Builder:
         calls = []
         for plan in plans:
             inputs = list(dict.fromkeys(c.input for cs in plan.proposed.values() for c in cs))
-            fingerprint = self._fingerprint(plan.verifier["source"])
+            fingerprint = self._fingerprint(plan.verifier.source)
             calls.append(Call(plan.program, call_key(engine, plan.program, fingerprint), inputs))
 
         def done(index: int, outcome: CandidateOutcome) -> None:
@@ -341,7 +350,7 @@ class Builder:
 
     # ----------------------------------------------------------------- drawing
 
-    def _classification(self, plan: _TaskPlan, rng: random.Random) -> dict | None:
+    def _classification(self, plan: _TaskPlan, rng: random.Random) -> _Payload | None:
         available = [k for k in INVALID_KINDS if plan.confirmed.get(k)]
         weights, moved = self.config.mixture.for_available(available)
         if not weights:
@@ -369,20 +378,18 @@ class Builder:
                 provenance.append({**cand.detail, "reused": not fresh})
             labels.append("valid" if kind == "valid" else "invalid")
             kinds.append(kind)
-        return {
-            "prompt": {"candidates": candidates},
-            "key": {
-                "labels": labels,
-                "kinds": kinds,
-                "provenance": provenance,
-                "weights": weights,
-                "redistributed": moved,
-            },
+        key = {
+            "labels": labels,
+            "kinds": kinds,
+            "provenance": provenance,
+            "weights": weights,
+            "redistributed": moved,
         }
+        return _Payload({"candidates": candidates}, key)
 
-    def _editing(self, plan: _TaskPlan, rng: random.Random) -> dict | None:
+    def _editing(self, plan: _TaskPlan, rng: random.Random) -> _Payload | None:
         """One invalid pair, preferring types and pairs that can be repaired in the limit."""
-        repairs = {
+        repairs: dict[str, list[tuple[Grid, Grid] | None]] = {
             kind: [self._best_repair(plan, cand, out) for cand, out in plan.confirmed[kind]]
             for kind in EDITING_KINDS
             if plan.confirmed.get(kind)
@@ -391,7 +398,7 @@ class Builder:
             return None
         repairable = [k for k, rs in repairs.items() if any(r is not None for r in rs)]
         kinds = repairable or list(repairs)
-        weights = {k: self.config.mixture.weight(k) for k in kinds}
+        weights: dict[str, float] = {k: self.config.mixture.weight(k) for k in kinds}
         weights = {k: w for k, w in weights.items() if w > 0} or dict.fromkeys(kinds, 1.0)
         kind = draw(weights, rng)
         options = plan.confirmed[kind]
@@ -399,13 +406,13 @@ class Builder:
         index = rng.choice(fixable or list(range(len(options))))
         cand, _ = options[index]
         best = repairs[kind][index]
-        key: dict = {
+        key: dict[str, Any] = {
             "kind": kind,
             "provenance": dict(cand.detail),
             "weights": weights,
             "reference_edit": None if best is None else _pair_json(*best),
         }
-        return {"prompt": _pair_json(cand.input, cand.output), "key": key}
+        return _Payload(_pair_json(cand.input, cand.output), key)
 
     def _best_repair(
         self, plan: _TaskPlan, cand: CandidatePair, verified: Grid | None
@@ -430,74 +437,67 @@ class Builder:
                 best, best_cost = (grid_in, grid_out), cost
         return best
 
-    def _generation(self, plan: _TaskPlan) -> dict:
-        demos = [p for p in plan.task.train if p.output is not None]
+    def _generation(self, plan: _TaskPlan) -> _Payload:
+        demos = [(d.input, d.output) for d in plan.task.train if d.output is not None]
         reference = None
         for pair, split, index in plan.valid:
             assert pair.output is not None
             if not any(
-                is_copy((pair.input, pair.output), (d.input, d.output), self.config.min_distance)[0]
-                for d in demos
+                is_copy((pair.input, pair.output), demo, self.config.min_distance)[0]
+                for demo in demos
             ):
                 reference = {**_pair_json(pair.input, pair.output), "split": split, "index": index}
                 break
-        return {
-            "prompt": {"avoid": [_pair_json(d.input, d.output) for d in demos]},  # type: ignore[arg-type]
-            "key": {"arcgen_digests": plan.arcgen_digests, "reference": reference},
-        }
+        return _Payload(
+            {"avoid": [_pair_json(*demo) for demo in demos]},
+            {"arcgen_digests": plan.arcgen_digests, "reference": reference},
+        )
 
-    def _inversion(self, plan: _TaskPlan) -> dict:
+    def _inversion(self, plan: _TaskPlan) -> _Payload:
         pair, split, index = plan.valid[0]
         assert pair.output is not None
-        return {
-            "prompt": {"output": to_lists(pair.output)},
-            "key": {"input": to_lists(pair.input), "split": split, "index": index},
-        }
+        return _Payload(
+            {"output": to_lists(pair.output)},
+            {"input": to_lists(pair.input), "split": split, "index": index},
+        )
 
-    def _definition(self, plan: _TaskPlan) -> dict:
+    def _definition(self, plan: _TaskPlan) -> _Payload:
         arcgen = sum(1 for _, split, _ in plan.valid if split == "arc-gen")
-        return {
-            "prompt": {
-                "score": "arcjudge score results for this task's programs",
-                "train": len(plan.task.train),
-                "test": len(plan.task.test),
-                "arc-gen": arcgen,
-            },
-            "key": {},
+        prompt = {
+            "score": "arcjudge score results for this task's programs",
+            "train": len(plan.task.train),
+            "test": len(plan.task.test),
+            "arc-gen": arcgen,
         }
+        return _Payload(prompt, {})
 
-    def _instances(self, plan: _TaskPlan) -> list[dict]:
+    def _instances(self, plan: _TaskPlan) -> list[DimensionInstance]:
         task_id = plan.task.task_id
         rng = _rng(self.config.seed, task_id, "draw")
-        made = {
-            "definition": self._definition(plan),
-            "classification": self._classification(plan, rng),
-            "generation": self._generation(plan),
-            "editing": self._editing(plan, rng),
-            "inversion": self._inversion(plan),
+        made: dict[Dimension, _Payload | None] = {  # drawn in this order (rng is shared)
+            Dimension.DEFINITION: self._definition(plan),
+            Dimension.CLASSIFICATION: self._classification(plan, rng),
+            Dimension.GENERATION: self._generation(plan),
+            Dimension.EDITING: self._editing(plan, rng),
+            Dimension.INVERSION: self._inversion(plan),
         }
         records = []
         for dimension in DIMENSIONS:
             body = made[dimension]
             if body is None:
                 continue
-            records.append({
-                "task_id": task_id,
-                "dimension": dimension,
-                "seed": self.config.seed,
-                "verifier": plan.verifier,
-                **body,
-            })  # fmt: skip
+            records.append(DimensionInstance(task_id, dimension, self.config.seed,
+                                             plan.verifier, body.prompt, body.key))  # fmt: skip
         proposed = {k: len(v) for k, v in sorted(plan.proposed.items())}
         confirmed = {k: len(v) for k, v in sorted(plan.confirmed.items())}
         missing = [d for d in DIMENSIONS if made[d] is None]
-        classification = made["classification"]
+        classification = made[Dimension.CLASSIFICATION]
         self.per_task[task_id] = {
-            "verifier": plan.verifier["source"],
+            "verifier": plan.verifier.source,
             "proposed": proposed,
             "confirmed": confirmed,
             "valid_pool": len(plan.valid),
-            "redistributed": classification["key"]["redistributed"] if classification else [],
+            "redistributed": classification.key["redistributed"] if classification else [],
             "verifier_failures": dict(sorted(plan.verifier_failures.items())),
             "missing_dimensions": missing,
         }
@@ -533,16 +533,16 @@ class Builder:
     def lines(self) -> Iterator[str]:
         """Lines of ``instances.jsonl``."""
         for record in self.records:
-            yield json_dumps(record, sort_keys=True, separators=(",", ":")) + "\n"
+            yield json_dumps(record.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """``build.json``: configuration, per-task availability, counts."""
         c = self.config
-        counts = Counter(r["dimension"] for r in self.records)
+        counts = Counter(r.dimension for r in self.records)
         kinds: Counter[str] = Counter()
         for record in self.records:
-            if record["dimension"] == "classification":
-                kinds.update(record["key"]["kinds"])
+            if record.dimension is Dimension.CLASSIFICATION:
+                kinds.update(record.kinds())
         return {
             "seed": c.seed,
             "mixture": c.mixture.to_json(),
@@ -576,7 +576,7 @@ def _distinct(candidates: Iterable[CandidatePair]) -> list[CandidatePair]:
     return result
 
 
-def summary_text(summary: dict) -> str:
+def summary_text(summary: Mapping[str, Any]) -> str:
     """The printed summary of a build."""
     n = summary["instances"]
     lines = [

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
@@ -91,7 +92,11 @@ def _bar(total: int, unit: str, quiet: bool) -> tuple[Callable[[int], None], Cal
     from tqdm import tqdm
 
     bar = tqdm(total=total, unit=unit, file=sys.stderr)
-    return bar.update, bar.close
+
+    def update(n: int) -> None:
+        bar.update(n)
+
+    return update, bar.close
 
 
 def _wall(seconds: float) -> Limits:
@@ -153,7 +158,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
     update, close = _bar(len(task_files(args.tasks)), "task", args.no_progress)
     builder = Builder(config, update)
-    made: dict = {}
+    made: dict[str, dict[str, Any]] = {}
 
     def files() -> dict[str, str]:
         close()
@@ -195,7 +200,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     )
     scorer = DimensionScorer(config)
     scorer.progress, close = _bar(scorer.work(), "job", args.no_progress)
-    made: dict = {}
+    made: dict[str, dict[str, Any]] = {}
 
     def files() -> dict[str, str]:
         close()

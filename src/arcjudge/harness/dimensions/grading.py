@@ -21,12 +21,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, cast
 
 from arcjudge.errors import InputError
-from arcjudge.grids import Grid, to_grid
+from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
 from arcjudge.harness.core.programs import read_programs
@@ -37,13 +38,21 @@ from arcjudge.harness.dimensions.build import (
     pair_digest,
 )
 from arcjudge.harness.dimensions.consistency import agrees_many
+from arcjudge.harness.dimensions.records import (
+    CLASSIFICATION_SIZE,
+    Consistency,
+    DimensionAnswer,
+    DimensionInstance,
+    DimensionItem,
+    VerifierSpec,
+)
 from arcjudge.harness.dimensions.rules import (
+    Verdict,
     VerifierOutput,
     classification_verdict,
     editing_verdict,
     generation_verdict,
     inversion_verdict,
-    normalize_dimension,
     parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
@@ -62,13 +71,13 @@ from arcjudge.vocabulary import (
     CONSISTENCY_DIMENSIONS,
     DEFINITION_ENTRY_POINTS,
     DIMENSIONS,
+    Dimension,
+    Judgment,
     Split,
-    Verdict,
 )
 
 __all__ = ["DimensionScoreConfig", "DimensionScorer", "read_instances"]
 
-_NO_ANSWER = object()
 _PROBLEM_LIMIT = 200
 _CHUNK = 256  # inputs per sandbox call
 
@@ -99,37 +108,97 @@ def _lines(path: Path) -> list[str]:
         raise InputError(f"{path}: cannot read ({exc})") from None
 
 
-def read_instances(path: Path) -> dict[tuple[str, str], dict]:
-    """Read ``instances.jsonl``; ``(task_id, dimension)`` -> record.
+InstanceKey = tuple[str, Dimension]
+"""``(task_id, dimension)``: an instance."""
+
+AnswerKey = tuple[str, str, str, Dimension]
+"""``(model, run, task_id, dimension)``: an item."""
+
+
+def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
+    """Read ``instances.jsonl``; ``(task_id, dimension)`` -> instance.
 
     Raises:
         InputError: When the file is not a ``dimensions build`` output.
     """
-    result: dict[tuple[str, str], dict] = {}
+    result: dict[InstanceKey, DimensionInstance] = {}
     for number, text in enumerate(_lines(path), 1):
         if not text.strip():
             continue
         try:
-            record = json.loads(text)
-            key = (str(record["task_id"]), str(record["dimension"]))
-            if key[1] not in DIMENSIONS or not isinstance(record["prompt"], dict):
-                raise ValueError(f"unknown dimension {key[1]!r}")
-            if not isinstance(record["key"], dict) or not isinstance(record["verifier"], dict):
-                raise ValueError("'key' and 'verifier' must be objects")
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            instance = DimensionInstance.from_json(data)
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not an instance record ({exc})") from None
+        key = (instance.task_id, instance.dimension)
         if key in result:
             raise InputError(f"{path}:{number}: second instance for {key[0]} {key[1]}")
-        result[key] = record
+        result[key] = instance
     if not result:
         raise InputError(f"{path}: no instances")
     return result
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Answer:
+    """An answer read, with its line in the answers file."""
+
     line: int
-    value: object  # the raw answer, or _NO_ANSWER when the line had no "answer" field
+    record: DimensionAnswer
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    """An answer in the shape its dimension's rule takes, or why it has none.
+
+    Exactly one of ``judgments`` (classification), ``pair`` (generation, editing),
+    ``grid`` (inversion: the proposed input) and ``problem`` is set.
+    """
+
+    judgments: tuple[bool, ...] = ()
+    pair: tuple[Grid, Grid] | None = None
+    grid: Grid | None = None
+    problem: str | None = None
+
+    @property
+    def input(self) -> Grid | None:
+        """The input grid the answer proposes (what the verifier runs on), if any."""
+        return self.pair[0] if self.pair is not None else self.grid
+
+
+def _parse(answer: DimensionAnswer) -> _Parsed:
+    """:func:`parse_answer` of an answer line, typed by dimension."""
+    if not answer.answered:
+        return _Parsed(problem="the line has no 'answer' field")
+    value, reason = parse_answer(answer.dimension, answer.answer)
+    if value is None:
+        return _Parsed(problem=reason or "not understood")
+    if answer.dimension is Dimension.CLASSIFICATION:
+        return _Parsed(judgments=cast(tuple[bool, ...], value))
+    if answer.dimension in (Dimension.GENERATION, Dimension.EDITING):
+        return _Parsed(pair=cast(tuple[Grid, Grid], value))
+    return _Parsed(grid=cast(Grid, value))
+
+
+@dataclass(frozen=True)
+class _Definition:
+    """The fields of an ``arcjudge score`` result that grading uses (raw JSON values)."""
+
+    program: object
+    verdict: str
+    failure: object
+    status: object
+    splits: Mapping[str, Any]
+    code_sha256: object
+
+    def passes_train_test(self) -> bool:
+        """Right on every train and test pair (and at least one of each), no load failure."""
+        if self.status:
+            return False
+        parts = [self.splits.get(s) for s in (Split.TRAIN, Split.TEST)]
+        return all(p is not None and p[0] == p[1] and p[1] > 0 for p in parts)
 
 
 class DimensionScorer:
@@ -142,19 +211,19 @@ class DimensionScorer:
         self.progress = progress
         self.instances = read_instances(config.instances_file)
         self.tasks = sorted({t for t, _ in self.instances})
-        self.verifier_specs = {t: r["verifier"] for (t, _), r in sorted(self.instances.items())}
+        self.verifier_specs = {t: r.verifier for (t, _), r in sorted(self.instances.items())}
         self.problems: list[str] = []
         self.problem_count = 0
         self.duplicates = 0
         self.unmatched = 0
-        self.answers: dict[tuple[str, str, str, str], _Answer] = {}
+        self.answers: dict[AnswerKey, _Answer] = {}
         self._read_answers()
-        self.definitions: dict[tuple[str, str, str], dict] = {}
+        self.definitions: dict[tuple[str, str, str], _Definition] = {}
         self.codes: dict[str, str] = {}
         self.definition_notes: list[str] = []
         if config.definitions_dir is not None:
             self._read_definitions()
-        self.items: list[dict] = []
+        self.items: list[DimensionItem] = []
         self._verifiers: dict[str, VerifierSource] = {}
         self._fingerprints: dict[str, str] = {}
 
@@ -170,35 +239,32 @@ class DimensionScorer:
             if not text.strip():
                 continue
             try:
-                record = json.loads(text)
+                data = json.loads(text)
             except ValueError as exc:
                 self._problem(f"line {number}: not valid JSON ({exc})")
                 continue
-            if not isinstance(record, dict):
+            if not isinstance(data, dict):
                 self._problem(f"line {number}: not a JSON object")
                 continue
-            missing = [k for k in ("task_id", "dimension", "model", "run") if record.get(k) is None]
-            if missing:
-                self._problem(f"line {number}: missing {', '.join(missing)}")
+            try:
+                record = DimensionAnswer.from_json(data)
+            except ValueError as exc:  # says what is missing or unknown
+                self._problem(f"line {number}: {exc}")
                 continue
-            dimension = normalize_dimension(record["dimension"])
-            if dimension is None:
-                self._problem(f"line {number}: unknown dimension {str(record['dimension'])[:40]!r}")
-                continue
-            if dimension == "definition":
+            dimension, task_id = record.dimension, record.task_id
+            if dimension is Dimension.DEFINITION:
                 self._problem(f"line {number}: definition is scored from --definitions; ignored")
                 continue
-            task_id = str(record["task_id"])
             if (task_id, dimension) not in self.instances:
                 self.unmatched += 1
                 self._problem(f"line {number}: no {dimension} instance for task {task_id[:40]!r}")
                 continue
-            key = (str(record["model"]), str(record["run"]), task_id, dimension)
+            key = (record.model, record.run, task_id, dimension)
             if key in self.answers:
                 self.duplicates += 1
                 self._problem(f"line {number}: second answer for the same item; ignored")
                 continue
-            self.answers[key] = _Answer(number, record.get("answer", _NO_ANSWER))
+            self.answers[key] = _Answer(number, record)
 
     def _read_definitions(self) -> None:
         directory = self.config.definitions_dir
@@ -223,7 +289,17 @@ class DimensionScorer:
                 continue
             if verdict not in ("pass", "fail"):
                 raise InputError(f"{directory}/results.jsonl:{number}: unknown verdict {verdict!r}")
-            self.definitions[key] = record
+            splits = record.get("splits") or {}
+            if not isinstance(splits, dict):
+                raise InputError(f"{directory}/results.jsonl:{number}: 'splits' is not an object")
+            self.definitions[key] = _Definition(
+                record.get("id"),
+                verdict,
+                record.get("failure"),
+                record.get("status"),
+                splits,
+                record.get("code_sha256"),
+            )
         programs = self.config.programs_file
         if programs is None:
             try:
@@ -244,17 +320,17 @@ class DimensionScorer:
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the instances' verifier sources import from (for the sandbox)."""
         dirs: list[str] = []
-        for record in self.instances.values():
-            source = self._verifier_source(record["verifier"])
+        for instance in self.instances.values():
+            source = self._verifier_source(instance.verifier)
             dirs.extend(d for d in source.module_dirs if d not in dirs)
         return tuple(dirs)
 
-    def _verifier_source(self, spec: dict) -> VerifierSource:
-        name = str(spec.get("source"))
+    def _verifier_source(self, spec: VerifierSpec) -> VerifierSource:
+        name = spec.source
         if name not in self._verifiers:
             try:
-                self._verifiers[name] = VerifierSource(name, str(spec["kind"]), str(spec["path"]))
-            except (SourceError, KeyError) as exc:
+                self._verifiers[name] = VerifierSource(name, spec.kind, spec.path)
+            except SourceError as exc:
                 raise InputError(
                     f"verifier {name!r} of the instances cannot be loaded: {exc}"
                 ) from None
@@ -274,25 +350,17 @@ class DimensionScorer:
             entry["runs"].add(run)
         return models
 
-    def _parsed(self) -> dict[tuple[str, str, str, str], tuple[object | None, str | None]]:
-        parsed = {}
-        for key, answer in self.answers.items():
-            if answer.value is _NO_ANSWER:
-                parsed[key] = (None, "the line has no 'answer' field")
-            else:
-                parsed[key] = parse_answer(key[3], answer.value)
-        return parsed
+    def _parsed(self) -> dict[AnswerKey, _Parsed]:
+        return {key: _parse(answer.record) for key, answer in self.answers.items()}
 
     def _verifier_outputs(
-        self, engine: Engine, parsed: dict
+        self, engine: Engine, parsed: Mapping[AnswerKey, _Parsed]
     ) -> dict[tuple[str, Grid], VerifierOutput]:
         """Run each task's verifier on every input the answers propose (one call a task)."""
         wanted: dict[str, dict[Grid, None]] = {}
-        for (_, _, task_id, dim), (value, _) in parsed.items():
-            if value is None or dim == "classification":
-                continue
-            grid_in = value if dim == "inversion" else value[0]  # type: ignore[index]
-            wanted.setdefault(task_id, {})[grid_in] = None
+        for (_, _, task_id, _), answer in parsed.items():
+            if answer.input is not None:  # generation, editing and inversion answers
+                wanted.setdefault(task_id, {})[answer.input] = None
         calls, owners = [], []
         for task_id in sorted(wanted):
             spec = self.verifier_specs[task_id]
@@ -323,96 +391,89 @@ class DimensionScorer:
         return self._fingerprints[source.name]
 
     def _grade(
-        self, task_id: str, dim: str, value: object, outputs: dict[tuple[str, Grid], VerifierOutput]
+        self,
+        task_id: str,
+        dim: Dimension,
+        answer: _Parsed,
+        outputs: Mapping[tuple[str, Grid], VerifierOutput],
     ) -> Verdict:
         instance = self.instances[(task_id, dim)]
-        prompt, key = instance["prompt"], instance["key"]
         missing: VerifierOutput = (Status.INFRA, None)
-        if dim == "classification":
-            return classification_verdict(key["labels"], value)  # type: ignore[arg-type]
-        if dim == "generation":
-            pair = value  # type: ignore[assignment]
-            avoid = [(to_grid(p["input"]), to_grid(p["output"])) for p in prompt["avoid"]]
-            digests = set(key.get("arcgen_digests", [])) if self.config.exclude_arcgen else None
+        if dim is Dimension.CLASSIFICATION:
+            return classification_verdict(instance.labels(), answer.judgments)
+        if dim is Dimension.GENERATION and answer.pair is not None:
+            pair = answer.pair
+            digests = set(instance.arcgen_digests()) if self.config.exclude_arcgen else None
             return generation_verdict(
-                pair,  # type: ignore[arg-type]
-                outputs.get((task_id, pair[0]), missing),  # type: ignore[index]
-                avoid,
+                pair,
+                outputs.get((task_id, pair[0]), missing),
+                instance.avoid(),
                 self.config.min_distance,
                 digests,
-                pair_digest(*pair) if digests is not None else None,  # type: ignore[misc]
+                pair_digest(*pair) if digests is not None else None,
                 strict=self.config.strict_generation,
             )
-        if dim == "editing":
-            corrupted = (to_grid(prompt["input"]), to_grid(prompt["output"]))
+        if dim is Dimension.EDITING and answer.pair is not None:
             return editing_verdict(
-                corrupted,
-                value,  # type: ignore[arg-type]
-                outputs.get((task_id, value[0]), missing),  # type: ignore[index]
+                instance.shown_pair(),
+                answer.pair,
+                outputs.get((task_id, answer.pair[0]), missing),
                 self.config.edit_max_distance,
             )
-        if dim == "inversion":
+        if dim is Dimension.INVERSION and answer.grid is not None:
             return inversion_verdict(
-                to_grid(prompt["output"]),
-                outputs.get((task_id, value), missing),  # type: ignore[arg-type]
+                instance.shown_output(), outputs.get((task_id, answer.grid), missing)
             )
-        raise ValueError(f"no rule for {dim!r}")
+        raise ValueError(f"no rule for {dim!r} and this answer")
 
-    def _definition_item(self, model: str, run: str, task_id: str) -> dict:
+    def _definition_item(self, model: str, run: str, task_id: str) -> DimensionItem:
         record = self.definitions.get((model, run, task_id))
-        item = {"model": model, "run": run, "task_id": task_id, "dimension": "definition"}
+        cell = (model, run, task_id, Dimension.DEFINITION)
         if record is None:
-            return {**item, "passed": False, "reason": "no Definition program", "detail": {}}
-        splits = record.get("splits") or {}
-        detail = {"program": record.get("id"), "splits": splits}
-        if record["verdict"] == "pass":
-            return {**item, "passed": True, "reason": None, "detail": detail}
-        reason = f"{record.get('failure') or 'fail'}"
-        if record.get("status"):
-            reason += f" ({record['status']})"
-        return {**item, "passed": False, "reason": reason, "detail": detail}
-
-    @staticmethod
-    def _passes_train_test(record: dict | None) -> bool:
-        if record is None or record.get("status"):
-            return False
-        splits = record.get("splits") or {}
-        parts = [splits.get(s) for s in (Split.TRAIN, Split.TEST)]
-        return all(p is not None and p[0] == p[1] and p[1] > 0 for p in parts)
+            return DimensionItem(*cell, passed=False, reason="no Definition program")
+        detail = {"program": record.program, "splits": record.splits}
+        if record.verdict == "pass":
+            return DimensionItem(*cell, passed=True, reason=None, detail=detail)
+        reason = f"{record.failure or 'fail'}"
+        if record.status:
+            reason += f" ({record.status})"
+        return DimensionItem(*cell, passed=False, reason=reason, detail=detail)
 
     # ----------------------------------------------------------- consistency
 
-    def _consistency(self, engine: Engine, parsed: dict) -> None:
+    def _consistency(self, engine: Engine, parsed: Mapping[AnswerKey, _Parsed]) -> None:
         """Run each Definition program on its model's answers; annotate items."""
-        by_cell: dict[tuple[str, str, str], list[dict]] = {}
-        for item in self.items:
-            if item["dimension"] in CONSISTENCY_DIMENSIONS:
-                by_cell.setdefault((item["model"], item["run"], item["task_id"]), []).append(item)
-        programs, plans = [], []
+        by_cell: dict[tuple[str, str, str], list[int]] = {}  # -> indices into self.items
+        for index, item in enumerate(self.items):
+            if item.dimension in CONSISTENCY_DIMENSIONS:
+                by_cell.setdefault((item.model, item.run, item.task_id), []).append(index)
+        # (item index, candidate position or None, input, output) per pair to check
+        Check = tuple[int, int | None, Grid, Grid]
+        programs: list[tuple[Program, list[tuple[object, object]]]] = []
+        plans: list[tuple[tuple[str, str, str], list[Check]]] = []
         for cell in sorted(by_cell):
             record = self.definitions.get(cell)
-            code = self.codes.get(str(record.get("code_sha256"))) if record else None
+            code = self.codes.get(str(record.code_sha256)) if record else None
             if record is None or code is None:
                 continue
-            checks: list[tuple[dict, int | None, Grid, Grid]] = []
-            for item in by_cell[cell]:
-                dim = item["dimension"]
-                value, _ = parsed.get((*cell, dim), (None, None))
+            checks: list[Check] = []
+            for index in by_cell[cell]:
+                dim = self.items[index].dimension
+                answer = parsed.get((*cell, dim))
+                if answer is None or answer.problem is not None:
+                    continue
                 instance = self.instances[(cell[2], dim)]
-                if dim == "classification":
-                    if value is None:
-                        continue
-                    for i, cand in enumerate(instance["prompt"]["candidates"]):
-                        checks.append((item, i, to_grid(cand["input"]), to_grid(cand["output"])))
-                elif value is not None:
-                    if dim == "generation":
-                        checks.append((item, None, value[0], value[1]))
-                    else:
-                        checks.append((item, None, value, to_grid(instance["prompt"]["output"])))
+                if dim is Dimension.CLASSIFICATION:
+                    for i, (grid_in, grid_out) in enumerate(instance.candidates()):
+                        checks.append((index, i, grid_in, grid_out))
+                elif answer.pair is not None:  # generation
+                    checks.append((index, None, *answer.pair))
+                elif answer.grid is not None:  # inversion
+                    checks.append((index, None, answer.grid, instance.shown_output()))
             if not checks:
                 continue
             program = Program(
-                code.encode("utf-8"), self.config.entry_points, (), "list", str(record["id"])
+                code.encode("utf-8"), self.config.entry_points, (), "list", str(record.program)
             )
             programs.append((program, [(c[2], c[3]) for c in checks]))
             plans.append((cell, checks))
@@ -423,16 +484,31 @@ class DimensionScorer:
 
         runs = agrees_many(programs, engine, done)
         for (cell, checks), agreement in zip(plans, runs, strict=True):
-            passes = self._passes_train_test(self.definitions.get(cell))
-            for (item, position, _, _), says_valid in zip(checks, agreement, strict=True):
-                info = item.setdefault("consistency", {"definition_passes_train_test": passes})
+            definition = self.definitions.get(cell)
+            passes = definition is not None and definition.passes_train_test()
+            judgments: tuple[bool, ...] = ()
+            labels: tuple[Judgment, ...] = ()
+            if any(position is not None for _, position, _, _ in checks):  # classification
+                judgments = parsed[(*cell, Dimension.CLASSIFICATION)].judgments
+                labels = self.instances[(cell[2], Dimension.CLASSIFICATION)].labels()
+            agree: dict[int, list[bool | None]] = {}
+            right: dict[int, list[bool | None]] = {}
+            for (index, position, _, _), says_valid in zip(checks, agreement, strict=True):
                 if position is None:
-                    info["agree"] = says_valid
-                else:
-                    judged = parsed[(*cell, "classification")][0][position]
-                    label = self.instances[(cell[2], "classification")]["key"]["labels"][position]
-                    info.setdefault("agree", [None] * 5)[position] = judged == says_valid
-                    info.setdefault("right", [None] * 5)[position] = judged == (label == "valid")
+                    self.items[index] = replace(
+                        self.items[index], consistency=Consistency(passes, says_valid)
+                    )
+                    continue
+                judged = judgments[position]
+                agree.setdefault(index, [None] * CLASSIFICATION_SIZE)[position] = (
+                    judged == says_valid
+                )
+                right.setdefault(index, [None] * CLASSIFICATION_SIZE)[position] = judged == (
+                    labels[position] == Judgment.VALID
+                )
+            for index, flags in agree.items():
+                info = Consistency(passes, tuple(flags), tuple(right[index]))
+                self.items[index] = replace(self.items[index], consistency=info)
 
     # -------------------------------------------------------------------- run
 
@@ -461,13 +537,13 @@ class DimensionScorer:
                     for dim in DIMENSIONS:
                         if (task_id, dim) not in self.instances:
                             continue
-                        if dim == "definition":
+                        if dim is Dimension.DEFINITION:
                             if self.config.definitions_dir is not None:
                                 self.items.append(self._definition_item(model, run, task_id))
                             continue
                         if dim not in answered:
                             continue
-                        self.items.append(self._item(model, run, task_id, dim, parsed, outputs))
+                        self.items.append(self._item((model, run, task_id, dim), parsed, outputs))
         if self.codes:
             definitions = Engine(
                 sandbox, store, self.config.definition_limits, PolicyMode.OFF, _CHUNK
@@ -475,41 +551,38 @@ class DimensionScorer:
             self._consistency(definitions, parsed)
 
     def _item(
-        self, model: str, run: str, task_id: str, dim: str, parsed: dict, outputs: dict
-    ) -> dict:
-        item: dict = {"model": model, "run": run, "task_id": task_id, "dimension": dim}
-        key = (model, run, task_id, dim)
-        if key not in parsed:
-            return {**item, "passed": False, "reason": "no answer", "detail": {}}
-        item["answer_line"] = self.answers[key].line
-        value, reason = parsed[key]
-        if value is None:
-            return {**item, "passed": False, "reason": f"malformed answer: {reason}", "detail": {}}
-        verdict = self._grade(task_id, dim, value, outputs)
-        return {
-            **item,
-            "passed": verdict.passed,
-            "reason": verdict.reason,
-            "detail": verdict.detail,
-        }
+        self,
+        key: AnswerKey,
+        parsed: Mapping[AnswerKey, _Parsed],
+        outputs: Mapping[tuple[str, Grid], VerifierOutput],
+    ) -> DimensionItem:
+        answer = parsed.get(key)
+        if answer is None:
+            return DimensionItem(*key, passed=False, reason="no answer")
+        line = self.answers[key].line
+        if answer.problem is not None:
+            reason = f"malformed answer: {answer.problem}"
+            return DimensionItem(*key, passed=False, reason=reason, answer_line=line)
+        verdict = self._grade(key[2], key[3], answer, outputs)
+        return DimensionItem(*key, verdict.passed, verdict.reason, verdict.detail, line)
 
     # ----------------------------------------------------------------- output
 
     def item_lines(self) -> Iterator[str]:
         """Lines of ``items.jsonl`` (model, run, task, dimension order)."""
         for item in self.items:
-            yield json_dumps(item, sort_keys=True, separators=(",", ":")) + "\n"
+            yield json_dumps(item.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
     def full_tasks(self) -> list[str]:
         """Tasks with an instance of every dimension."""
         return [t for t in self.tasks if all((t, d) in self.instances for d in DIMENSIONS)]
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         """``summary.json``: per-model statistics and what was read."""
         reasons: Counter[str] = Counter()
         for item in self.items:
-            if not item["passed"]:
-                reasons[f"{item['dimension']}: {_reason_class(item['reason'])}"] += 1
+            if not item.passed:
+                reasons[f"{item.dimension}: {_reason_class(item.reason)}"] += 1
         c = self.config
         return {
             "instances": str(c.instances_file),

@@ -1,7 +1,7 @@
 """Per-model statistics of scored dimension items (pooled over runs).
 
-An *item* is one ``(model, run, task, dimension)`` with ``passed``; see
-``arcjudge.harness.dimensions.grading`` for the full record. Statistics per model:
+An *item* is one ``(model, run, task, dimension)`` with ``passed``: a
+:class:`~arcjudge.harness.dimensions.records.DimensionItem`. Statistics per model:
 
 * each dimension's accuracy with a Wilson 95% interval (``None`` when the model has no
   item of that dimension: it was not answered, or no Definition results were given);
@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from arcjudge.harness.core.stats import wilson_interval
-from arcjudge.vocabulary import CONSISTENCY_DIMENSIONS, DIMENSIONS
+from arcjudge.harness.dimensions.records import DimensionItem
+from arcjudge.vocabulary import CONSISTENCY_DIMENSIONS, DIMENSIONS, Dimension
 
 __all__ = ["CONSISTENCY_DIMENSIONS", "DIMENSIONS", "model_statistics", "proportion"]
 
@@ -57,18 +58,18 @@ def _agreement(pairs: Iterable[tuple[bool, bool]]) -> dict[str, Any]:
     }
 
 
-def _consistency_pairs(item: Mapping[str, Any]) -> list[tuple[bool, bool]]:
+def _consistency_pairs(item: DimensionItem) -> list[tuple[bool, bool]]:
     """``(agree, right)`` per judgment (classification) or per item."""
-    info = item.get("consistency")
-    if not info:
+    info = item.consistency
+    if info is None:
         return []
-    if item["dimension"] == "classification":
-        return list(zip(info["agree"], info["right"], strict=True))
-    return [(bool(info["agree"]), bool(item["passed"]))]
+    if isinstance(info.agree, tuple):  # classification: per judgment
+        return [(bool(a), bool(r)) for a, r in zip(info.agree, info.right or (), strict=True)]
+    return [(info.agree, item.passed)]
 
 
-def _self_consistency(items: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    with_info = [i for i in items if i.get("consistency")]
+def _self_consistency(items: Sequence[DimensionItem]) -> dict[str, Any] | None:
+    with_info = [i for i in items if i.consistency is not None]
     if not with_info:
         return None
     result = {}
@@ -76,25 +77,23 @@ def _self_consistency(items: Sequence[Mapping[str, Any]]) -> dict[str, Any] | No
         chosen = [
             i
             for i in with_info
-            if condition == "all" or i["consistency"].get("definition_passes_train_test")
+            if condition == "all"
+            or (i.consistency is not None and i.consistency.definition_passes_train_test)
         ]
         result[condition] = {
-            dim: _agreement(
-                p for i in chosen if i["dimension"] == dim for p in _consistency_pairs(i)
-            )
+            dim: _agreement(p for i in chosen if i.dimension == dim for p in _consistency_pairs(i))
             for dim in CONSISTENCY_DIMENSIONS
         }
     return result
 
 
 def model_statistics(
-    items: Iterable[Mapping[str, Any]], full_tasks: Iterable[str]
+    items: Iterable[DimensionItem], full_tasks: Iterable[str]
 ) -> dict[str, dict[str, Any]]:
     """Statistics per model.
 
     Args:
-        items: Item records (``model``, ``run``, ``task_id``, ``dimension``, ``passed``,
-            optional ``detail`` and ``consistency``).
+        items: The graded items.
         full_tasks: Tasks that have an instance of every dimension (full-task accuracy is
             counted over these).
 
@@ -102,37 +101,33 @@ def model_statistics(
         Model name -> ``{"runs", "dimensions", "classification_judgments", "full_task",
         "independence_baseline", "self_consistency"}`` (models in sorted order).
     """
-    by_model: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    by_model: dict[str, list[DimensionItem]] = defaultdict(list)
     for item in items:
-        by_model[str(item["model"])].append(item)
+        by_model[item.model].append(item)
     complete = set(full_tasks)
     result: dict[str, dict[str, Any]] = {}
     for model in sorted(by_model):
         mine = by_model[model]
         dims: dict[str, dict[str, Any] | None] = {}
         for dim in DIMENSIONS:
-            these = [i for i in mine if i["dimension"] == dim]
-            dims[dim] = (
-                proportion(sum(bool(i["passed"]) for i in these), len(these)) if these else None
-            )
-        judged = [i for i in mine if i["dimension"] == "classification"]
-        right = sum(int(i.get("detail", {}).get("right", 0)) for i in judged)
+            these = [i for i in mine if i.dimension == dim]
+            dims[dim] = proportion(sum(i.passed for i in these), len(these)) if these else None
+        judged = [i for i in mine if i.dimension == Dimension.CLASSIFICATION]
+        right = sum(int(i.detail.get("right", 0)) for i in judged)
         judgments = 5 * len(judged)
         full = None
         baseline = None
         if all(dims[d] is not None for d in DIMENSIONS):
             cells: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
             for i in mine:
-                if i["task_id"] in complete:
-                    cells[(str(i["run"]), str(i["task_id"]))][i["dimension"]] = bool(i["passed"])
+                if i.task_id in complete:
+                    cells[(i.run, i.task_id)][i.dimension] = i.passed
             passed = sum(all(c.get(d, False) for d in DIMENSIONS) for c in cells.values())
             full = proportion(passed, len(cells))
-            baseline = round(
-                math.prod(dims[d]["passed"] / dims[d]["total"] for d in DIMENSIONS),  # type: ignore[index]
-                6,
-            )
+            rates = [e["passed"] / e["total"] for e in dims.values() if e is not None]
+            baseline = round(math.prod(rates), 6)
         result[model] = {
-            "runs": sorted({str(i["run"]) for i in mine}),
+            "runs": sorted({i.run for i in mine}),
             "dimensions": dims,
             "classification_judgments": {
                 "right": right,

@@ -184,3 +184,13 @@ def test_core_imports_no_workflow():
                 assert not any(
                     node.module.startswith(f"arcjudge.harness.{w}") for w in WORKFLOWS
                 ), f"core/{path.name} imports {node.module}"
+
+
+def test_no_two_classes_share_a_name():
+    seen: dict[str, str] = {}
+    for path in _modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where = str(path.relative_to(SRC))
+                assert node.name not in seen, f"{node.name} in {seen.get(node.name)} and {where}"
+                seen[node.name] = where

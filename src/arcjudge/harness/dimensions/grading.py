@@ -47,7 +47,7 @@ from arcjudge.harness.dimensions.records import (
     VerifierSpec,
 )
 from arcjudge.harness.dimensions.rules import (
-    Verdict,
+    RuleVerdict,
     VerifierOutput,
     classification_verdict,
     editing_verdict,
@@ -396,7 +396,7 @@ class DimensionScorer:
         dim: Dimension,
         answer: _Parsed,
         outputs: Mapping[tuple[str, Grid], VerifierOutput],
-    ) -> Verdict:
+    ) -> RuleVerdict:
         instance = self.instances[(task_id, dim)]
         missing: VerifierOutput = (Status.INFRA, None)
         if dim is Dimension.CLASSIFICATION:

@@ -2,7 +2,7 @@
 
 Nothing here runs a program: the scorer runs the task's verifier in the sandbox and hands
 its result for the relevant input to these functions as a :data:`VerifierOutput`
-``(status, grid)``. Every rule returns a :class:`Verdict` whose ``reason`` says why an
+``(status, grid)``. Every rule returns a :class:`RuleVerdict` whose ``reason`` says why an
 item failed. Answers are parsed by :func:`parse_answer`, which never raises: a malformed
 answer becomes a failed item with the reason.
 
@@ -35,7 +35,7 @@ from arcjudge.vocabulary import ANSWER_DIMENSIONS, Dimension
 __all__ = [
     "ANSWER_DIMENSIONS",
     "DIMENSION_ALIASES",
-    "Verdict",
+    "RuleVerdict",
     "VerifierOutput",
     "classification_verdict",
     "distance",
@@ -71,7 +71,7 @@ _JUDGMENTS = {
 
 
 @dataclass(frozen=True)
-class Verdict:
+class RuleVerdict:
     """The outcome of one item.
 
     Attributes:
@@ -185,7 +185,7 @@ def _verifier_says(output: VerifierOutput, expected: Grid, what: str) -> str | N
     return None
 
 
-def classification_verdict(labels: Sequence[str], judgments: Sequence[bool]) -> Verdict:
+def classification_verdict(labels: Sequence[str], judgments: Sequence[bool]) -> RuleVerdict:
     """Passes only when all judgments match the hidden labels.
 
     Args:
@@ -197,9 +197,9 @@ def classification_verdict(labels: Sequence[str], judgments: Sequence[bool]) -> 
     right = [(label == "valid") == judged for label, judged in zip(labels, judgments, strict=True)]
     detail = {"right": sum(right), "judgments": len(right)}
     if all(right):
-        return Verdict(True, None, detail)
+        return RuleVerdict(True, None, detail)
     wrong = [i for i, ok in enumerate(right) if not ok]
-    return Verdict(False, f"wrong judgment on candidate(s) {wrong}", detail)
+    return RuleVerdict(False, f"wrong judgment on candidate(s) {wrong}", detail)
 
 
 def is_copy(
@@ -227,7 +227,7 @@ def generation_verdict(
     arcgen_digests: set[str] | None = None,
     digest: str | None = None,
     strict: bool = False,
-) -> Verdict:
+) -> RuleVerdict:
     """verifier(input) == output, and the pair is no copy of a demonstration.
 
     See :func:`is_copy` for when a pair copies a demonstration (distances compared
@@ -249,7 +249,7 @@ def generation_verdict(
         low = max(d_in, d_out) if not strict else min(d_in, d_out)
         nearest = low if nearest is None else min(nearest, low)
         if copied:
-            return Verdict(
+            return RuleVerdict(
                 False,
                 f"copy of demonstration {i}: input distance {float(d_in):.4f}, output "
                 f"distance {float(d_out):.4f} (threshold {min_distance}"
@@ -262,9 +262,9 @@ def generation_verdict(
             )
     detail = {"nearest_distance": None if nearest is None else float(nearest)}
     if arcgen_digests is not None and digest in arcgen_digests:
-        return Verdict(False, "the pair is an ARC-GEN stable pair", detail)
+        return RuleVerdict(False, "the pair is an ARC-GEN stable pair", detail)
     reason = _verifier_says(verifier, pair[1], "generated input")
-    return Verdict(reason is None, reason, detail)
+    return RuleVerdict(reason is None, reason, detail)
 
 
 def editing_verdict(
@@ -272,24 +272,24 @@ def editing_verdict(
     edited: tuple[Grid, Grid],
     verifier: VerifierOutput,
     max_distance: float,
-) -> Verdict:
+) -> RuleVerdict:
     """Both edited grids within ``max_distance`` of the corrupted ones, and the pair valid."""
     d_in, d_out = distance(edited[0], corrupted[0]), distance(edited[1], corrupted[1])
     detail = {"input_distance": float(d_in), "output_distance": float(d_out)}
     limit = _exact(max_distance)
     for side, value in (("input", d_in), ("output", d_out)):
         if value > limit:
-            return Verdict(
+            return RuleVerdict(
                 False,
                 f"edited {side} too far from the corrupted one: "
                 f"{float(value):.4f} > {max_distance}",
                 detail,
             )
     reason = _verifier_says(verifier, edited[1], "edited input")
-    return Verdict(reason is None, reason, detail)
+    return RuleVerdict(reason is None, reason, detail)
 
 
-def inversion_verdict(given_output: Grid, verifier: VerifierOutput) -> Verdict:
+def inversion_verdict(given_output: Grid, verifier: VerifierOutput) -> RuleVerdict:
     """verifier(proposed input) == the given output."""
     reason = _verifier_says(verifier, given_output, "proposed input")
-    return Verdict(reason is None, reason, {})
+    return RuleVerdict(reason is None, reason, {})

@@ -26,7 +26,7 @@ from arcjudge.vocabulary import FAILURE_CLASSES, FailureClass
 __all__ = [
     "INFRA",
     "SCORE_FAILURES",
-    "Extraction",
+    "ExtractionRecord",
     "GroupSummary",
     "ScoreFailure",
     "ScoreResult",
@@ -73,7 +73,7 @@ def _optional_str(value: object, name: str) -> str | None:
 
 
 @dataclass(frozen=True)
-class Extraction:
+class ExtractionRecord:
     """Which fenced block of a ``response`` was taken as the program, and why.
 
     Attributes:
@@ -143,7 +143,7 @@ class ScoreResult:
     status: ProgramStatus | None = None
     error: str | None = None
     findings: tuple[str, ...] = ()
-    extraction: Extraction | None = None
+    extraction: ExtractionRecord | None = None
     fields: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -212,7 +212,7 @@ class ScoreResult:
         findings = _read_back(_findings, data.get("findings"))
         if findings:
             own.add("findings")
-        extraction = _read_back(Extraction.from_json, data.get("extraction"))
+        extraction = _read_back(ExtractionRecord.from_json, data.get("extraction"))
         if extraction is not None:
             own.add("extraction")
         return cls(

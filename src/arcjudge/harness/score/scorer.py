@@ -26,7 +26,7 @@ from arcjudge.harness.core.store import ResultStore, program_key
 from arcjudge.harness.core.tally import Tally
 from arcjudge.harness.score.records import (
     INFRA,
-    Extraction,
+    ExtractionRecord,
     GroupSummary,
     ScoreFailure,
     ScoreResult,
@@ -177,7 +177,7 @@ class Scorer:
             status=status,
             error=error,
             findings=findings,
-            extraction=None if extraction is None else Extraction.from_json(extraction),
+            extraction=None if extraction is None else ExtractionRecord.from_json(extraction),
             fields={k: v for k, v in record.fields.items() if k not in _WRITTEN},
         )
 

@@ -26,6 +26,7 @@ __all__ = [
     "add_docker_runtime_argument",
     "limits_from",
     "require_directories",
+    "require_files",
     "warn",
 ]
 
@@ -77,6 +78,17 @@ def require_directories(*options: tuple[str, Path | None]) -> None:
     for flag, path in options:
         if path is not None and not path.is_dir():
             raise UsageError(f"{flag} {path}: no such directory")
+
+
+def require_files(*options: tuple[str, Path | None]) -> None:
+    """Check that each given ``(flag, path)`` names a file (``None``: not given).
+
+    Raises:
+        UsageError: ``FLAG PATH: no such file`` for the first one that does not.
+    """
+    for flag, path in options:
+        if path is not None and not path.is_file():
+            raise UsageError(f"{flag} {path}: no such file")
 
 
 def limits_from(wall_seconds: float, total_seconds: float | None = None) -> Limits:

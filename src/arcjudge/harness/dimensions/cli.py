@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.core.commandline import INTERRUPTED, add_backend_arguments, warn
+from arcjudge.harness.core.commandline import (
+    INTERRUPTED,
+    Progress,
+    add_backend_arguments,
+    limits_from,
+    require_directories,
+    require_files,
+    warn,
+)
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.build import (
@@ -27,7 +35,6 @@ from arcjudge.harness.dimensions.report import render_dimensions_report, summary
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.backends import sandbox_for
-from arcjudge.sandbox.types import Limits
 from arcjudge.tasks import task_files
 
 
@@ -81,31 +88,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_arguments(score)
 
 
-def _file(flag: str, path: Path | None) -> None:
-    if path is not None and not path.is_file():
-        raise UsageError(f"{flag} {path}: no such file")
-
-
-def _bar(total: int, unit: str, quiet: bool) -> tuple[Callable[[int], None], Callable[[], None]]:
-    if quiet:
-        return (lambda n: None), (lambda: None)
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, unit=unit, file=sys.stderr)
-
-    def update(n: int) -> None:
-        bar.update(n)
-
-    return update, bar.close
-
-
-def _wall(seconds: float) -> Limits:
-    try:
-        return Limits(wall_seconds=seconds)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
 def _run_then_write(
     args: argparse.Namespace,
     module_dirs: tuple[str, ...],
@@ -135,13 +117,12 @@ def _run_then_write(
 def cmd_build(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions build``."""
     task_files(args.tasks)
-    if not args.manifest.is_dir():
-        raise UsageError(f"--manifest {args.manifest}: no such directory")
-    if args.arcgen is not None and not args.arcgen.is_dir():
-        raise UsageError(f"--arcgen {args.arcgen}: no such directory")
-    for flag, path in (("--corruptions", args.corruptions), ("--human-errors", args.human_errors),
-                       ("--neighbours", args.neighbours)):  # fmt: skip
-        _file(flag, path)
+    require_directories(("--manifest", args.manifest), ("--arcgen", args.arcgen))
+    require_files(
+        ("--corruptions", args.corruptions),
+        ("--human-errors", args.human_errors),
+        ("--neighbours", args.neighbours),
+    )
     if args.per_kind < 1:
         raise UsageError("--per-kind must be >= 1")
     config = BuildConfig(
@@ -154,21 +135,23 @@ def cmd_build(args: argparse.Namespace) -> int:
         mixture=load_mixture(args.mixture),
         seed=args.seed,
         per_kind=args.per_kind,
-        limits=_wall(args.wall),
+        limits=limits_from(args.wall),
     )
-    update, close = _bar(len(task_files(args.tasks)), "task", args.no_progress)
-    builder = Builder(config, update)
+    bar = Progress(len(task_files(args.tasks)), "task", not args.no_progress)
+    builder = Builder(config, bar.update)
     made: dict[str, dict[str, Any]] = {}
 
     def files() -> dict[str, str]:
-        close()
+        bar.close()
         made["summary"] = builder.summary()
         return {
             "instances.jsonl": "".join(builder.lines()),
             "build.json": json_dumps(made["summary"], sort_keys=True, indent=1) + "\n",
         }
 
-    if not _run_then_write(args, builder.module_dirs(), builder.run, files):
+    written = _run_then_write(args, builder.module_dirs(), builder.run, files)
+    bar.close()
+    if not written:
         return 130
     summary = made["summary"]
     for reason in summary["human_error_rows_skipped"][:5]:
@@ -180,9 +163,9 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions score``."""
-    _file("--instances", args.instances)
-    _file("--answers", args.answers)
-    _file("--programs", args.programs)
+    require_files(
+        ("--instances", args.instances), ("--answers", args.answers), ("--programs", args.programs)
+    )
     if args.definitions is not None and not (args.definitions / "results.jsonl").is_file():
         raise UsageError(f"--definitions {args.definitions}: no results.jsonl (run arcjudge score)")
     if not 0 <= args.min_distance < 1:
@@ -196,14 +179,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         edit_max_distance=EDIT_MAX_DISTANCE,
         exclude_arcgen=args.exclude_arcgen,
         strict_generation=args.strict_generation,
-        verifier_limits=_wall(args.wall),
+        verifier_limits=limits_from(args.wall),
     )
     scorer = DimensionScorer(config)
-    scorer.progress, close = _bar(scorer.work(), "job", args.no_progress)
+    bar = Progress(scorer.work(), "job", not args.no_progress)
+    scorer.progress = bar.update
     made: dict[str, dict[str, Any]] = {}
 
     def files() -> dict[str, str]:
-        close()
+        bar.close()
         made["summary"] = summary = scorer.summary()
         return {
             "items.jsonl": "".join(scorer.item_lines()),
@@ -211,7 +195,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             "report.html": render_dimensions_report(summary),
         }
 
-    if not _run_then_write(args, scorer.module_dirs(), scorer.run, files):
+    written = _run_then_write(args, scorer.module_dirs(), scorer.run, files)
+    bar.close()
+    if not written:
         return 130
     summary = made["summary"]
     if summary["answers_problem_count"]:

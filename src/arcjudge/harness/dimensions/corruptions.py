@@ -58,6 +58,19 @@ _DIGITS = frozenset("0123456789")
 _SIDES = ("input", "output")
 
 
+def _read_utf8(path: Path) -> str:
+    """The text of a UTF-8 file (a byte-order mark dropped).
+
+    Raises:
+        ValueError: If the file is not UTF-8 text.
+        OSError: If it cannot be read.
+    """
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+
+
 @dataclass(frozen=True)
 class CandidatePair:
     """A candidate invalid pair for one task.
@@ -357,10 +370,7 @@ def load_human_errors(path: str | Path) -> HumanErrors:
         OSError: If the file cannot be read.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    text = _read_utf8(path)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [name.strip() for name in reader.fieldnames or []]
     missing = [column for column in HARC_COLUMNS if column not in header]
@@ -464,10 +474,7 @@ def load_neighbours(path: str | Path) -> dict[str, list[str]]:
         OSError: If the file cannot be read.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    text = _read_utf8(path)
     result: dict[str, list[str]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

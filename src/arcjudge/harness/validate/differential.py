@@ -92,7 +92,7 @@ def analyze(
         if split is Split.PROBE:
             if len(produced) > 1 and analysis.ambiguous is None:
                 analysis.ambiguous = AmbiguousTask(
-                    task_id, inst.index, inst.seed, inst.grid,
+                    task_id, Split.PROBE, inst.index, inst.seed, inst.grid,
                     tuple(ProbeOutput(g, tuple(s)) for g, s in produced.items()),
                 )  # fmt: skip
             continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -118,32 +118,25 @@ class VerdictRecord:
 
 
 @dataclass(frozen=True)
-class SuspectSample:
-    """An input where trusted verifiers agree with each other, not with the expected output.
+class _AtInput:
+    """The input a differential record is about (the fields every kind shares).
 
     Attributes:
         task_id: The task.
-        split: The input's split.
+        split: The input's split (``probe`` for an ambiguity flag).
         index: Its index in the split.
         seed: Its generator seed (``None`` for a task file's pair).
         input: The input grid.
-        expected: The output the task or generator gave.
-        agreeing_output: What the largest agreeing group of verifiers returned.
-        sources: That group's source names.
     """
 
-    kind: ClassVar[str] = "suspect"
+    kind: ClassVar[str]
     task_id: str
     split: Split
     index: int
     seed: int | None
     input: Grid
-    expected: Grid
-    agreeing_output: Grid
-    sources: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``suspects.jsonl`` object (``kind`` ``suspect``)."""
+    def _at_json(self) -> dict[str, Any]:
         return {
             "task_id": self.task_id,
             "kind": self.kind,
@@ -151,6 +144,38 @@ class SuspectSample:
             "index": self.index,
             "seed": self.seed,
             "input": to_lists(self.input),
+        }
+
+    @staticmethod
+    def _at(data: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "task_id": str(data["task_id"]),
+            "split": Split(data["split"]),
+            "index": int(data["index"]),
+            "seed": None if data["seed"] is None else int(data["seed"]),
+            "input": _grid(data["input"]),
+        }
+
+
+@dataclass(frozen=True)
+class SuspectSample(_AtInput):
+    """An input where trusted verifiers agree with each other, not with the expected output.
+
+    Attributes:
+        expected: The output the task or generator gave.
+        agreeing_output: What the largest agreeing group of verifiers returned.
+        sources: That group's source names.
+    """
+
+    kind: ClassVar[str] = "suspect"
+    expected: Grid
+    agreeing_output: Grid
+    sources: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``suspects.jsonl`` object (``kind`` ``suspect``)."""
+        return {
+            **self._at_json(),
             "expected": to_lists(self.expected),
             "agreeing_output": to_lists(self.agreeing_output),
             "sources": list(self.sources),
@@ -164,11 +189,7 @@ class SuspectSample:
             KeyError, TypeError, ValueError: The object is not a suspect sample.
         """
         return cls(
-            task_id=str(data["task_id"]),
-            split=Split(data["split"]),
-            index=int(data["index"]),
-            seed=None if data["seed"] is None else int(data["seed"]),
-            input=_grid(data["input"]),
+            **cls._at(data),
             expected=_grid(data["expected"]),
             agreeing_output=_grid(data["agreeing_output"]),
             sources=_names(data["sources"]),
@@ -198,37 +219,22 @@ class DisputedOutput:
 
 
 @dataclass(frozen=True)
-class DisputedInput:
+class DisputedInput(_AtInput):
     """An input where trusted verifiers return different outputs.
 
     Attributes:
-        task_id: The task.
-        split: The input's split.
-        index: Its index in the split.
-        seed: Its generator seed (``None`` for a task file's pair).
-        input: The input grid.
         expected: The expected output.
         outputs: Each distinct output with the sources that returned it.
     """
 
     kind: ClassVar[str] = "disputed"
-    task_id: str
-    split: Split
-    index: int
-    seed: int | None
-    input: Grid
     expected: Grid
     outputs: tuple[DisputedOutput, ...]
 
     def to_json(self) -> dict[str, Any]:
         """The ``suspects.jsonl`` object (``kind`` ``disputed``)."""
         return {
-            "task_id": self.task_id,
-            "kind": self.kind,
-            "split": self.split,
-            "index": self.index,
-            "seed": self.seed,
-            "input": to_lists(self.input),
+            **self._at_json(),
             "expected": to_lists(self.expected),
             "outputs": [o.to_json() for o in self.outputs],
         }
@@ -241,11 +247,7 @@ class DisputedInput:
             KeyError, TypeError, ValueError: The object is not a disputed input.
         """
         return cls(
-            task_id=str(data["task_id"]),
-            split=Split(data["split"]),
-            index=int(data["index"]),
-            seed=None if data["seed"] is None else int(data["seed"]),
-            input=_grid(data["input"]),
+            **cls._at(data),
             expected=_grid(data["expected"]),
             outputs=tuple(DisputedOutput.from_json(o) for o in data["outputs"]),
         )
@@ -269,37 +271,19 @@ class ProbeOutput:
 
 
 @dataclass(frozen=True)
-class AmbiguousTask:
+class AmbiguousTask(_AtInput):
     """A task whose trusted verifiers disagree on a probe sample (the first one found).
 
     Attributes:
-        task_id: The task.
-        index: The probe sample's index.
-        seed: Its generator seed.
-        input: The probe input.
         outputs: Each distinct output with the sources that returned it.
-        split: Always ``probe``.
     """
 
     kind: ClassVar[str] = "ambiguous"
-    task_id: str
-    index: int
-    seed: int | None
-    input: Grid
     outputs: tuple[ProbeOutput, ...]
-    split: Split = field(default=Split.PROBE)
 
     def to_json(self) -> dict[str, Any]:
         """The ``suspects.jsonl`` object (``kind`` ``ambiguous``)."""
-        return {
-            "task_id": self.task_id,
-            "kind": self.kind,
-            "split": self.split,
-            "index": self.index,
-            "seed": self.seed,
-            "input": to_lists(self.input),
-            "outputs": [o.to_json() for o in self.outputs],
-        }
+        return {**self._at_json(), "outputs": [o.to_json() for o in self.outputs]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AmbiguousTask:
@@ -309,12 +293,7 @@ class AmbiguousTask:
             KeyError, TypeError, ValueError: The object is not an ambiguity flag.
         """
         return cls(
-            task_id=str(data["task_id"]),
-            index=int(data["index"]),
-            seed=None if data["seed"] is None else int(data["seed"]),
-            input=_grid(data["input"]),
-            outputs=tuple(ProbeOutput.from_json(o) for o in data["outputs"]),
-            split=Split(data["split"]),
+            **cls._at(data), outputs=tuple(ProbeOutput.from_json(o) for o in data["outputs"])
         )
 
 

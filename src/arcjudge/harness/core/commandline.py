@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +76,7 @@ def require_directories(*options: tuple[str, Path | None]) -> None:
     Raises:
         UsageError: ``FLAG PATH: no such directory`` for the first one that does not.
     """
-    for flag, path in options:
-        if path is not None and not path.is_dir():
-            raise UsageError(f"{flag} {path}: no such directory")
+    _require(options, Path.is_dir, "directory")
 
 
 def require_files(*options: tuple[str, Path | None]) -> None:
@@ -86,9 +85,15 @@ def require_files(*options: tuple[str, Path | None]) -> None:
     Raises:
         UsageError: ``FLAG PATH: no such file`` for the first one that does not.
     """
+    _require(options, Path.is_file, "file")
+
+
+def _require(
+    options: tuple[tuple[str, Path | None], ...], exists: Callable[[Path], bool], what: str
+) -> None:
     for flag, path in options:
-        if path is not None and not path.is_file():
-            raise UsageError(f"{flag} {path}: no such file")
+        if path is not None and not exists(path):
+            raise UsageError(f"{flag} {path}: no such {what}")
 
 
 def limits_from(wall_seconds: float, total_seconds: float | None = None) -> Limits:

@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -304,3 +305,35 @@ def test_consistency_helpers(sandbox):
     assert agrees_batch(code, [([[1, 2]], [[2, 1]]), ([[3]], [[4]]), ("bad", [[1]])],
                         sandbox=sandbox) == [True, False, False]  # fmt: skip
     assert agrees_batch("def transform(g)\n", [([[1]], [[1]])], sandbox=sandbox) == [False]
+
+
+def test_verified_samples_come_from_the_engine_and_the_store(tmp_path, monkeypatch):
+    import arcjudge
+    from arcjudge.sandbox.pool import PooledSandbox
+
+    sample = Path(arcjudge.__file__).parent / "data" / "sample"
+    generator = f"arc-gen:{sample / 'generators' / 'arc-gen'}"
+    val = tmp_path / "val"
+    assert cli.main(["validate", "--sample", "--out", str(val), "--backend", "process",
+                     "--no-progress"]) == 0  # fmt: skip
+    tasks = sorted(p.stem for p in (sample / "tasks").glob("*.json"))[:3]
+    programs = tmp_path / "programs.jsonl"
+    code = "def transform(g):\n    return g\n"
+    lines = [json.dumps({"id": t, "task_id": t, "model": "m", "code": code}) for t in tasks]
+    programs.write_text("".join(line + "\n" for line in lines))
+    argv = ["score", "--programs", str(programs), "--tasks", str(sample / "tasks"),
+            "--generator", generator, "--samples", "3", "--verifiers", str(val),
+            "--out", str(tmp_path / "out"), "--backend", "process", "--no-progress"]  # fmt: skip
+    assert cli.main(argv) == 0
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    verified = {t: summary["generator"][t]["verified"] for t in tasks}
+    assert all(0 <= n <= 3 for n in verified.values()) and sum(verified.values()) > 0
+    first = (tmp_path / "out" / "results.jsonl").read_bytes()
+
+    def no_calls(*args, **kwargs):
+        raise AssertionError("a fully cached rerun ran a program")
+
+    monkeypatch.setattr(PooledSandbox, "run", no_calls)
+    monkeypatch.setattr(PooledSandbox, "map", no_calls)
+    assert cli.main(argv) == 0  # everything, the verifier's answers included, from the store
+    assert (tmp_path / "out" / "results.jsonl").read_bytes() == first

@@ -116,7 +116,7 @@ def draw_samples(
         else:
             to_run.append((task_id, tp.program, key, keys))
     jobs = [Job(program, calls, GENERATOR_LIMITS, policy) for _, program, _, _ in to_run]
-    for index, result in sandbox.map(jobs, mode="generate"):
+    for index, result in sandbox.map(jobs, mode="generate") if jobs else ():
         task_id, _program, key, keys = to_run[index]
         if result.status is not ProgramStatus.LOADED:
             report[task_id] = {"failed": result.status.value, "error": _last(result.error)}

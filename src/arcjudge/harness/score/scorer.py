@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.errors import InputError
+from arcjudge.harness.core.calls import Call, call_key, run_calls
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
 from arcjudge.harness.core.inputs import draw_samples, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, read_programs
-from arcjudge.harness.core.store import ResultStore, program_key
+from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.core.tally import Tally
 from arcjudge.harness.score.records import (
     INFRA,
@@ -34,7 +35,7 @@ from arcjudge.harness.score.records import (
     TimingLine,
 )
 from arcjudge.safetext import json_dumps, terminal_safe
-from arcjudge.sandbox import Job, Sandbox
+from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import load_task, task_files
@@ -216,7 +217,9 @@ class Scorer:
         manifest = read_manifest(self.config.verifiers_dir)
         chosen = manifest.chosen
         built: dict[str, VerifierSource] = {}
-        jobs: list[Job] = []
+        engine = Engine(self.sandbox, self.store, self.config.limits, self.config.policy,
+                        self.config.chunk)  # fmt: skip
+        calls: list[Call] = []
         owners: list[str] = []
         for task_id, samples in self.samples.items():
             name = chosen.get(task_id)
@@ -229,16 +232,16 @@ class Scorer:
             if tp.program is None:
                 self.samples[task_id] = []
                 continue
-            jobs.append(
-                Job(tp.program, [s.grid for s in samples], self.config.limits, self.config.policy)
-            )
+            fingerprint = module_fingerprint(built[name].module_dirs)
+            key = call_key(engine, tp.program, fingerprint)
+            calls.append(Call(tp.program, key, [s.grid for s in samples]))
             owners.append(task_id)
-        for index, result in self.sandbox.map(jobs):
-            task_id = owners[index]
+        # Through the engine and the store: a rerun answers these from the cache.
+        for task_id, outcome in zip(owners, run_calls(engine, calls), strict=True):
             kept: list[TaskInput] = []
-            if result.status is ProgramStatus.LOADED:
-                for sample, r in zip(self.samples[task_id], result.results, strict=True):
-                    if r.status is Status.OK and r.grid is not None:
+            if outcome.failure is None:
+                for sample, r in zip(self.samples[task_id], outcome.results, strict=True):
+                    if r is not None and r.status is Status.OK and r.grid is not None:
                         kept.append(
                             TaskInput(sample.split, sample.index, sample.grid, r.grid, sample.seed)
                         )

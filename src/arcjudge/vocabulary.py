@@ -166,9 +166,9 @@ class MutantStatus(StrEnum):
     EQUIVALENT_ON_EVIDENCE = "equivalent_on_evidence"
     """Right on every input tried."""
     CRASHES = "crashes"
-    """Failed to load or failed on an input without a wrong answer."""
+    """Did not load, or failed with a runtime error on every input."""
     INVALID_OUTPUT = "invalid_output"
-    """Returned something that is not a grid."""
+    """Never wrong where it answered, but some answers were missing or not grids."""
 
 
 MUTANT_STATUSES: tuple[MutantStatus, ...] = tuple(MutantStatus)

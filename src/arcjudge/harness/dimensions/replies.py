@@ -112,12 +112,9 @@ class _Reply:
 def _read(text: str) -> _Reply:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
-    starts = []
-    offset = 0
-    for line in lines:
-        starts.append(offset)
-        offset += len(line) + 1
-    return _Reply(text, lines, starts, _block_lines(lines))
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])]
+    fenced = "```" in text or "~~~" in text
+    return _Reply(text, lines, starts, _block_lines(lines) if fenced else [])
 
 
 def _block_lines(lines: list[str]) -> list[tuple[int, int]]:
@@ -280,13 +277,17 @@ def _json_grids(reply: _Reply) -> list[_Grid]:
 
 
 _ROW_LABEL = re.compile(r"row[ \t]*[0-9]{1,2}[ \t]*[:.)=-]", re.IGNORECASE)
-_SEPARATORS = frozenset(",|;")
+_ROW_START = frozenset("0123456789[(|rR")
+_ROW_CHARS = re.compile(r"[0-9,|;\s]+")
+_ROW_SPLIT = re.compile(r"[,|;\s]+")
 _DIGITS = frozenset("0123456789")
 
 
 def _row(line: str) -> list[int] | str | None:
     """A row of digits from one line, why it is a broken one, or ``None`` if it is none."""
     text = line.strip()
+    if not text or text[0] not in _ROW_START:
+        return None
     label = _ROW_LABEL.match(text)
     if label:
         text = text[label.end() :].strip()
@@ -296,26 +297,22 @@ def _row(line: str) -> list[int] | str | None:
         text = text[1:-1].strip()
     if not text or text[0] not in _DIGITS or text[-1] not in _DIGITS:
         return None
-    separated = False
-    for char in text:
-        if char in _DIGITS:
-            continue
-        if char in _SEPARATORS or char.isspace():
-            separated = True
-            continue
+    if _ROW_CHARS.fullmatch(text) is None:
         return None
-    if not separated:
+    if text.isdigit():  # ASCII digits only (checked above): one cell a character
         if len(text) > MAX_REPLY_SIDE:
             return f"{len(text)} cells: more than {MAX_REPLY_SIDE}"
         return [ord(c) - 48 for c in text]
-    tokens = [t for t in re.split(r"[\s,|;]+", text) if t]
+    tokens = _ROW_SPLIT.split(text)
     if len(tokens) > MAX_REPLY_SIDE:
         return f"{len(tokens)} cells: more than {MAX_REPLY_SIDE}"
-    cells = [_cell(t) for t in tokens]
-    for cell in cells:
+    cells = []
+    for token in tokens:
+        cell = _cell(token)
         if isinstance(cell, str):
             return cell
-    return [c for c in cells if isinstance(c, int)]
+        cells.append(cell)
+    return cells
 
 
 def _row_grids(reply: _Reply) -> list[_Grid]:
@@ -422,13 +419,10 @@ _JUDGMENT_WORDS = {
 
 _LABELS = frozenset({"candidate", "pair", "item", "no", "number", "example", "c", "p"})
 _FILLERS = frozenset({"is", "verdict", "judgment", "answer", "label", "pair", "candidate"})
+_JUDGMENT_STEMS = ("valid", "true", "false", "correct")  # every judgment word holds one
 _WORD = re.compile(r"[a-z0-9]+")
 _JSON_LIST = re.compile(r"\[[^\[\]]*\]")
 CLASSIFICATION_CANDIDATES = 5
-
-
-def _tokens(line: str) -> list[str]:
-    return _WORD.findall(line.lower())
 
 
 def _numbered(tokens: list[str]) -> tuple[int, Judgment] | None:
@@ -511,9 +505,12 @@ def _line_judgments(reply: _Reply) -> list[_Judged]:
         words = []
 
     for index, line in enumerate(reply.lines):
-        tokens = _tokens(line)
-        if not tokens:
+        low = line.lower()
+        if not any(word in low for word in _JUDGMENT_STEMS):
+            if _WORD.search(low) is not None:
+                close_words()
             continue  # blank lines (and lines of punctuation) do not end a list
+        tokens = _WORD.findall(low)
         if (
             all(t in _JUDGMENT_WORDS for t in tokens)
             and len(tokens) <= 4 * CLASSIFICATION_CANDIDATES

@@ -189,95 +189,66 @@ def _cell(token: str) -> int | str:
 
 
 _JSON_RUN = re.compile(r"[0-9\s,\[\]]+")
-_JSON_TOKEN = re.compile(r"\[|\]|,|[0-9]+")
+# Tokens: a whole row "[d, d, ...]"; a run of "[" before another "[" (the last of them may
+# open a grid); then single "[", "]", "," and numbers. A failed row attempt stops at the
+# first character no row holds, so every character is read a bounded number of times.
+_JSON_TOKEN = re.compile(
+    r"(?P<row>\[\s*[0-9]+(?:\s*,\s*[0-9]+)*\s*\])"
+    r"|(?P<opens>(?:\[\s*)+(?=\[))"
+    r"|\[|\]|,|[0-9]+"
+)
+_NUMBER = re.compile(r"[0-9]+")
+
+
+def _json_row(text: str) -> list[int] | str:
+    cells = []
+    for number in _NUMBER.findall(text):
+        cell = _cell(number)
+        if isinstance(cell, str):
+            return cell
+        cells.append(cell)
+    return cells
 
 
 def _json_grids(reply: _Reply) -> list[_Grid]:
     """Every ``[[...], ...]`` of digits in the reply, by an automaton over its tokens.
 
     Only runs of digits, spaces, commas and brackets can hold one, so the automaton reads
-    those (each character once); a token that breaks a grid drops it, and a ``[`` may
-    start a new one.
+    those; a token that breaks a grid drops it, and a ``[`` before a row may start a new
+    one. States: 0 outside, 1 after the grid's ``[``, 2 after a row, 3 after a comma.
     """
     found: list[_Grid] = []
     for run in _JSON_RUN.finditer(reply.text):
         if "[" not in run.group():
             continue
-        state, start, previous = 0, 0, 0
+        state, start, count = 0, 0, 0
         rows: list[list[int] | str] = []
-        row: list[int] = []
-        bad: str | None = None
-        count = 0
         for token in _JSON_TOKEN.finditer(reply.text, run.start(), run.end()):
-            kind = token.group()
-            if state == 2 and kind == "[":  # "[[[": the grid starts one bracket later
-                start, rows, count, row, bad = previous, [], 0, [], None
-            while True:
-                if state == 0:
-                    if kind == "[":
-                        state, start, rows, count = 1, token.start(), [], 0
-                elif state == 1:
-                    state = 2 if kind == "[" else 0
-                    row, bad = [], None
-                    if state == 0:
-                        continue
-                elif state == 2:
-                    if kind[0].isdigit():
-                        state = 3
-                        cell = _cell(kind)
-                        if isinstance(cell, str):
-                            bad = bad or cell
-                        else:
-                            row.append(cell)
-                    elif kind != "[":
-                        state = 0
-                        continue
-                elif state == 3:
-                    if kind == ",":
-                        state = 4
-                    elif kind == "]":
-                        state = 5
-                        count += 1
-                        if count <= MAX_REPLY_SIDE + 1:
-                            rows.append(bad if bad is not None else row)
-                    else:
-                        state = 0
-                        continue
-                elif state == 4:
-                    if kind[0].isdigit():
-                        state = 3
-                        cell = _cell(kind)
-                        if isinstance(cell, str):
-                            bad = bad or cell
-                        else:
-                            row.append(cell)
-                    else:
-                        state = 0
-                        continue
-                elif state == 5:
-                    if kind == ",":
-                        state = 6
-                    elif kind == "]":
-                        grid, reason = _check(rows, count)
-                        first, last = reply.line_of(start), reply.line_of(token.start())
-                        found.append(_Grid(first, last + 1, start, grid, reason, True))
-                        state = 0
-                    else:
-                        state = 0
-                        continue
-                elif state == 6:
-                    if kind == "[":
-                        state, row, bad = 2, [], None
-                    else:
-                        state = 0
-                        continue
-                break
-            previous = token.start()
+            text = token.group()
+            if token.lastgroup == "opens":  # from any state: the last "[" may open a grid
+                state, start, rows, count = 1, token.start() + text.rstrip().rfind("["), [], 0
+            elif token.lastgroup == "row" and state in (1, 3):
+                state, count = 2, count + 1
+                if count <= MAX_REPLY_SIDE + 1:
+                    rows.append(_json_row(text))
+            elif text == "," and state == 2:
+                state = 3
+            elif text == "]" and state == 2:
+                grid, reason = _check(rows, count)
+                first, last = reply.line_of(start), reply.line_of(token.start())
+                block = reply.block_of(first)
+                found.append(_Grid(first, last + 1, start, grid, reason, True, block))
+                state = 0
+            elif text == "[":
+                state, start, rows, count = 1, token.start(), [], 0
+            else:
+                state = 0
     return found
 
 
 _ROW_LABEL = re.compile(r"row[ \t]*[0-9]{1,2}[ \t]*[:.)=-]", re.IGNORECASE)
 _ROW_START = frozenset("0123456789[(|rR")
+_SIMPLE_ROW = re.compile(r"[0-9](?:[ \t,|;]+[0-9])*|[0-9]+")
 _ROW_CHARS = re.compile(r"[0-9,|;\s]+")
 _ROW_SPLIT = re.compile(r"[,|;\s]+")
 _DIGITS = frozenset("0123456789")
@@ -288,6 +259,13 @@ def _row(line: str) -> list[int] | str | None:
     text = line.strip()
     if not text or text[0] not in _ROW_START:
         return None
+    if _SIMPLE_ROW.fullmatch(text) is not None:  # the common case: single digits apart
+        if len(text) > 2 * MAX_REPLY_SIDE and len(_ROW_SPLIT.split(text)) > MAX_REPLY_SIDE:
+            return f"{len(_ROW_SPLIT.split(text))} cells: more than {MAX_REPLY_SIDE}"
+        cells = [ord(c) - 48 for c in text if c in _DIGITS]
+        if len(cells) > MAX_REPLY_SIDE:
+            return f"{len(cells)} cells: more than {MAX_REPLY_SIDE}"
+        return cells
     label = _ROW_LABEL.match(text)
     if label:
         text = text[label.end() :].strip()
@@ -357,7 +335,8 @@ def _row_grids(reply: _Reply) -> list[_Grid]:
                 j += 1
             rows, count = merged, len(merged)
         grid, reason = _check(rows, count)
-        found.append(_Grid(first, end, reply.starts[first], grid, reason, False))
+        block = reply.block_of(first)
+        found.append(_Grid(first, end, reply.starts[first], grid, reason, False, block))
         i = j
     return found
 
@@ -373,11 +352,7 @@ def _grids(reply: _Reply) -> list[_Grid]:
         return i >= 0 and json_grids[i].end >= grid.end
 
     rows = [g for g in _row_grids(reply) if not inside_json(g)]
-    placed = [
-        _Grid(g.start, g.end, g.at, g.grid, g.reason, g.json, reply.block_of(g.start))
-        for g in [*json_grids, *rows]
-    ]
-    return sorted(placed, key=lambda g: (g.end, g.at))
+    return sorted([*json_grids, *rows], key=lambda g: (g.end, g.at))
 
 
 def _last(grids: list[_Grid]) -> ParsedReply[GridAnswer]:
@@ -488,6 +463,9 @@ def _json_judgments(reply: _Reply) -> list[_Judged]:
 
 def _line_judgments(reply: _Reply) -> list[_Judged]:
     found: list[_Judged] = []
+    whole = reply.text.lower()
+    if not any(word in whole for word in _JUDGMENT_STEMS):
+        return found
     numbered: dict[int, Judgment] = {}
     words: list[Judgment] = []
     words_end = -1

@@ -1,0 +1,655 @@
+r"""Raw model replies -> the answer shapes of :mod:`.rules` (pure functions, linear time).
+
+Nothing here runs reply text, and no parser raises on any reply: each returns a
+:class:`ParsedReply` holding the answer (``None`` when there is none) and ``how`` it was
+read (``"json"``, ``"code block rows"``, ``"rows of digits"``, ... or
+``"unparsable: <why>"``). The answers are the JSON values :func:`.rules.parse_answer`
+takes: a grid as a list of lists of ints, five judgments as ``"valid"``/``"invalid"``,
+a pair as ``{"input": grid, "output": grid}``.
+
+Grids (:func:`parse_grid`) are read from the whole reply in one pass over its lines
+(``\r\n`` and ``\r`` count as line ends):
+
+* JSON nested lists ``[[0, 1], [2, 3]]`` anywhere, in a code block or in prose, over any
+  number of lines;
+* rows of digits, one row a line, with or without separators (spaces, commas, ``|``,
+  ``;``), optionally bracketed (``[0, 1]``), with a trailing comma, or labelled
+  (``Row 1: 0 1``); a run of such lines is one grid, ended by any other line or a blank
+  line, except that rows of one width each set apart by blank lines (a double-spaced
+  grid) are one grid;
+* cells are the digits 0..9 only, sides 1..:data:`MAX_REPLY_SIDE`.
+
+The last well-formed grid of the reply wins (a model that corrects itself gives its
+correction last); a reply with no well-formed grid is unparsable with the reason of its
+last malformed one (rows of different lengths, a value outside 0..9, too many rows...).
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from arcjudge.harness.core.extract import scan_blocks
+from arcjudge.vocabulary import Dimension, Judgment
+
+__all__ = [
+    "MAX_REPLY_SIDE",
+    "GridAnswer",
+    "PairAnswer",
+    "ParsedReply",
+    "parse_grid",
+    "parse_judgments",
+    "parse_pair",
+    "parse_reply",
+]
+
+MAX_REPLY_SIDE = 30
+"""The largest side a grid read from a reply may have (ARC's limit)."""
+
+GridAnswer = list[list[int]]
+"""A grid as :func:`.rules.parse_answer` takes it."""
+
+PairAnswer = dict[str, GridAnswer]
+"""``{"input": grid, "output": grid}``."""
+
+T = TypeVar("T", covariant=True)
+
+UNPARSABLE = "unparsable: "
+
+
+@dataclass(frozen=True)
+class ParsedReply(Generic[T]):
+    """What a parser made of one reply.
+
+    Attributes:
+        answer: The answer in the shape :func:`.rules.parse_answer` takes, or ``None``.
+        how: How it was read (``"json"``, ``"code block rows"``, ...), or
+            ``"unparsable: <why>"`` when ``answer`` is ``None``.
+    """
+
+    answer: T | None
+    how: str
+
+    @property
+    def ok(self) -> bool:
+        """Whether the reply held an answer."""
+        return self.answer is not None
+
+
+def _unparsable(why: str) -> ParsedReply[T]:
+    return ParsedReply(None, UNPARSABLE + why)
+
+
+# ---------------------------------------------------------------------------- the reply
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """A reply cut into lines once, with where each line starts and the code blocks."""
+
+    text: str
+    lines: list[str]
+    starts: list[int]
+    blocks: list[tuple[int, int]]  # (first body line, last body line + 1), in order
+
+    def line_of(self, offset: int) -> int:
+        """The index of the line holding character ``offset``."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def block_of(self, line: int) -> int | None:
+        """The index of the code block whose body holds ``line``, if any."""
+        i = bisect.bisect_right(self.blocks, (line, 1 << 62)) - 1
+        if i >= 0 and self.blocks[i][0] <= line < self.blocks[i][1]:
+            return i
+        return None
+
+
+def _read(text: str) -> _Reply:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    starts = [0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])]
+    fenced = "```" in text or "~~~" in text
+    return _Reply(text, lines, starts, _block_lines(lines) if fenced else [])
+
+
+def _block_lines(lines: list[str]) -> list[tuple[int, int]]:
+    """The body line ranges of the fenced code blocks, as :mod:`.extract` reads fences.
+
+    :func:`.extract.scan_blocks` yields a block right after reading its closing fence (or
+    at the end for an unclosed one), so the lines read so far and the block's line count
+    place it.
+    """
+    read = 0
+
+    def counted() -> Iterator[str]:
+        nonlocal read
+        for line in lines:
+            read += 1
+            yield line + "\n"
+
+    found = []
+    for block in scan_blocks(counted()):
+        body = block.code.count("\n")
+        end = read - 1 if not block.unclosed else read
+        found.append((end - body, end))
+    return found
+
+
+# ---------------------------------------------------------------------------- grids
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """One grid (or would-be grid) found in a reply."""
+
+    start: int  # first line
+    end: int  # last line + 1
+    at: int  # offset of its first character
+    grid: GridAnswer | None
+    reason: str | None
+    json: bool
+    block: int | None = None
+
+    @property
+    def source(self) -> str:
+        if self.json:
+            return "json in code block" if self.block is not None else "json"
+        return "code block rows" if self.block is not None else "rows of digits"
+
+
+def _check(rows: list[list[int] | str], count: int) -> tuple[GridAnswer | None, str | None]:
+    """A grid from parsed rows (a row may be the reason it is not one), or the reason."""
+    if count > MAX_REPLY_SIDE:
+        return None, f"{count} rows: more than {MAX_REPLY_SIDE}"
+    grid: GridAnswer = []
+    for i, row in enumerate(rows):
+        if isinstance(row, str):
+            return None, f"row {i + 1}: {row}"
+        grid.append(row)
+    widths = [len(row) for row in grid]
+    if any(w != widths[0] for w in widths):
+        shown = ", ".join(map(str, widths[:10])) + (", ..." if len(widths) > 10 else "")
+        return None, f"rows of different lengths ({shown})"
+    if widths[0] > MAX_REPLY_SIDE:
+        return None, f"rows of {widths[0]} cells: more than {MAX_REPLY_SIDE}"
+    return grid, None
+
+
+def _cell(token: str) -> int | str:
+    """A cell from a token of ASCII digits, or why it is not one (no int() of long text)."""
+    if len(token) == 1:
+        return ord(token) - 48
+    shown = token if len(token) <= 8 else token[:8] + "..."
+    return f"value {shown} outside 0..9"
+
+
+_JSON_RUN = re.compile(r"[0-9\s,\[\]]+")
+# Tokens: a whole row "[d, d, ...]"; a run of "[" before another "[" (the last of them may
+# open a grid); then single "[", "]", "," and numbers. A failed row attempt stops at the
+# first character no row holds, so every character is read a bounded number of times.
+_JSON_TOKEN = re.compile(
+    r"(?P<row>\[\s*[0-9]+(?:\s*,\s*[0-9]+)*\s*\])"
+    r"|(?P<opens>(?:\[\s*)+(?=\[))"
+    r"|\[|\]|,|[0-9]+"
+)
+_NUMBER = re.compile(r"[0-9]+")
+
+
+def _json_row(text: str) -> list[int] | str:
+    cells = []
+    for number in _NUMBER.findall(text):
+        cell = _cell(number)
+        if isinstance(cell, str):
+            return cell
+        cells.append(cell)
+    return cells
+
+
+def _json_grids(reply: _Reply) -> list[_Grid]:
+    """Every ``[[...], ...]`` of digits in the reply, by an automaton over its tokens.
+
+    Only runs of digits, spaces, commas and brackets can hold one, so the automaton reads
+    those; a token that breaks a grid drops it, and a ``[`` before a row may start a new
+    one. States: 0 outside, 1 after the grid's ``[``, 2 after a row, 3 after a comma.
+    """
+    found: list[_Grid] = []
+    for run in _JSON_RUN.finditer(reply.text):
+        if "[" not in run.group():
+            continue
+        state, start, count = 0, 0, 0
+        rows: list[list[int] | str] = []
+        for token in _JSON_TOKEN.finditer(reply.text, run.start(), run.end()):
+            text = token.group()
+            if token.lastgroup == "opens":  # from any state: the last "[" may open a grid
+                state, start, rows, count = 1, token.start() + text.rstrip().rfind("["), [], 0
+            elif token.lastgroup == "row" and state in (1, 3):
+                state, count = 2, count + 1
+                if count <= MAX_REPLY_SIDE + 1:
+                    rows.append(_json_row(text))
+            elif text == "," and state == 2:
+                state = 3
+            elif text == "]" and state == 2:
+                grid, reason = _check(rows, count)
+                first, last = reply.line_of(start), reply.line_of(token.start())
+                block = reply.block_of(first)
+                found.append(_Grid(first, last + 1, start, grid, reason, True, block))
+                state = 0
+            elif text == "[":
+                state, start, rows, count = 1, token.start(), [], 0
+            else:
+                state = 0
+    return found
+
+
+_ROW_LABEL = re.compile(r"row[ \t]*[0-9]{1,2}[ \t]*[:.)=-]", re.IGNORECASE)
+_ROW_START = frozenset("0123456789[(|rR")
+_SIMPLE_ROW = re.compile(r"[0-9](?:[ \t,|;]+[0-9])*|[0-9]+")
+_ROW_CHARS = re.compile(r"[0-9,|;\s]+")
+_ROW_SPLIT = re.compile(r"[,|;\s]+")
+_DIGITS = frozenset("0123456789")
+
+
+def _row(line: str) -> list[int] | str | None:
+    """A row of digits from one line, why it is a broken one, or ``None`` if it is none."""
+    text = line.strip()
+    if not text or text[0] not in _ROW_START:
+        return None
+    if _SIMPLE_ROW.fullmatch(text) is not None:  # the common case: single digits apart
+        if len(text) > 2 * MAX_REPLY_SIDE and len(_ROW_SPLIT.split(text)) > MAX_REPLY_SIDE:
+            return f"{len(_ROW_SPLIT.split(text))} cells: more than {MAX_REPLY_SIDE}"
+        cells = [ord(c) - 48 for c in text if c in _DIGITS]
+        if len(cells) > MAX_REPLY_SIDE:
+            return f"{len(cells)} cells: more than {MAX_REPLY_SIDE}"
+        return cells
+    label = _ROW_LABEL.match(text)
+    if label:
+        text = text[label.end() :].strip()
+    if text.endswith(","):
+        text = text[:-1].rstrip()
+    if len(text) >= 2 and (text[0], text[-1]) in (("[", "]"), ("(", ")"), ("|", "|")):
+        text = text[1:-1].strip()
+    if not text or text[0] not in _DIGITS or text[-1] not in _DIGITS:
+        return None
+    if _ROW_CHARS.fullmatch(text) is None:
+        return None
+    if text.isdigit():  # ASCII digits only (checked above): one cell a character
+        if len(text) > MAX_REPLY_SIDE:
+            return f"{len(text)} cells: more than {MAX_REPLY_SIDE}"
+        return [ord(c) - 48 for c in text]
+    tokens = _ROW_SPLIT.split(text)
+    if len(tokens) > MAX_REPLY_SIDE:
+        return f"{len(tokens)} cells: more than {MAX_REPLY_SIDE}"
+    cells = []
+    for token in tokens:
+        cell = _cell(token)
+        if isinstance(cell, str):
+            return cell
+        cells.append(cell)
+    return cells
+
+
+def _row_grids(reply: _Reply) -> list[_Grid]:
+    """Runs of digit rows; single rows of one width set apart by blank lines are one run."""
+    # (first line, end line, rows, row count, only blank lines since the previous run)
+    chunks: list[tuple[int, int, list[list[int] | str], int, bool]] = []
+    start, count, gap_blank = -1, 0, False
+    rows: list[list[int] | str] = []
+    only_blank = False  # every line since the last run closed is blank
+    for index, line in enumerate(reply.lines):
+        row = _row(line)
+        if row is None:
+            if start >= 0:
+                chunks.append((start, index, rows, count, gap_blank))
+                start, only_blank = -1, True
+            if line.strip():
+                only_blank = False
+            continue
+        if start < 0:
+            start, rows, count, gap_blank = index, [], 0, only_blank and bool(chunks)
+        count += 1
+        if count <= MAX_REPLY_SIDE + 1:
+            rows.append(row)
+    if start >= 0:
+        chunks.append((start, len(reply.lines), rows, count, gap_blank))
+    found: list[_Grid] = []
+    i = 0
+    while i < len(chunks):
+        first, end, rows, count, _ = chunks[i]
+        j = i + 1
+        if count == 1 and not isinstance(rows[0], str):
+            merged = list(rows)
+            while j < len(chunks):
+                _, nxt_end, nxt_rows, nxt_count, nxt_gap = chunks[j]
+                nxt = nxt_rows[0]
+                if not nxt_gap or nxt_count != 1 or isinstance(nxt, str):
+                    break
+                if len(nxt) != len(rows[0]):
+                    break
+                merged.append(nxt)
+                end = nxt_end
+                j += 1
+            rows, count = merged, len(merged)
+        grid, reason = _check(rows, count)
+        block = reply.block_of(first)
+        found.append(_Grid(first, end, reply.starts[first], grid, reason, False, block))
+        i = j
+    return found
+
+
+def _grids(reply: _Reply) -> list[_Grid]:
+    """Every grid of the reply, in order of where it ends; rows inside a JSON grid dropped."""
+    json_grids = _json_grids(reply)
+    starts = [g.start for g in json_grids]
+
+    def inside_json(grid: _Grid) -> bool:
+        # Rows lines never start a JSON grid, so only the last one starting before may hold it.
+        i = bisect.bisect_left(starts, grid.start) - 1
+        return i >= 0 and json_grids[i].end >= grid.end
+
+    rows = [g for g in _row_grids(reply) if not inside_json(g)]
+    return sorted([*json_grids, *rows], key=lambda g: (g.end, g.at))
+
+
+def _last(grids: list[_Grid]) -> ParsedReply[GridAnswer]:
+    good = [g for g in grids if g.grid is not None]
+    if good:
+        chosen = good[-1]
+        suffix = f" (last of {len(good)} grids)" if len(good) > 1 else ""
+        return ParsedReply(chosen.grid, chosen.source + suffix)
+    if grids:
+        return _unparsable(f"{grids[-1].source}: {grids[-1].reason}")
+    return _unparsable("no grid found")
+
+
+def parse_grid(reply: object) -> ParsedReply[GridAnswer]:
+    """The last well-formed grid of a reply (see the module docstring for the formats).
+
+    Args:
+        reply: The raw reply (anything that is not a ``str`` is unparsable).
+
+    Returns:
+        The grid as lists of ints and how it was read, or ``unparsable: <why>``.
+    """
+    if not isinstance(reply, str):
+        return _unparsable("the reply is not text")
+    return _last(_grids(_read(reply)))
+
+
+# ---------------------------------------------------------------------------- judgments
+
+_JUDGMENT_WORDS = {
+    "valid": Judgment.VALID,
+    "invalid": Judgment.INVALID,
+    "true": Judgment.VALID,
+    "false": Judgment.INVALID,
+    "correct": Judgment.VALID,
+    "incorrect": Judgment.INVALID,
+}
+"""The words :func:`.rules.parse_answer` accepts."""
+
+_LABELS = frozenset({"candidate", "pair", "item", "no", "number", "example", "c", "p"})
+_FILLERS = frozenset({"is", "verdict", "judgment", "answer", "label", "pair", "candidate"})
+_JUDGMENT_STEMS = ("valid", "true", "false", "correct")  # every judgment word holds one
+_WORD = re.compile(r"[a-z0-9]+")
+_JSON_LIST = re.compile(r"\[[^\[\]]*\]")
+CLASSIFICATION_CANDIDATES = 5
+
+
+def _numbered(tokens: list[str]) -> tuple[int, Judgment] | None:
+    """``(number, judgment)`` from "Candidate 3: invalid", "3. valid", "#2 is not valid"."""
+    i = 0
+    while i < len(tokens) and tokens[i] in _LABELS and i < 2:
+        i += 1
+    if i >= len(tokens) or not tokens[i].isdigit() or len(tokens[i]) > 2:
+        return None
+    number = int(tokens[i])
+    i += 1
+    while i < len(tokens) and tokens[i] in _FILLERS:
+        i += 1
+    negated = i < len(tokens) and tokens[i] == "not"
+    i += negated
+    if i >= len(tokens) or tokens[i] not in _JUDGMENT_WORDS:
+        return None
+    judgment = _JUDGMENT_WORDS[tokens[i]]
+    if negated:
+        judgment = Judgment.INVALID if judgment is Judgment.VALID else Judgment.VALID
+    return number, judgment
+
+
+def _judgment_of(item: object) -> Judgment | None:
+    if isinstance(item, bool):
+        return Judgment.VALID if item else Judgment.INVALID
+    if isinstance(item, str):
+        return _JUDGMENT_WORDS.get(item.strip().lower())
+    return None
+
+
+@dataclass(frozen=True)
+class _Judged:
+    line: int
+    rank: int  # at one line: words < candidate lines < json
+    judgments: list[str] | None
+    reason: str | None
+    how: str
+
+
+def _json_judgments(reply: _Reply) -> list[_Judged]:
+    found = []
+    for match in _JSON_LIST.finditer(reply.text):
+        body = match.group()
+        if not any(c.isalpha() for c in body):
+            continue
+        try:
+            value = json.loads(body)
+        except ValueError:
+            continue
+        judged = [_judgment_of(item) for item in value] if isinstance(value, list) else []
+        if not judged or any(j is None for j in judged):
+            continue
+        line = reply.line_of(match.end() - 1)
+        if len(judged) != CLASSIFICATION_CANDIDATES:
+            found.append(
+                _Judged(line, 2, None, f"a JSON list of {len(judged)} judgments, need 5", "json")
+            )
+        else:
+            found.append(_Judged(line, 2, [str(j) for j in judged], None, "json"))
+    return found
+
+
+def _line_judgments(reply: _Reply) -> list[_Judged]:
+    found: list[_Judged] = []
+    whole = reply.text.lower()
+    if not any(word in whole for word in _JUDGMENT_STEMS):
+        return found
+    numbered: dict[int, Judgment] = {}
+    words: list[Judgment] = []
+    words_end = -1
+
+    def close_words() -> None:
+        nonlocal words
+        if words:
+            n = len(words)
+            if n == CLASSIFICATION_CANDIDATES:
+                found.append(_Judged(words_end, 0, [str(w) for w in words], None, "words"))
+            else:
+                found.append(
+                    _Judged(words_end, 0, None, f"a list of {n} judgments, need 5", "words")
+                )
+        words = []
+
+    for index, line in enumerate(reply.lines):
+        low = line.lower()
+        if not any(word in low for word in _JUDGMENT_STEMS):
+            if _WORD.search(low) is not None:
+                close_words()
+            continue  # blank lines (and lines of punctuation) do not end a list
+        tokens = _WORD.findall(low)
+        if (
+            all(t in _JUDGMENT_WORDS for t in tokens)
+            and len(tokens) <= 4 * CLASSIFICATION_CANDIDATES
+        ):
+            words.extend(_JUDGMENT_WORDS[t] for t in tokens)
+            words_end = index
+            continue
+        close_words()
+        entry = _numbered(tokens)
+        if entry is None:
+            continue
+        numbered[entry[0]] = entry[1]
+        for base in (1, 0):
+            keys = range(base, base + CLASSIFICATION_CANDIDATES)
+            if all(k in numbered for k in keys) and set(numbered) <= set(keys):
+                judged = [str(numbered[k]) for k in keys]
+                found.append(_Judged(index, 1, judged, None, "candidate lines"))
+                break
+        else:
+            shown = ", ".join(map(str, sorted(numbered)[:8]))
+            why = f"candidate lines for {shown} only, need 1..5"
+            found.append(_Judged(index, 1, None, why, "candidate lines"))
+    close_words()
+    return found
+
+
+def parse_judgments(reply: object) -> ParsedReply[list[str]]:
+    """Five judgments (``"valid"``/``"invalid"``), in candidate order, from a reply.
+
+    Read as a JSON list (``["valid", false, ...]``, also inside ``{"judgments": ...}``),
+    as per-candidate lines ("Candidate 3: invalid", "3. valid", "#4 is not valid",
+    numbered 1..5 or 0..4; a later line for a candidate replaces an earlier one), or as a
+    plain list of words (one line or one word a line). The words are those
+    :func:`.rules.parse_answer` takes (valid/invalid, correct/incorrect, true/false, any
+    case). The last complete set of 5 wins.
+
+    Args:
+        reply: The raw reply.
+
+    Returns:
+        The judgments and how they were read, or ``unparsable: <why>``.
+    """
+    if not isinstance(reply, str):
+        return _unparsable("the reply is not text")
+    parsed = _read(reply)
+    found = sorted(
+        [*_json_judgments(parsed), *_line_judgments(parsed)], key=lambda j: (j.line, j.rank)
+    )
+    good = [j for j in found if j.judgments is not None]
+    if good:
+        return ParsedReply(good[-1].judgments, good[-1].how)
+    if found:
+        return _unparsable(found[-1].reason or "no judgments found")
+    return _unparsable("no judgments found")
+
+
+# ---------------------------------------------------------------------------- pairs
+
+_SIDE = re.compile(r"\b(input|output)\b", re.IGNORECASE)
+
+
+def _labelled(reply: _Reply, grids: list[_Grid]) -> list[tuple[str | None, bool, _Grid]]:
+    """Each grid with the nearest label before it ("input"/"output") and whether quoted.
+
+    A label labels at most one grid (the first after it).
+    """
+    labels = []
+    for match in _SIDE.finditer(reply.text):
+        quoted = match.start() > 0 and reply.text[match.start() - 1] in "\"'"
+        labels.append((match.start(), match.group().lower(), quoted))
+    offsets = [offset for offset, _, _ in labels]
+    out: list[tuple[str | None, bool, _Grid]] = []
+    taken = -1
+    for grid in sorted(grids, key=lambda g: g.at):
+        i = bisect.bisect_left(offsets, grid.at) - 1
+        if i >= 0 and i > taken:
+            out.append((labels[i][1], labels[i][2], grid))
+            taken = i
+        else:
+            out.append((None, False, grid))
+    return out
+
+
+def parse_pair(reply: object) -> ParsedReply[PairAnswer]:
+    """A generated or edited pair: an input grid and an output grid.
+
+    Read as two labelled grids (a grid is labelled by the nearest "input" or "output"
+    before it that labels no other grid: "Input:", "**Output grid**", ``"input": [[...]]``
+    in a JSON object), the last input grid directly followed by an output grid winning;
+    failing labels, as the grids of the last two consecutive code blocks holding one grid
+    each (input first).
+
+    Args:
+        reply: The raw reply.
+
+    Returns:
+        ``{"input": grid, "output": grid}`` and how it was read, or ``unparsable: <why>``.
+    """
+    if not isinstance(reply, str):
+        return _unparsable("the reply is not text")
+    parsed = _read(reply)
+    grids = _grids(parsed)
+    labelled = _labelled(parsed, grids)
+    chosen: ParsedReply[PairAnswer] | None = None
+    reason: str | None = None
+    for (side_a, quoted, a), (side_b, _, b) in itertools.pairwise(labelled):
+        if side_a != "input" or side_b != "output":
+            continue
+        if a.grid is None or b.grid is None:
+            broken = a if a.grid is None else b
+            reason = f"{'input' if broken is a else 'output'} grid: {broken.reason}"
+            continue
+        how = "json" if quoted and a.json and b.json else "labelled grids"
+        chosen = ParsedReply({"input": a.grid, "output": b.grid}, how)
+    if chosen is not None:
+        return chosen
+    if reason is not None:
+        return _unparsable(reason)
+    per_block: dict[int, list[_Grid]] = {}
+    for grid in grids:
+        if grid.block is not None:
+            per_block.setdefault(grid.block, []).append(grid)
+    for block in sorted(per_block, reverse=True):
+        first, second = per_block.get(block - 1), per_block[block]
+        if first and len(first) == 1 and len(second) == 1:
+            a, b = first[0], second[0]
+            if a.grid is not None and b.grid is not None:
+                return ParsedReply({"input": a.grid, "output": b.grid}, "two code blocks")
+    if not grids:
+        return _unparsable("no grid found")
+    malformed = [g for g in grids if g.grid is None]
+    if malformed:
+        return _unparsable(f"{malformed[-1].source}: {malformed[-1].reason}")
+    return _unparsable(f"no labelled input and output grids among {len(grids)} grid(s)")
+
+
+# ---------------------------------------------------------------------------- dispatch
+
+_PARSERS: dict[str, Callable[[object], ParsedReply[object]]] = {
+    Dimension.CLASSIFICATION: parse_judgments,
+    Dimension.GENERATION: parse_pair,
+    Dimension.EDITING: parse_pair,
+    Dimension.INVERSION: parse_grid,
+}
+
+
+def parse_reply(dimension: str, reply: object) -> ParsedReply[object]:
+    """Parse a reply for a dimension answered with grids or judgments.
+
+    Args:
+        dimension: ``classification``, ``generation``, ``editing`` or ``inversion``
+            (Definition replies are programs: see :mod:`arcjudge.harness.core.extract`).
+        reply: The raw reply.
+
+    Returns:
+        The answer :func:`.rules.parse_answer` takes for that dimension, and how it was read.
+
+    Raises:
+        ValueError: For a dimension without a reply parser (a programmer error).
+    """
+    parser = _PARSERS.get(dimension)
+    if parser is None:
+        raise ValueError(f"no reply parser for dimension {dimension!r}")
+    return parser(reply)

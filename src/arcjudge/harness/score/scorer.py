@@ -216,7 +216,7 @@ class Scorer:
         assert self.config.verifiers_dir is not None  # only called with --verifiers
         manifest = read_manifest(self.config.verifiers_dir)
         chosen = manifest.chosen
-        built: dict[str, VerifierSource] = {}
+        built: dict[str, tuple[VerifierSource, str]] = {}  # name -> (source, fingerprint)
         engine = Engine(self.sandbox, self.store, self.config.limits, self.config.policy,
                         self.config.chunk)  # fmt: skip
         calls: list[Call] = []
@@ -227,12 +227,13 @@ class Scorer:
                 self.samples[task_id] = [] if not name else samples
                 continue
             if name not in built:
-                built[name] = manifest.verifier_source(name)
-            tp = built[name].program_for(task_id)
+                source = manifest.verifier_source(name)
+                built[name] = (source, module_fingerprint(source.module_dirs))
+            source, fingerprint = built[name]
+            tp = source.program_for(task_id)
             if tp.program is None:
                 self.samples[task_id] = []
                 continue
-            fingerprint = module_fingerprint(built[name].module_dirs)
             key = call_key(engine, tp.program, fingerprint)
             calls.append(Call(tp.program, key, [s.grid for s in samples]))
             owners.append(task_id)

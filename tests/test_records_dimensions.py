@@ -29,7 +29,7 @@ from arcjudge.harness.dimensions.records import (
 )
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.safetext import json_dumps
-from arcjudge.vocabulary import Dimension, Judgment
+from arcjudge.vocabulary import DIMENSIONS, Dimension, Judgment
 
 SAMPLE = sample_dir()
 TASKS = ("1e0a9b12", "67a3c6ac", "74dd1130")
@@ -119,7 +119,7 @@ def test_instances_round_trip(run):
         assert instance.to_json() == data
         assert json_dumps(instance.to_json(), **COMPACT) + "\n" == line
     instances = read_instances(run / "built" / "instances.jsonl")
-    assert [i.dimension for i in instances.values()][:5] == list(Dimension)
+    assert [i.dimension for i in instances.values()][:5] == list(DIMENSIONS)
     classification = instances[(TASKS[0], Dimension.CLASSIFICATION)]
     assert len(classification.candidates()) == 5
     assert set(classification.labels()) <= set(Judgment)

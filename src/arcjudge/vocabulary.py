@@ -16,6 +16,7 @@ from arcjudge.sandbox.types import Status
 
 __all__ = [
     "ANSWER_DIMENSIONS",
+    "BUILT_DIMENSIONS",
     "CANDIDATE_KINDS",
     "CONSISTENCY_DIMENSIONS",
     "DEFINITION_ENTRY_POINTS",
@@ -123,8 +124,9 @@ EDITING_KINDS: tuple[CandidateKind, ...] = (
 
 
 class Dimension(StrEnum):
-    """The five PotARCin dimensions."""
+    """The five PotARCin dimensions and the standard output-grid test."""
 
+    OUTPUT_GRID = "output_grid"
     DEFINITION = "definition"
     CLASSIFICATION = "classification"
     GENERATION = "generation"
@@ -132,10 +134,21 @@ class Dimension(StrEnum):
     INVERSION = "inversion"
 
 
-DIMENSIONS: tuple[Dimension, ...] = tuple(Dimension)
-"""The five dimensions, in the order instances and tables list them."""
+DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension.DEFINITION,
+    Dimension.CLASSIFICATION,
+    Dimension.GENERATION,
+    Dimension.EDITING,
+    Dimension.INVERSION,
+)
+"""The five PotARCin dimensions, in the order tables list them: full-task accuracy is over
+these (the output-grid test is reported beside it)."""
+
+BUILT_DIMENSIONS: tuple[Dimension, ...] = (Dimension.OUTPUT_GRID, *DIMENSIONS)
+"""Every dimension ``dimensions build`` makes instances of, in the order it writes them."""
 
 ANSWER_DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension.OUTPUT_GRID,
     Dimension.CLASSIFICATION,
     Dimension.GENERATION,
     Dimension.EDITING,

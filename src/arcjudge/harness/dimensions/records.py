@@ -29,6 +29,7 @@ __all__ = [
     "DimensionInstance",
     "DimensionItem",
     "VerifierSpec",
+    "prompt_id",
 ]
 
 GridPair = tuple[Grid, Grid]
@@ -52,6 +53,14 @@ def _list(value: object, what: str) -> Sequence[Any]:
 def _pair(value: object, what: str) -> GridPair:
     pair = _object(value, what)
     return to_grid(pair["input"]), to_grid(pair["output"])
+
+
+def prompt_id(task_id: str, dimension: str) -> str:
+    """The id of an instance's prompt (and of the replies to it): ``TASK_ID/DIMENSION``.
+
+    Task ids are file stems, so they hold no ``/``; the id is split at its last one.
+    """
+    return f"{task_id}/{dimension}"
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     score = sub.add_parser("score", help="grade model answers; statistics per model")
     score.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
-    score.add_argument("--answers", type=Path, required=True, help="answers JSONL")
+    given = score.add_mutually_exclusive_group(required=True)
+    given.add_argument("--answers", type=Path, help="answers JSONL (answers already in JSON)")
+    given.add_argument(
+        "--replies", type=Path, help="replies JSONL: {id, model, run, reply} per prompt id"
+    )
+    score.add_argument(
+        "--attempts", type=int, default=1, help="output grid: candidates per test input (pass@k)"
+    )
+    score.add_argument(
+        "--samples",
+        type=int,
+        help="Definition replies: generator samples per task (default: as the validate run)",
+    )
     score.add_argument("--definitions", type=Path, help="arcjudge score output dir")
     score.add_argument("--programs", type=Path, help="the programs file that score read")
     score.add_argument(
@@ -164,8 +176,15 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions score``."""
     require_files(
-        ("--instances", args.instances), ("--answers", args.answers), ("--programs", args.programs)
+        ("--instances", args.instances),
+        ("--answers", args.answers),
+        ("--replies", args.replies),
+        ("--programs", args.programs),
     )
+    if args.attempts < 1:
+        raise UsageError("--attempts must be >= 1")
+    if args.samples is not None and args.samples < 0:
+        raise UsageError("--samples must be >= 0")
     if args.definitions is not None and not (args.definitions / "results.jsonl").is_file():
         raise UsageError(f"--definitions {args.definitions}: no results.jsonl (run arcjudge score)")
     if not 0 <= args.min_distance < 1:
@@ -173,6 +192,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     config = DimensionScoreConfig(
         instances_file=args.instances,
         answers_file=args.answers,
+        replies_file=args.replies,
+        attempts=args.attempts,
+        definition_samples=args.samples,
         definitions_dir=args.definitions,
         programs_file=args.programs,
         min_distance=args.min_distance,
@@ -189,11 +211,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     def files() -> dict[str, str]:
         bar.close()
         made["summary"] = summary = scorer.summary()
-        return {
+        written = {
             "items.jsonl": "".join(scorer.item_lines()),
             "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
             "report.html": render_dimensions_report(summary),
         }
+        if scorer.definition_results:
+            written["definitions.jsonl"] = "".join(scorer.definition_results)
+        return written
 
     written = _run_then_write(args, scorer.module_dirs(), scorer.run, files)
     bar.close()
@@ -201,12 +226,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         return 130
     summary = made["summary"]
     if summary["answers_problem_count"]:
-        warn(f"{summary['answers_problem_count']} answer line(s) not used (see summary.json)")
+        what = "reply" if args.replies else "answer"
+        warn(f"{summary['answers_problem_count']} {what} line(s) not used (see summary.json)")
     for note in summary["definition_notes"][:5]:
         warn(f"--definitions: {note}")
     print(summary_table(summary))
+    extra = ", definitions.jsonl" if summary["definition_replies"] else ""
     print(
-        f"wrote {terminal_safe(str(args.out))}/items.jsonl, summary.json, runtime.json, report.html"
+        f"wrote {terminal_safe(str(args.out))}/items.jsonl, summary.json, runtime.json, "
+        f"report.html{extra}"
     )
     return 0
 

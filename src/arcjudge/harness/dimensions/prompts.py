@@ -21,6 +21,7 @@ templates: the same inputs give the same bytes.
 
 from __future__ import annotations
 
+import functools
 import json
 import string
 from collections import Counter
@@ -91,7 +92,7 @@ train pairs as ``Example N`` / ``Input:`` / grid / ``Output:`` / grid, a blank l
 between pairs; ``$test_inputs``: ``Test input N:`` then the grid; ``$candidates``:
 ``Candidate N`` then its input and output; ``$pair`` (Editing): ``Input:`` / grid /
 ``Output:`` / grid; ``$output`` (Inversion): the grid; ``$avoid``: the pairs a generated
-pair must not copy, as ``$demonstrations``; ``$avoid_note``: empty when those are the
+pair must not copy, as ``Pair N`` blocks; ``$avoid_note``: empty when those are the
 demonstrations (as every build makes them), else a blank line, a sentence and the pairs;
 ``$answer_grids`` (output grid): one ``<output grid for test input N>`` line per test
 input in a code block, each labelled ``Test N:`` when there are several; ``$*_count``:
@@ -302,6 +303,11 @@ def load_templates(directory: Path | None = None) -> PromptTemplates:
     return PromptTemplates(templates, origins)
 
 
+@functools.cache
+def _shipped() -> PromptTemplates:
+    return load_templates()
+
+
 # ---------------------------------------------------------------------------- rendering
 
 
@@ -456,7 +462,7 @@ def render_messages(
         ValueError: An unknown dimension or grid format.
     """
     dimension, grid_format = Dimension(dimension), GridFormat(grid_format)
-    templates = templates or load_templates()
+    templates = templates or _shipped()
     try:
         values = _values(dimension, visible, grid_format)
     except (KeyError, TypeError, GridRejected) as exc:

@@ -22,6 +22,7 @@ VOCABULARIES = {
         vocabulary.FailureClass,
         vocabulary.CandidateKind,
         vocabulary.Dimension,
+        vocabulary.GridFormat,
         vocabulary.MutantStatus,
         Status,
         ProgramStatus,

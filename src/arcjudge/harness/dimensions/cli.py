@@ -29,17 +29,23 @@ from arcjudge.harness.dimensions.build import (
     Builder,
     summary_text,
 )
-from arcjudge.harness.dimensions.grading import DimensionScoreConfig, DimensionScorer
+from arcjudge.harness.dimensions.grading import (
+    DimensionScoreConfig,
+    DimensionScorer,
+    read_instances,
+)
 from arcjudge.harness.dimensions.mixture import load_mixture
+from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.tasks import task_files
+from arcjudge.vocabulary import GRID_FORMATS, GridFormat
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``build`` and ``score`` sub-commands."""
+    """Add the ``build``, ``score`` and ``prompts`` sub-commands."""
     sub = parser.add_subparsers(dest="dimensions_command", required=True)
     build = sub.add_parser("build", help="evaluation instances for every task and dimension")
     build.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
@@ -98,6 +104,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     score.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     score.add_argument("--no-progress", action="store_true")
     add_backend_arguments(score)
+
+    prompts = sub.add_parser("prompts", help="model-ready prompts for every instance")
+    prompts.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
+    prompts.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    prompts.add_argument("--out", type=Path, required=True, help="the prompts JSONL to write")
+    prompts.add_argument(
+        "--grid-format",
+        choices=[f.value for f in GRID_FORMATS],
+        default=GridFormat.DIGITS.value,
+        help="grids as rows of digits (default) or JSON lists",
+    )
+    prompts.add_argument("--templates", type=Path, help="directory of templates overriding ours")
 
 
 def _run_then_write(
@@ -239,8 +257,23 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prompts(args: argparse.Namespace) -> int:
+    """Run ``arcjudge dimensions prompts``."""
+    require_files(("--instances", args.instances))
+    require_directories(("--templates", args.templates))
+    if args.out.is_dir():
+        raise UsageError(f"--out {args.out}: a directory (give the file to write)")
+    instances = read_instances(args.instances).values()
+    prompts = render_prompts(instances, args.tasks, args.grid_format, args.templates)
+    write_atomic(args.out.parent, {args.out.name: prompt_lines(prompts)})
+    print(f"{prompt_summary(prompts)}; wrote {terminal_safe(str(args.out))}")
+    return 0
+
+
 def cmd_dimensions(args: argparse.Namespace) -> int:
     """Dispatch ``arcjudge dimensions``."""
     if args.dimensions_command == "build":
         return cmd_build(args)
+    if args.dimensions_command == "prompts":
+        return cmd_prompts(args)
     return cmd_score(args)

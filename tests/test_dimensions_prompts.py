@@ -463,7 +463,7 @@ def test_same_inputs_same_bytes_and_the_file_reads_back(built, tmp_path, capsys)
     args = ["--instances", str(built), "--tasks", str(SAMPLE / "tasks")]
     assert prompts_cli(*args, "--out", str(out[0])) == 0
     summary = capsys.readouterr().out
-    assert "50 prompts: definition 10, classification 10" in summary
+    assert "60 prompts: output_grid 10, definition 10, classification 10" in summary
     assert prompts_cli(*args, "--out", str(out[1]), "--grid-format", "digits") == 0
     assert prompts_cli(*args, "--out", str(out[2]), "--grid-format", "json") == 0
     assert out[0].read_bytes() == out[1].read_bytes()

@@ -19,6 +19,7 @@ from arcjudge.harness.dimensions.rules import (
     generation_verdict,
     inversion_verdict,
     normalize_dimension,
+    output_grid_verdict,
     parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics, proportion
@@ -185,6 +186,16 @@ GRID = [[1, 2], [3, 4]]
         ("inversion", "[[1]]", "not a grid"),
         ("inversion", None, "not a grid"),
         ("inversion", [[0.5]], "not a grid"),
+        ("output_grid", [GRID], None),
+        ("output_grid", GRID, None),  # a bare grid: one test input
+        ("output_grid", [GRID, [[5]]], None),
+        ("output_grid", [[GRID, [[5]]], GRID], None),  # two attempts, then one
+        ("output_grid", {"outputs": [GRID]}, None),
+        ("output_grid", [], "one grid (or attempts) per test input"),
+        ("output_grid", "[[1]]", "one grid (or attempts) per test input"),
+        ("output_grid", [GRID, [[10]]], "output 1 is not a grid"),
+        ("output_grid", [[GRID, [[1], [2, 3]]]], "output 0, attempt 1 is not a grid"),
+        ("output_grid", [GRID, []], "output 1 is not a grid"),
     ],
 )
 def test_parse_answer_shapes(dimension, answer, problem):
@@ -210,9 +221,49 @@ def test_parsed_values():
     )
 
 
+def test_parsed_output_grid_values():
+    assert parse_answer("output_grid", GRID)[0] == ((((1, 2), (3, 4)),),)
+    assert parse_answer("output_grid", [[GRID, [[5]]], [[6]]])[0] == (
+        (((1, 2), (3, 4)), ((5,),)),
+        (((6,),),),
+    )
+
+
+A, B, C = ((1, 2), (3, 4)), ((5,),), ((0, 0),)
+
+
+@pytest.mark.parametrize(
+    ("expected", "answers", "attempts", "passed", "reason"),
+    [
+        ((A,), ((A,),), 1, True, None),
+        ((A, B), ((A,), (B,)), 1, True, None),
+        ((A, B), ((A,), (C,)), 1, False, "wrong output for test input(s) [1]"),
+        ((A, B), ((B,), (A,)), 1, False, "wrong output for test input(s) [0, 1]"),
+        ((A,), ((C, A),), 1, False, "[0]"),  # the second attempt does not count at pass@1
+        ((A,), ((C, A),), 2, True, None),  # ... it does at pass@2
+        ((A,), ((C, B, A),), 2, False, "[0]"),  # a third never counts at pass@2
+        ((A, B), ((A,),), 1, False, "1 output(s) for 2 test input(s)"),
+        ((A,), ((A,), (B,)), 2, False, "2 output(s) for 1 test input(s)"),
+    ],
+)
+def test_output_grid_every_test_output_exact(expected, answers, attempts, passed, reason):
+    verdict = output_grid_verdict(expected, answers, attempts)
+    assert verdict.passed is passed
+    assert verdict.reason == reason if reason is None else reason in verdict.reason
+    if len(answers) == len(expected):
+        want = sum(e in a[:attempts] for e, a in zip(expected, answers, strict=True))
+        assert verdict.detail["right"] == want
+
+
+def test_output_grid_attempts_must_be_positive():
+    with pytest.raises(ValueError):
+        output_grid_verdict((A,), ((A,),), 0)
+
+
 @pytest.mark.parametrize(
     ("name", "canonical"),
     [
+        ("output-grid", "output_grid"),
         ("Classification", "classification"),
         ("constrained_generation", "generation"),
         ("editing", "editing"),

@@ -12,6 +12,7 @@ from arcjudge.harness.dimensions.replies import (
     MAX_REPLY_SIDE,
     parse_grid,
     parse_judgments,
+    parse_outputs,
     parse_pair,
     parse_reply,
 )
@@ -216,6 +217,59 @@ def test_pair_examples(reply, expected, how):
     _check(parse_pair, reply, expected, how)
 
 
+G1 = [[5]]
+
+# (id, reply, tests, attempts, expected outputs or None, how or the start of the reason)
+OUTPUT_EXAMPLES = [
+    ("one test", "```\n1 2\n3 4\n```", 1, 1, [[G2]], "code block rows"),
+    (
+        "two labelled tests",
+        "Test 1:\n```\n1 2\n3 4\n```\nTest 2:\n```\n5\n```\n",
+        2, 1, [[G2], [G1]], "code block rows",
+    ),
+    ("json list of grids", "Outputs: [[[1, 2], [3, 4]], [[5]]]", 2, 1, [[G2], [G1]], "json"),
+    (
+        "a correction wins",
+        "Test 1:\n```\n9 9\n9 9\n```\nWait, no. Corrected:\n```\n1 2\n3 4\n```",
+        1, 1, [[G2]], "code block rows (last 1 of 2 grids)",
+    ),
+    (
+        "a correction of both tests",
+        "[[0]] [[0]] Sorry, corrected: [[1, 2], [3, 4]] and [[5]]",
+        2, 1, [[G2], [G1]], "json (last 2 of 4 grids)",
+    ),
+    (
+        "two attempts per test",
+        "Attempt 1: [[0]]\nAttempt 2: [[1, 2], [3, 4]]\nTest 2: [[5]] or [[6]]",
+        2, 2, [[[[0]], G2], [G1, [[6]]]], "json",
+    ),
+    ("fewer grids than attempts", "[[1, 2], [3, 4]]", 1, 2, [[G2]], "json"),
+    ("mixed sources", "```\n1 2\n3 4\n```\nand [[5]]", 2, 1, [[G2], [G1]], "code block rows/json"),
+    ("too few", "Test 1: [[1]]", 2, 1, None, "unparsable: 1 grid(s) found, need 2"),
+    ("none", "I cannot solve this.", 1, 1, None, "unparsable: no grid found, need 1"),
+    ("malformed only", "```\n1 2\n3\n```", 1, 1, None, "unparsable: code block rows: rows of"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("reply", "tests", "attempts", "expected", "how"),
+    [case[1:] for case in OUTPUT_EXAMPLES],
+    ids=[case[0] for case in OUTPUT_EXAMPLES],
+)
+def test_output_examples(reply, tests, attempts, expected, how):
+    result = parse_outputs(reply, tests, attempts)
+    assert result.answer == expected
+    assert result.how.startswith(how), result.how
+    if expected is not None:
+        parsed, reason = parse_answer("output_grid", result.answer)
+        assert reason is None and len(parsed) == tests
+
+
+def test_output_parser_needs_positive_counts():
+    with pytest.raises(ValueError):
+        parse_outputs("[[1]]", 0)
+
+
 def test_the_corpus_is_large_enough_and_its_ids_unique():
     for corpus in (GRID_EXAMPLES, JUDGMENT_EXAMPLES, PAIR_EXAMPLES):
         ids = [case[0] for case in corpus]
@@ -230,6 +284,7 @@ def test_the_corpus_is_large_enough_and_its_ids_unique():
         ("classification", "valid invalid invalid valid invalid"),
         ("generation", '{"input": [[1]], "output": [[2]]}'),
         ("editing", "Input:\n1\nOutput:\n2"),
+        ("output_grid", "The output:\n```\n1 2\n```"),
     ],
 )
 def test_parsed_answers_are_what_the_rules_take(dimension, reply):
@@ -271,7 +326,7 @@ grids = st.integers(1, MAX_REPLY_SIDE).flatmap(
 @settings(max_examples=300)
 @given(st.text())
 def test_any_text_never_raises(text):
-    for parser in (parse_grid, parse_judgments, parse_pair):
+    for parser in (parse_grid, parse_judgments, parse_pair, lambda t: parse_outputs(t, 2, 2)):
         result = parser(text)
         assert result.ok or result.how.startswith("unparsable: ")
 

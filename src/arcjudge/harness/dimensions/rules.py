@@ -61,8 +61,6 @@ DIMENSION_ALIASES: dict[str, str] = {
     "constrained-generation": "generation",
     "edit": "editing",
     "output-grid": "output_grid",
-    "output": "output_grid",
-    "test": "output_grid",
     "invert": "inversion",
     "classify": "classification",
 }
@@ -176,7 +174,10 @@ def _outputs(answer: object) -> tuple[tuple[tuple[Grid, ...], ...] | None, str |
         if grid is not None:
             tests.append((grid,))
             continue
-        if not isinstance(entry, list) or not entry:
+        # A list of attempts is a list of grids: lists whose items are lists.
+        nested = isinstance(entry, list) and bool(entry)
+        nested = nested and all(isinstance(a, list) and a and isinstance(a[0], list) for a in entry)
+        if not nested:
             return None, f"output {i} is not a grid: {reason}"
         attempts = []
         for j, attempt in enumerate(entry):

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arcjudge.harness.dimensions.replies import (
+    MAX_GRIDS,
     MAX_REPLY_SIDE,
     parse_grid,
     parse_judgments,
@@ -304,6 +305,18 @@ def test_a_megabyte_of_garbage_is_unparsable():
     assert not parse_grid(garbage).ok
     assert not parse_judgments(garbage).ok
     assert not parse_pair(garbage).ok
+
+
+def test_only_the_last_grids_are_read_and_the_rest_counted():
+    many = MAX_GRIDS + 10
+    reply = "```\n7\n```\n" * many + "[[1, 2], [3, 4]]\n" * 5 + "Final:\n```\n1 2\n3 4\n```\n"
+    result = parse_grid(reply)
+    assert result.answer == G2
+    assert result.how == f"code block rows (last of {MAX_GRIDS} grids read; 16 earlier skipped)"
+    pair = parse_pair(reply + "Input:\n```\n5\n```\nOutput:\n```\n6\n```\n")
+    assert pair.answer == {"input": [[5]], "output": [[6]]}
+    outputs = parse_outputs(reply, 2)
+    assert outputs.answer == [[G2], [G2]] and "earlier skipped" in outputs.how
 
 
 def test_the_answer_after_a_megabyte_of_chatter_is_found():

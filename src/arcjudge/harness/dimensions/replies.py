@@ -30,6 +30,7 @@ import bisect
 import itertools
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -51,6 +52,10 @@ __all__ = [
 
 MAX_REPLY_SIDE = 30
 """The largest side a grid read from a reply may have (ARC's limit)."""
+
+MAX_GRIDS = 4096
+"""Grids read per reply: the last ones (every parser wants answers near the end); earlier
+grids are counted, not read (a reply of a million characters can hold 100,000 tiny ones)."""
 
 GridAnswer = list[list[int]]
 """A grid as :func:`.rules.parse_answer` takes it."""
@@ -193,14 +198,16 @@ def _json_row(text: str) -> list[int] | str:
     return cells
 
 
-def _json_grids(reply: _Reply) -> list[_Grid]:
+def _json_grids(reply: _Reply) -> tuple[list[_Grid], int]:
     """Every ``[[...], ...]`` of digits in the reply, by an automaton over its tokens.
 
     Only runs of digits, spaces, commas and brackets can hold one, so the automaton reads
     those; a token that breaks a grid drops it, and a ``[`` before a row may start a new
     one. States: 0 outside, 1 after the grid's ``[``, 2 after a row, 3 after a comma.
+    Returns the last :data:`MAX_GRIDS` grids and how many came before them.
     """
-    found: list[_Grid] = []
+    found: deque[_Grid] = deque(maxlen=MAX_GRIDS)
+    seen = 0
     for run in _JSON_RUN.finditer(reply.text):
         if "[" not in run.group():
             continue
@@ -221,12 +228,13 @@ def _json_grids(reply: _Reply) -> list[_Grid]:
                 first, last = reply.line_of(start), reply.line_of(token.start())
                 block = reply.block_of(first)
                 found.append(_Grid(first, last + 1, start, grid, reason, True, block))
+                seen += 1
                 state = 0
             elif text == "[":
                 state, start, rows, count = 1, token.start(), [], 0
             else:
                 state = 0
-    return found
+    return list(found), seen - len(found)
 
 
 _ROW_LABEL = re.compile(r"row[ \t]*[0-9]{1,2}[ \t]*[:.)=-]", re.IGNORECASE)
@@ -282,12 +290,13 @@ _ROW_LINE = re.compile(
     r"^[ \t\f\v]*(?:([0-9](?:[ \t,|;]+[0-9])*|[0-9]+)[ \t\f\v]*$|[0-9\[(|rR].*$)",
     re.MULTILINE,
 )
-_NONBLANK = re.compile(r"\S")
-_NO_SEPARATORS = str.maketrans("", "", " \t,|;")
 
 
-def _row_grids(reply: _Reply) -> list[_Grid]:
-    """Runs of digit rows; single rows of one width set apart by blank lines are one run."""
+def _row_grids(reply: _Reply) -> tuple[list[_Grid], int]:
+    """Runs of digit rows; single rows of one width set apart by blank lines are one run.
+
+    Returns the grids of the last :data:`MAX_GRIDS` runs and how many runs came before.
+    """
     # (first line, end line, rows, row count, only blank lines since the previous run)
     chunks: list[tuple[int, int, list[list[int] | str], int, bool]] = []
     start, count, gap_blank = -1, 0, False
@@ -302,7 +311,7 @@ def _row_grids(reply: _Reply) -> list[_Grid]:
         at = begin
         simple = match.group(1)
         if simple is not None and len(simple) <= 2 * MAX_REPLY_SIDE:
-            cells = list(map(int, simple.translate(_NO_SEPARATORS)))
+            cells = [c - 48 for c in simple.encode() if 47 < c < 58]  # the digits' bytes
             row: list[int] | str | None = cells
             if len(cells) > MAX_REPLY_SIDE:
                 row = f"{len(cells)} cells: more than {MAX_REPLY_SIDE}"
@@ -315,7 +324,7 @@ def _row_grids(reply: _Reply) -> list[_Grid]:
             start = -1
             gap_from = reply.starts[previous_end + 1]
         if start < 0:
-            blank = bool(chunks) and _NONBLANK.search(text, gap_from, begin) is None
+            blank = bool(chunks) and text[gap_from:begin].isspace()
             start, rows, count, gap_blank = line, [], 0, blank
         count += 1
         if count <= MAX_REPLY_SIDE + 1:
@@ -325,7 +334,8 @@ def _row_grids(reply: _Reply) -> list[_Grid]:
         chunks.append((start, previous_end + 1, rows, count, gap_blank))
     found: list[_Grid] = []
     blocks, block, starts = reply.blocks, 0, reply.starts  # chunks come in line order
-    i, n = 0, len(chunks)
+    n = len(chunks)
+    skipped = i = max(0, n - MAX_GRIDS)
     while i < n:
         first_line, end, rows, count, _ = chunks[i]
         j = i + 1
@@ -358,29 +368,51 @@ def _row_grids(reply: _Reply) -> list[_Grid]:
                   block if inside else None)
         )  # fmt: skip
         i = j
-    return found
+    return found, skipped
 
 
-def _grids(reply: _Reply) -> list[_Grid]:
-    """Every grid of the reply, in order of where it ends; rows inside a JSON grid dropped."""
-    json_grids = _json_grids(reply)
-    starts = [g.start for g in json_grids]
+@dataclass(frozen=True)
+class _Found:
+    """The last grids of a reply (at most :data:`MAX_GRIDS`), in order of where they end."""
 
-    def inside_json(grid: _Grid) -> bool:
-        # Rows lines never start a JSON grid, so only the last one starting before may hold it.
-        i = bisect.bisect_left(starts, grid.start) - 1
-        return i >= 0 and json_grids[i].end >= grid.end
+    grids: list[_Grid]
+    skipped: int  # grids before them, counted but not read
 
-    rows = [g for g in _row_grids(reply) if not inside_json(g)]
-    return sorted([*json_grids, *rows], key=lambda g: (g.end, g.at))
+    def of(self, good: int) -> str:
+        """``" (last of N grids)"`` for ``good`` well-formed grids read (and those skipped)."""
+        if self.skipped:
+            return f" (last of {good} grids read; {self.skipped} earlier skipped)"
+        return f" (last of {good} grids)" if good > 1 else ""
 
 
-def _last(grids: list[_Grid]) -> ParsedReply[GridAnswer]:
+def _grids(reply: _Reply) -> _Found:
+    """The grids of the reply, in order of where they end; rows inside a JSON grid dropped."""
+    json_grids, json_skipped = _json_grids(reply)
+    row_grids, rows_skipped = _row_grids(reply)
+    if not json_grids:
+        merged = row_grids
+    elif not row_grids:
+        merged = json_grids
+    else:
+        starts = [g.start for g in json_grids]
+
+        def inside_json(grid: _Grid) -> bool:
+            # Row lines never start a JSON grid: only the last one starting before may hold it.
+            i = bisect.bisect_left(starts, grid.start) - 1
+            return i >= 0 and json_grids[i].end >= grid.end
+
+        rows = [g for g in row_grids if not inside_json(g)]
+        merged = sorted([*json_grids, *rows], key=lambda g: (g.end, g.at))
+    cut = max(0, len(merged) - MAX_GRIDS)
+    return _Found(merged[cut:], json_skipped + rows_skipped + cut)
+
+
+def _last(found: _Found) -> ParsedReply[GridAnswer]:
+    grids = found.grids
     good = [g for g in grids if g.grid is not None]
     if good:
         chosen = good[-1]
-        suffix = f" (last of {len(good)} grids)" if len(good) > 1 else ""
-        return ParsedReply(chosen.grid, chosen.source + suffix)
+        return ParsedReply(chosen.grid, chosen.source + found.of(len(good)))
     if grids:
         return _unparsable(f"{grids[-1].source}: {grids[-1].reason}")
     return _unparsable("no grid found")
@@ -427,20 +459,22 @@ def parse_outputs(
         raise ValueError("tests and attempts must be >= 1")
     if not isinstance(reply, str):
         return _unparsable("the reply is not text")
-    grids = _grids(_read(reply))
+    found = _grids(_read(reply))
+    grids = found.grids
     good = [g for g in grids if g.grid is not None]
     per = attempts if len(good) >= tests * attempts else 1
     if len(good) < tests:
         if good or not grids:
-            found = f"{len(good)} grid(s)" if good else "no grid"
-            return _unparsable(f"{found} found, need {tests} (one per test input)")
+            what = f"{len(good)} grid(s)" if good else "no grid"
+            return _unparsable(f"{what} found, need {tests} (one per test input)")
         return _unparsable(f"{grids[-1].source}: {grids[-1].reason}")
     chosen = good[len(good) - tests * per :]
     outputs = [[g.grid for g in chosen[i * per : (i + 1) * per] if g.grid] for i in range(tests)]
     sources = sorted({g.source for g in chosen})
     how = "/".join(sources)
-    if len(good) > len(chosen):
-        how += f" (last {len(chosen)} of {len(good)} grids)"
+    if len(good) > len(chosen) or found.skipped:
+        how += f" (last {len(chosen)} of {len(good)} grids"
+        how += f" read; {found.skipped} earlier skipped)" if found.skipped else ")"
     return ParsedReply(outputs, how)
 
 
@@ -654,7 +688,7 @@ def parse_pair(reply: object) -> ParsedReply[PairAnswer]:
     if not isinstance(reply, str):
         return _unparsable("the reply is not text")
     parsed = _read(reply)
-    grids = _grids(parsed)
+    grids = _grids(parsed).grids
     labelled = _labelled(parsed, grids)
     chosen: ParsedReply[PairAnswer] | None = None
     reason: str | None = None

@@ -97,6 +97,26 @@ GRID_EXAMPLES = [
 ]
 
 JUDGMENT_EXAMPLES = [
+    (
+        "headings then judgments",
+        "".join(f"**Candidate {i + 1}:**\n{j}\n\n" for i, j in enumerate(FIVE)),
+        FIVE,
+        "candidate lines",
+    ),
+    (
+        "headings with reasoning between",
+        "".join(
+            f"### Pair {i + 1}\nThe colors change.\nVerdict: {j}\n" for i, j in enumerate(FIVE)
+        ),
+        None,
+        "unparsable",
+    ),
+    (
+        "heading then a negated judgment",
+        "Candidate 1:\nnot valid\n" + "\n".join(f"Candidate {i}: valid" for i in range(2, 6)),
+        ["invalid", "valid", "valid", "valid", "valid"],
+        "candidate lines",
+    ),
     ("json list", 'Answer: ["valid", "invalid", "invalid", "valid", "invalid"]', FIVE, "json"),
     ("json bools", "[true, false, false, true, false]", FIVE, "json"),
     (

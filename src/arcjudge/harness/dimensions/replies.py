@@ -519,6 +519,14 @@ def _numbered(tokens: list[str]) -> tuple[int, Judgment] | None:
     return number, judgment
 
 
+def _heading(tokens: list[str]) -> int | None:
+    """The number of a heading line such as "Candidate 3:" or "**Pair 2**" (nothing after)."""
+    if 2 <= len(tokens) <= 3 and tokens[-1].isdigit() and len(tokens[-1]) <= 2:
+        if all(t in _LABELS for t in tokens[:-1]):
+            return int(tokens[-1])
+    return None
+
+
 def _judgment_of(item: object) -> Judgment | None:
     if isinstance(item, bool):
         return Judgment.VALID if item else Judgment.INVALID
@@ -580,22 +588,27 @@ def _line_judgments(reply: _Reply) -> list[_Judged]:
                 )
         words = []
 
+    heading: int | None = None  # "Candidate 3:" alone on the line just before
     for index, line in enumerate(reply.lines):
         low = line.lower()
         if not any(word in low for word in _JUDGMENT_STEMS):
             if _WORD.search(low) is not None:
                 close_words()
+                heading = _heading(_WORD.findall(low))
             continue  # blank lines (and lines of punctuation) do not end a list
         tokens = _WORD.findall(low)
-        if (
-            all(t in _JUDGMENT_WORDS for t in tokens)
-            and len(tokens) <= 4 * CLASSIFICATION_CANDIDATES
-        ):
-            words.extend(_JUDGMENT_WORDS[t] for t in tokens)
-            words_end = index
-            continue
-        close_words()
-        entry = _numbered(tokens)
+        entry = _numbered([str(heading), *tokens]) if heading is not None else None
+        heading = None
+        if entry is None:
+            if (
+                all(t in _JUDGMENT_WORDS for t in tokens)
+                and len(tokens) <= 4 * CLASSIFICATION_CANDIDATES
+            ):
+                words.extend(_JUDGMENT_WORDS[t] for t in tokens)
+                words_end = index
+                continue
+            close_words()
+            entry = _numbered(tokens)
         if entry is None:
             continue
         numbered[entry[0]] = entry[1]

@@ -6,11 +6,12 @@ verifiers (as in tests/test_records_dimensions.py), so generation, editing and i
 replies are graded by real verifier calls in the sandbox. Replies are raw text in the
 formats models write (candidate lines, labelled grids, JSON, code blocks):
 
-* an *oracle* reply is built from the instance's hidden key (the labels, the reference
-  pair or edit, the true input) and passes by the rules;
+* an *oracle* reply is built from the instance's hidden key (the test outputs, the
+  labels, the reference pair or edit, the true input; for Definition the task's validated
+  verifier as the program) and passes by the rules;
 * a *wrong* reply fails by the rules whatever the verifier says: every judgment flipped,
   a copy of a demonstration, the corrupted pair left unedited (the build confirmed it
-  invalid), or no grid at all.
+  invalid), the identity as the program, or no grid at all.
 """
 
 from __future__ import annotations
@@ -22,9 +23,14 @@ from typing import Any
 
 from arcjudge import cli
 from arcjudge.harness.validate.cli import sample_dir
+from arcjudge.vocabulary import BUILT_DIMENSIONS
 
 TASKS = ("1e0a9b12", "67a3c6ac", "74dd1130")
-REPLY_DIMENSIONS = ("classification", "generation", "editing", "inversion")
+REPLY_DIMENSIONS = tuple(str(d) for d in BUILT_DIMENSIONS)
+# the module verifiers (the sample's 67a3c6ac is wrong on purpose: a right one instead),
+# also the oracle Definition programs
+PROGRAMS = {t: (sample_dir() / "module" / f"{t}.py").read_text() for t in TASKS}
+PROGRAMS["67a3c6ac"] = "def transform(g):\n    return [r[::-1] for r in g]\n"
 
 
 def build_instances(root: Path) -> Path:
@@ -34,10 +40,7 @@ def build_instances(root: Path) -> Path:
     (root / "module").mkdir()
     for task_id in TASKS:
         shutil.copy(sample / "tasks" / f"{task_id}.json", root / "tasks")
-        shutil.copy(sample / "module" / f"{task_id}.py", root / "module")
-    (root / "module" / "67a3c6ac.py").write_text(  # the sample's is wrong on purpose
-        "def transform(g):\n    return [r[::-1] for r in g]\n"
-    )
+        (root / "module" / f"{task_id}.py").write_text(PROGRAMS[task_id])
     (root / "neighbours.jsonl").write_text(
         '{"task_id": "67a3c6ac", "neighbour_task_ids": ["74dd1130"]}\n'
     )
@@ -91,6 +94,11 @@ def rows(grid: list[list[int]]) -> str:
 def oracle_reply(record: dict[str, Any]) -> str | None:
     """A reply that passes, from the key; ``None`` when the key has no answer to give."""
     dim, key = record["dimension"], record["key"]
+    if dim == "output_grid":
+        grids = [f"Test {i}:\n```\n{rows(g)}\n```" for i, g in enumerate(key["test_outputs"], 1)]
+        return "\n\n".join(grids)
+    if dim == "definition":
+        return f"```python\n{PROGRAMS[record['task_id']]}```\n"
     if dim == "classification":
         lines = [f"Candidate {i}: {label}" for i, label in enumerate(key["labels"], 1)]
         return "Let me check each pair.\n" + "\n".join(lines)
@@ -110,6 +118,10 @@ def oracle_reply(record: dict[str, Any]) -> str | None:
 def wrong_reply(record: dict[str, Any]) -> str:
     """A reply that fails by the rules."""
     dim, prompt, key = record["dimension"], record["prompt"], record["key"]
+    if dim == "output_grid":
+        return "I am not sure what the rule is."
+    if dim == "definition":
+        return "```python\ndef transform(grid):\n    return grid\n```\n"
     if dim == "classification":
         flipped = ["invalid" if label == "valid" else "valid" for label in key["labels"]]
         return json.dumps(flipped)

@@ -22,7 +22,7 @@ from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, ProgramStatus, Status
 from arcjudge.tasks import load_task
 from arcjudge.verifiers.sources import VerifierSource
-from arcjudge.vocabulary import DIMENSIONS
+from arcjudge.vocabulary import BUILT_DIMENSIONS, DIMENSIONS
 
 SAMPLE = sample_dir()
 SOURCES = [
@@ -110,7 +110,7 @@ def test_build_writes_every_dimension_for_every_task(built):
     tasks = sorted({r["task_id"] for r in records})
     assert len(tasks) == 10
     for task in tasks:
-        assert [r["dimension"] for r in records if r["task_id"] == task] == list(DIMENSIONS)
+        assert [r["dimension"] for r in records if r["task_id"] == task] == list(BUILT_DIMENSIONS)
     summary = json.loads((built / "build.json").read_text())
     assert summary["seed"] == 77 and summary["mixture"]["name"] == "arc-agi-1"
     assert summary["skipped"] == {}

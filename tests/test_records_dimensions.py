@@ -29,7 +29,7 @@ from arcjudge.harness.dimensions.records import (
 )
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.safetext import json_dumps
-from arcjudge.vocabulary import DIMENSIONS, Dimension, Judgment
+from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, Judgment
 
 SAMPLE = sample_dir()
 TASKS = ("1e0a9b12", "67a3c6ac", "74dd1130")
@@ -61,6 +61,10 @@ def answers_for(instances: list[dict]) -> list[dict]:
                 answer: object = key["labels"] if run == "1" else ["valid"] * 5
             elif dim == "inversion":
                 answer = {"input": key["input"] if run == "1" else grid()}
+            elif dim == "output_grid":
+                answer = (
+                    key["test_outputs"] if run == "1" else [grid() for _ in key["test_outputs"]]
+                )
             elif dim == "editing" and run == "1" and key["reference_edit"]:
                 answer = key["reference_edit"]
             elif dim == "generation" and run == "1" and key["reference"]:
@@ -112,14 +116,14 @@ def run(tmp_path_factory) -> Path:
 
 def test_instances_round_trip(run):
     written = lines(run / "built" / "instances.jsonl")
-    assert len(written) == 5 * len(TASKS)
+    assert len(written) == len(BUILT_DIMENSIONS) * len(TASKS)
     for line in written:
         data = json.loads(line)
         instance = DimensionInstance.from_json(data)
         assert instance.to_json() == data
         assert json_dumps(instance.to_json(), **COMPACT) + "\n" == line
     instances = read_instances(run / "built" / "instances.jsonl")
-    assert [i.dimension for i in instances.values()][:5] == list(DIMENSIONS)
+    assert [i.dimension for i in instances.values()][:6] == list(BUILT_DIMENSIONS)
     classification = instances[(TASKS[0], Dimension.CLASSIFICATION)]
     assert len(classification.candidates()) == 5
     assert set(classification.labels()) <= set(Judgment)

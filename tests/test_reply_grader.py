@@ -16,9 +16,9 @@ from arcjudge.errors import InputError
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.grading import DimensionScoreConfig, DimensionScorer
 from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
-from arcjudge.harness.dimensions.replies import parse_reply
-from arcjudge.harness.dimensions.reply_grader import READS_REPLIES, ReplyGrader, reply_parsers
+from arcjudge.harness.dimensions.reply_grader import ReplyGrader
 from canned import (
+    REPLY_DIMENSIONS,
     build_instances,
     expected_passes,
     oracle_reply,
@@ -35,15 +35,6 @@ def instances(tmp_path_factory):
     return build_instances(tmp_path_factory.mktemp("grader"))
 
 
-def gradable(instances):
-    readable = reply_parsers()
-    return [
-        r
-        for r in read_records(instances)
-        if r["dimension"] != "definition" and (readable is None or r["dimension"] in readable)
-    ]
-
-
 def canned(records):
     """(record, run, reply): run 1 the oracle (or wrong when none), run 2 wrong."""
     for record in records:
@@ -52,73 +43,81 @@ def canned(records):
 
 
 def batch_items(instances, tmp_path, replies, sandbox):
-    """The items of one whole run over every reply (the JSONL path)."""
-    config = DimensionScoreConfig(instances, tmp_path / "answers.jsonl")
-    if READS_REPLIES:
-        path = tmp_path / "replies.jsonl"
-        lines = [{"id": reply_id(r), "model": MODEL, "run": run, "reply": text}
-                 for r, run, text in replies]  # fmt: skip
-        config = replace(config, answers_file=None, **{"replies_file": path})
-    else:
-        path = config.answers_file
-        lines = [{"task_id": r["task_id"], "dimension": r["dimension"], "model": MODEL,
-                  "run": run, "answer": parse_reply(r["dimension"], text).answer}
-                 for r, run, text in replies]  # fmt: skip
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    """The items of one whole ``dimensions score --replies`` run over every reply."""
+    path = tmp_path / "replies.jsonl"
+    path.write_text("".join(
+        json.dumps({"id": reply_id(r), "model": MODEL, "run": run, "reply": text}) + "\n"
+        for r, run, text in replies
+    ))  # fmt: skip
     store = ResultStore(tmp_path / "batch.sqlite")
     try:
-        scorer = DimensionScorer(config)
+        scorer = DimensionScorer(DimensionScoreConfig(instances, replies_file=path))
         scorer.run(sandbox, store)
     finally:
         store.close()
     return {(i.run, i.task_id, i.dimension): i for i in scorer.items}
 
 
+def unlined(detail):
+    """An item's detail without the replies file's line (Definition: ``replies:LINE``)."""
+    return {k: v for k, v in detail.items() if k != "program"}
+
+
 def test_each_reply_gets_the_item_a_whole_run_gives_it(instances, tmp_path, sandbox):
-    records = gradable(instances)
+    records = read_records(instances)
     replies = list(canned(records))
-    grader = ReplyGrader(DimensionScoreConfig(instances, instances), backend="process", workers=1)
+    grader = ReplyGrader(DimensionScoreConfig(instances), backend="process", workers=1)
     try:
-        single = {}
-        for record, run, text in replies:
-            graded = grader.grade(reply_id(record), MODEL, run, text)
-            single[(run, record["task_id"], record["dimension"])] = graded
-            assert graded.how == parse_reply(record["dimension"], text).how
+        single = {
+            (run, record["task_id"], record["dimension"]): grader.grade(
+                reply_id(record), MODEL, run, text
+            )
+            for record, run, text in replies
+        }
     finally:
         grader.close()
     batch = batch_items(instances, tmp_path, replies, sandbox)
     assert single.keys() == batch.keys()
-    for key, graded in single.items():
-        assert replace(graded.item, answer_line=None) == replace(batch[key], answer_line=None)
+    assert {d for _, _, d in single} == set(REPLY_DIMENSIONS)
+    for key, item in single.items():
+        assert item.consistency is None  # needs a model's other replies: whole runs only
+        assert replace(item, answer_line=None, detail=unlined(item.detail)) == replace(
+            batch[key], answer_line=None, detail=unlined(batch[key].detail), consistency=None
+        )
+        assert item.how
     # the oracle passes where the key has an answer, the wrong replies never do
     for dim, (oracles, total) in expected_passes(records).items():
         assert oracles >= 1, f"no oracle reply for {dim}: the fixture cannot test it"
-        assert sum(g.item.passed for (r, _, d), g in single.items() if d == dim and r == "1") == (
-            oracles
-        )
-        assert not any(g.item.passed for (r, _, d), g in single.items() if d == dim and r == "2")
+        passed = [run for (run, _, d), item in single.items() if d == dim and item.passed]
+        assert passed == ["1"] * oracles
         assert sum(1 for (_, _, d) in single if d == dim) == 2 * total
 
 
-def test_unknown_ids_and_unreadable_dimensions_are_input_errors(instances):
-    grader = ReplyGrader(DimensionScoreConfig(instances, instances), backend="process", workers=1)
+def test_an_unknown_id_is_an_input_error(instances):
+    grader = ReplyGrader(DimensionScoreConfig(instances), backend="process", workers=1)
     try:
         with pytest.raises(InputError, match="no instance 'nope/inversion'"):
             grader.grade("nope/inversion", MODEL, "1", "")
-        definition = next(r for r in read_records(instances) if r["dimension"] == "definition")
-        if not READS_REPLIES:
-            with pytest.raises(InputError, match="definition replies cannot be graded"):
-                grader.grade(reply_id(definition), MODEL, "1", "```python\n```")
+    finally:
+        grader.close()
+
+
+def test_definition_replies_need_the_build_record(instances, tmp_path):
+    moved = tmp_path / "instances.jsonl"  # without build.json beside it
+    moved.write_bytes(instances.read_bytes())
+    definition = next(r for r in read_records(moved) if r["dimension"] == "definition")
+    grader = ReplyGrader(DimensionScoreConfig(moved), backend="process", workers=1)
+    try:
+        with pytest.raises(InputError, match=r"build\.json: missing"):
+            grader.grade(reply_id(definition), MODEL, "1", oracle_reply(definition))
     finally:
         grader.close()
 
 
 def test_a_closed_grader_opens_again_and_closes_twice(instances, tmp_path):
-    record = gradable(instances)[0]
+    record = read_records(instances)[-1]
     store = tmp_path / "store.sqlite"
-    grader = ReplyGrader(
-        DimensionScoreConfig(instances, instances), backend="process", workers=1, store=store
-    )
+    grader = ReplyGrader(DimensionScoreConfig(instances), backend="process", workers=1, store=store)
     first = grader.grade(reply_id(record), MODEL, "1", wrong_reply(record))
     grader.close()
     grader.close()

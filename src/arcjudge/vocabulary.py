@@ -23,6 +23,7 @@ __all__ = [
     "DIMENSIONS",
     "EDITING_KINDS",
     "FAILURE_CLASSES",
+    "GRID_FORMATS",
     "INVALID_KINDS",
     "MUTANT_STATUSES",
     "REPORTED_SPLITS",
@@ -34,6 +35,7 @@ __all__ = [
     "CandidateKind",
     "Dimension",
     "FailureClass",
+    "GridFormat",
     "Judgment",
     "MutantStatus",
     "Split",
@@ -162,6 +164,19 @@ CONSISTENCY_DIMENSIONS: tuple[Dimension, ...] = (
     Dimension.INVERSION,
 )
 """The dimensions whose answers a model's own Definition program is checked against."""
+
+
+class GridFormat(StrEnum):
+    """How prompts write grids as text (``dimensions prompts --grid-format``)."""
+
+    DIGITS = "digits"
+    """One row a line, one digit a cell, no separators: ``012`` then ``340``."""
+    JSON = "json"
+    """JSON nested lists on one line: ``[[0,1,2],[3,4,0]]``."""
+
+
+GRID_FORMATS: tuple[GridFormat, ...] = tuple(GridFormat)
+"""Every grid format: the default (``digits``) first."""
 
 
 class Judgment(StrEnum):

@@ -27,16 +27,12 @@ replies file ``dimensions score`` grades, for the full statistics and report.
 from __future__ import annotations
 
 import atexit
-import importlib
-import json
 import logging
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 import anyio.to_thread
 from inspect_ai import Epochs, Task, task
@@ -60,11 +56,12 @@ from inspect_ai.solver import TaskState, generate
 from arcjudge.errors import InputError
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE
 from arcjudge.harness.dimensions.grading import DimensionScoreConfig, read_instances
-from arcjudge.harness.dimensions.records import prompt_id
-from arcjudge.harness.dimensions.reply_grader import GradedReply, ReplyGrader, reply_parsers
+from arcjudge.harness.dimensions.prompts import Prompt, read_prompts, render_prompts
+from arcjudge.harness.dimensions.records import DimensionItem
+from arcjudge.harness.dimensions.reply_grader import ReplyGrader
 from arcjudge.harness.dimensions.statistics import proportion
 from arcjudge.sandbox.types import Limits
-from arcjudge.vocabulary import BUILT_DIMENSIONS
+from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension
 
 __all__ = [
     "arcjudge_rules",
@@ -74,6 +71,7 @@ __all__ = [
     "pooled",
     "potarcin",
     "read_prompt_samples",
+    "render_prompt_samples",
 ]
 
 _log = logging.getLogger(__name__)
@@ -82,10 +80,8 @@ _log = logging.getLogger(__name__)
 # ---------------------------------------------------------------- dataset
 
 
-def _message(data: object, where: str) -> ChatMessage:
-    if not isinstance(data, dict) or not isinstance(data.get("content"), str):
-        raise InputError(f"{where}: a message needs a role and a text content")
-    role, content = data.get("role"), data["content"]
+def _message(data: Mapping[str, str], where: str) -> ChatMessage:
+    role, content = data["role"], data["content"]
     if role == "system":
         return ChatMessageSystem(content=content)
     if role == "user":
@@ -95,85 +91,36 @@ def _message(data: object, where: str) -> ChatMessage:
     raise InputError(f"{where}: unknown message role {str(role)[:20]!r}")
 
 
-def _prompts_module() -> ModuleType | None:
-    """``arcjudge.harness.dimensions.prompts`` (``dimensions prompts``) when there is one."""
-    try:
-        return importlib.import_module("arcjudge.harness.dimensions.prompts")
-    except ImportError:
-        return None
-
-
-def _sample(data: Mapping[str, Any], where: str) -> Sample:
-    """A prompt record (``Prompt.to_json()``, a ``prompts.jsonl`` line) as a sample."""
-    task_id, dimension = data.get("task_id"), data.get("dimension")
-    if not isinstance(task_id, str) or dimension not in set(BUILT_DIMENSIONS):
-        raise InputError(f"{where}: a prompt needs a task_id and a known dimension")
-    sample_id = prompt_id(task_id, str(dimension))
-    if data.get("id", sample_id) != sample_id:
-        raise InputError(f"{where}: id {str(data.get('id'))[:80]!r} is not {sample_id!r}")
-    raw = data.get("messages")
-    if not isinstance(raw, list) or not raw:
-        raise InputError(f"{where}: a prompt needs a non-empty 'messages' list")
+def _sample(prompt: Prompt) -> Sample:
+    """A prompt of ``dimensions prompts`` as a sample (no instance key is in a prompt)."""
+    where = f"prompt {prompt.id}"
     return Sample(
-        input=[_message(m, where) for m in raw],
-        id=sample_id,
-        metadata={"task_id": task_id, "dimension": str(dimension)},
+        input=[_message(m, where) for m in prompt.messages],
+        id=prompt.id,
+        metadata={"task_id": prompt.task_id, "dimension": str(prompt.dimension)},
     )
 
 
 def read_prompt_samples(path: Path) -> list[Sample]:
     """The samples of a prompts file (``dimensions prompts``), in its order.
 
-    A line is ``{"id": "TASK_ID/DIMENSION", "task_id", "dimension", "messages": [{"role",
-    "content"}, ...], "model_visible": {...}}``; the sample has the id, the messages as
-    input, and the task and dimension as metadata (``model_visible``, what the messages
-    were rendered from, is not read).
+    A sample has the prompt's id (``TASK_ID/DIMENSION``), its chat messages as input, and
+    its task and dimension as metadata (``model_visible``, what the messages were rendered
+    from, stays out).
 
     Raises:
-        InputError: When the file is missing, a line is not such a record, or two lines
-            have one id.
+        InputError: When the file is not a prompts file.
     """
-    module = _prompts_module()
-    if module is not None:  # the reader of dimensions prompts' own format
-        return [_sample(p.to_json(), f"{path}") for p in module.read_prompts(path)]
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    samples: list[Sample] = []
-    seen: set[str] = set()
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"{where}: not valid JSON ({exc})") from None
-        if not isinstance(data, dict):
-            raise InputError(f"{where}: not a prompt record")
-        sample = _sample(data, where)
-        if str(sample.id) in seen:
-            raise InputError(f"{where}: a second prompt {sample.id!r}")
-        seen.add(str(sample.id))
-        samples.append(sample)
-    if not samples:
-        raise InputError(f"{path}: no prompts")
-    return samples
+    return [_sample(p) for p in read_prompts(path)]
 
 
 def render_prompt_samples(instances: Path, tasks: Path) -> list[Sample]:
     """The samples of the instances' prompts, rendered as ``dimensions prompts`` does.
 
     Raises:
-        InputError: For unreadable instances or tasks, or when this arcjudge has no
-            ``dimensions prompts`` (then give a prompts file).
+        InputError: For unreadable instances or tasks.
     """
-    module = _prompts_module()
-    if module is None:
-        raise InputError("this arcjudge cannot render prompts: give prompts=PROMPTS.jsonl")
-    rendered = module.render_prompts(read_instances(instances).values(), tasks)
-    return [_sample(p.to_json(), f"{instances}") for p in rendered]
+    return [_sample(p) for p in render_prompts(read_instances(instances).values(), tasks)]
 
 
 def _dimensions(names: str | Sequence[str] | None) -> set[str] | None:
@@ -205,7 +152,7 @@ class _Grading:
                 _OPEN.add(self)
             return self._executor
 
-    async def grade(self, reply_id: str, model: str, run: str, reply: str) -> GradedReply:
+    async def grade(self, reply_id: str, model: str, run: str, reply: str) -> DimensionItem:
         future = self._thread().submit(self.grader.grade, reply_id, model, run, reply)
         return await anyio.to_thread.run_sync(future.result)
 
@@ -251,22 +198,26 @@ def _grader(
     min_distance: float,
     strict_generation: bool,
     exclude_arcgen: bool,
+    attempts: int,
+    definition_samples: int | None,
 ) -> ReplyGrader:
-    path = Path(instances)
     try:
         limits = Limits(wall_seconds=float(wall))
     except ValueError as exc:
         raise InputError(f"wall={wall!r}: {exc}") from None
     if not 0 <= float(min_distance) < 1:
         raise InputError(f"min_distance={min_distance!r}: must be in [0, 1)")
+    if int(attempts) < 1:
+        raise InputError(f"attempts={attempts!r}: must be >= 1")
     config = DimensionScoreConfig(
-        instances_file=path,
-        answers_file=path,  # not read: each reply is graded from a one-line file
+        instances_file=Path(instances),
         min_distance=float(min_distance),
         edit_max_distance=EDIT_MAX_DISTANCE,
         exclude_arcgen=bool(exclude_arcgen),
         strict_generation=bool(strict_generation),
         verifier_limits=limits,
+        attempts=int(attempts),
+        definition_samples=None if definition_samples is None else int(definition_samples),
     )
     return ReplyGrader(
         config,
@@ -277,17 +228,15 @@ def _grader(
     )
 
 
-def _score(graded: GradedReply) -> Score:
-    item = graded.item
+def _score(item: DimensionItem) -> Score:
+    detail = dict(item.detail)
+    if item.dimension is Dimension.DEFINITION:  # "program" names the one-line file's line
+        detail.pop("program", None)
     return Score(
         value=1.0 if item.passed else 0.0,
-        answer=graded.how,
+        answer=item.how,
         explanation=item.reason or "passed",
-        metadata={
-            "task_id": item.task_id,
-            "dimension": str(item.dimension),
-            "detail": dict(item.detail),
-        },
+        metadata={"task_id": item.task_id, "dimension": str(item.dimension), "detail": detail},
     )
 
 
@@ -382,6 +331,8 @@ def arcjudge_rules(
     min_distance: float = DEFAULT_MIN_DISTANCE,
     strict_generation: bool = False,
     exclude_arcgen: bool = False,
+    attempts: int = 1,
+    definition_samples: int | None = None,
 ) -> Scorer:
     """Grade each reply by arcjudge's rules, verifier calls in arcjudge's sandbox.
 
@@ -395,19 +346,22 @@ def arcjudge_rules(
         min_distance: Generation's copy threshold (``dimensions score --min-distance``).
         strict_generation: ``dimensions score --strict-generation``.
         exclude_arcgen: ``dimensions score --exclude-arcgen``.
+        attempts: Output grid: candidates per test input (``--attempts``, pass@k).
+        definition_samples: Definition: generator samples per task (default: as many as
+            the validate run drew; ``--definition-samples``).
     """
     grading = _Grading(
         _grader(
             instances, backend, workers, store, wall, min_distance,
-            strict_generation, exclude_arcgen,
+            strict_generation, exclude_arcgen, attempts, definition_samples,
         )
     )  # fmt: skip
 
     async def score(state: TaskState, target: Target) -> Score:
-        graded = await grading.grade(
+        item = await grading.grade(
             str(state.sample_id), str(state.model), str(state.epoch), state.output.completion
         )
-        return _score(graded)
+        return _score(item)
 
     return score
 
@@ -428,6 +382,8 @@ def potarcin(
     min_distance: float = DEFAULT_MIN_DISTANCE,
     strict_generation: bool = False,
     exclude_arcgen: bool = False,
+    attempts: int = 1,
+    definition_samples: int | None = None,
 ) -> Task:
     """PotARCin: a model answers each instance's prompt; arcjudge's rules grade it.
 
@@ -444,13 +400,14 @@ def potarcin(
         min_distance: Generation's copy threshold.
         strict_generation: Generation's strict reading.
         exclude_arcgen: Fail generated pairs equal to an ARC-GEN pair.
+        attempts: Output grid: candidates per test input (pass@k).
+        definition_samples: Definition: generator samples per task.
 
     Raises:
-        InputError: For unreadable inputs, a prompt without an instance, or a dimension
-            whose replies this arcjudge cannot grade yet.
+        InputError: For unreadable inputs or arguments, or a prompt without an instance.
     """
     grader_args = (instances, backend, workers, store, wall, min_distance,
-                   strict_generation, exclude_arcgen)  # fmt: skip
+                   strict_generation, exclude_arcgen, attempts, definition_samples)  # fmt: skip
     chosen = _dimensions(dimensions)
     if prompts is not None:
         every = read_prompt_samples(Path(prompts))
@@ -464,16 +421,6 @@ def potarcin(
     missing = [str(s.id) for s in samples if str(s.id) not in check.instances]
     if missing:
         raise InputError(f"prompts without an instance in {instances}: {missing[:5]}")
-    readable = reply_parsers()
-    if readable is not None:
-        unreadable = sorted(
-            {str((s.metadata or {}).get("dimension")) for s in samples} - set(readable)
-        )
-        if unreadable:
-            raise InputError(
-                f"this arcjudge cannot grade {', '.join(unreadable)} replies yet "
-                f"(choose dimensions={','.join(str(d) for d in readable)})"
-            )
     if not samples:
         raise InputError("no prompt of the dimensions chosen")
     return Task(

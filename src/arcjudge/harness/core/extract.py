@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 _NON_PYTHON = {"json", "text", "txt", "output", "bash", "sh", "shell", "console", "plaintext"}
 _BLANK = " \t\r"  # around fences: spaces, tabs, and the \r of a CRLF line end
@@ -103,6 +104,57 @@ def _dedent(lines: list[str], indent: str) -> str:
     return "".join(line[cut:] if line.startswith(indent) else line for line in lines)
 
 
+class FenceSpan(NamedTuple):
+    """Where one fenced block of a document is, by line index.
+
+    Attributes:
+        start: The opening fence's line.
+        end: The closing fence's line, or the number of lines for an unclosed block (the
+            body is the lines strictly between).
+        indent: The opening fence's indentation (removed from the body's lines).
+        info: The opening fence's info string (stripped).
+        unclosed: Whether the document ended before a closing fence.
+    """
+
+    start: int
+    end: int
+    indent: str
+    info: str
+    unclosed: bool
+
+
+def fence_spans(lines: Iterable[str]) -> Iterator[FenceSpan]:
+    r"""Yield where the fenced blocks of a document are, reading each line once.
+
+    CommonMark's fences: an opening line of 3 or more backticks (no backtick after them)
+    or tildes, indented by anything; a closing line of at least as many of the same
+    character, nothing else but blanks, indented at most 3 columns more than the opening.
+
+    Args:
+        lines: The document's lines, with or without their ``"\n"``. Any iterable: it is
+            consumed in a single pass.
+
+    Yields:
+        Every fenced block, in order, whatever its language.
+    """
+    fence: tuple[str, str, int, str] | None = None
+    start = 0
+    max_indent = 0
+    count = 0
+    for index, line in enumerate(lines):
+        count = index + 1
+        if fence is None:
+            if "`" in line or "~" in line:  # (a fast test: most lines open nothing)
+                fence = _opening(line.rstrip("\n"))
+                start = index
+                max_indent = 0 if fence is None else _width(fence[0]) + 3
+        elif fence[1] in line and _closes(line.rstrip("\n"), fence[1], fence[2], max_indent):
+            yield FenceSpan(start, index, fence[0], fence[3], False)
+            fence = None
+    if fence is not None:
+        yield FenceSpan(start, count, fence[0], fence[3], True)
+
+
 def scan_blocks(lines: Iterable[str]) -> Iterator[CodeBlock]:
     r"""Yield the fenced blocks of a document given as lines, reading each line once.
 
@@ -111,23 +163,18 @@ def scan_blocks(lines: Iterable[str]) -> Iterator[CodeBlock]:
             Any iterable: it is consumed in a single pass.
 
     Yields:
-        Every fenced block, in order, whatever its language.
+        Every fenced block (see :func:`fence_spans`), in order, whatever its language.
     """
-    fence: tuple[str, str, int, str] | None = None
-    body: list[str] = []
-    max_indent = 0
-    for line in lines:
-        if fence is None:
-            fence = _opening(line.rstrip("\n"))
-            body = []
-            max_indent = 0 if fence is None else _width(fence[0]) + 3
-        elif _closes(line.rstrip("\n"), fence[1], fence[2], max_indent):
-            yield CodeBlock(_dedent(body, fence[0]), fence[3], False)
-            fence = None
-        else:
-            body.append(line)
-    if fence is not None:
-        yield CodeBlock(_dedent(body, fence[0]), fence[3], True)
+    read: list[str] = []
+
+    def kept() -> Iterator[str]:
+        for line in lines:
+            read.append(line)
+            yield line
+
+    for span in fence_spans(kept()):
+        body = read[span.start + 1 : span.end]
+        yield CodeBlock(_dedent(body, span.indent), span.info, span.unclosed)
 
 
 def fenced_blocks(text: str) -> list[CodeBlock]:

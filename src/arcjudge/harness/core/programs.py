@@ -15,7 +15,7 @@ from arcjudge.errors import InputError
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.safetext import clean_text
 
-__all__ = ["ProgramRecord", "read_programs"]
+__all__ = ["ProgramRecord", "program_record", "read_programs"]
 
 
 @dataclass
@@ -33,6 +33,35 @@ class ProgramRecord:
     fields: dict[str, Any]
     code: str
     extraction: dict[str, Any] | None
+
+
+def program_record(
+    line: int, fields: dict[str, Any], entry_points: tuple[str, ...]
+) -> ProgramRecord | None:
+    """A record's program: its ``code``, or the one extracted from its ``response``.
+
+    Args:
+        line: The record's line number (1-based).
+        fields: The record (``code`` or ``response`` a string).
+        entry_points: Entry points that mark a code block as the program, in order.
+
+    Returns:
+        The record with its code, or ``None`` when it has neither string.
+    """
+    # Texts with lone surrogates (JSON's "\ud800") cannot be UTF-8 source: they are
+    # escaped (inside a string literal, to the same value).
+    if isinstance(fields.get("code"), str):
+        return ProgramRecord(line, fields, clean_text(fields["code"]), None)
+    if isinstance(fields.get("response"), str):
+        ex = extract_program(clean_text(fields["response"]), entry_points)
+        extraction = {
+            "block": ex.block,
+            "blocks": ex.blocks,
+            "reason": ex.reason,
+            "fence_unclosed": ex.unclosed,
+        }
+        return ProgramRecord(line, fields, ex.code, extraction)
+    return None
 
 
 def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramRecord]:
@@ -71,21 +100,10 @@ def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramReco
         if str(fields["id"]) in seen:
             raise InputError(f"{path}:{number}: duplicate id {fields['id']!r}")
         seen.add(str(fields["id"]))
-        # Texts with lone surrogates (JSON's "\ud800") cannot be UTF-8 source: they are
-        # escaped (inside a string literal, to the same value).
-        if isinstance(fields.get("code"), str):
-            records.append(ProgramRecord(number, fields, clean_text(fields["code"]), None))
-        elif isinstance(fields.get("response"), str):
-            ex = extract_program(clean_text(fields["response"]), entry_points)
-            extraction = {
-                "block": ex.block,
-                "blocks": ex.blocks,
-                "reason": ex.reason,
-                "fence_unclosed": ex.unclosed,
-            }
-            records.append(ProgramRecord(number, fields, ex.code, extraction))
-        else:
+        record = program_record(number, fields, entry_points)
+        if record is None:
             raise InputError(f"{path}:{number}: needs a 'code' or a 'response' string")
+        records.append(record)
     if not records:
         raise InputError(f"{path}: no programs")
     return records

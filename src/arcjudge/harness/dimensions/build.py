@@ -55,7 +55,7 @@ from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
 from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
-from arcjudge.vocabulary import DIMENSIONS, EDITING_KINDS, INVALID_KINDS, Dimension
+from arcjudge.vocabulary import BUILT_DIMENSIONS, EDITING_KINDS, INVALID_KINDS, Dimension
 
 __all__ = [
     "CLASSIFICATION_SIZE",
@@ -461,6 +461,16 @@ class Builder:
             {"input": to_lists(pair.input), "split": split, "index": index},
         )
 
+    def _output_grid(self, plan: _TaskPlan) -> _Payload | None:
+        """The standard ARC test: the test inputs shown, their outputs hidden (all known)."""
+        tests = plan.task.test
+        if not tests or any(p.output is None for p in tests):
+            return None
+        return _Payload(
+            {"test_inputs": [to_lists(p.input) for p in tests]},
+            {"test_outputs": [to_lists(p.output) for p in tests if p.output is not None]},
+        )
+
     def _definition(self, plan: _TaskPlan) -> _Payload:
         arcgen = sum(1 for _, split, _ in plan.valid if split == "arc-gen")
         prompt = {
@@ -475,6 +485,7 @@ class Builder:
         task_id = plan.task.task_id
         rng = _rng(self.config.seed, task_id, "draw")
         made: dict[Dimension, _Payload | None] = {  # drawn in this order (rng is shared)
+            Dimension.OUTPUT_GRID: self._output_grid(plan),
             Dimension.DEFINITION: self._definition(plan),
             Dimension.CLASSIFICATION: self._classification(plan, rng),
             Dimension.GENERATION: self._generation(plan),
@@ -482,7 +493,7 @@ class Builder:
             Dimension.INVERSION: self._inversion(plan),
         }
         records = []
-        for dimension in DIMENSIONS:
+        for dimension in BUILT_DIMENSIONS:
             body = made[dimension]
             if body is None:
                 continue
@@ -490,7 +501,7 @@ class Builder:
                                              plan.verifier, body.prompt, body.key))  # fmt: skip
         proposed = {k: len(v) for k, v in sorted(plan.proposed.items())}
         confirmed = {k: len(v) for k, v in sorted(plan.confirmed.items())}
-        missing = [d for d in DIMENSIONS if made[d] is None]
+        missing = [d for d in BUILT_DIMENSIONS if made[d] is None]
         classification = made[Dimension.CLASSIFICATION]
         self.per_task[task_id] = {
             "verifier": plan.verifier.source,
@@ -557,7 +568,7 @@ class Builder:
                 "human_errors": str(c.human_errors_file) if c.human_errors_file else None,
                 "neighbours": str(c.neighbours_file) if c.neighbours_file else None,
             },
-            "instances": {d: counts.get(d, 0) for d in DIMENSIONS},
+            "instances": {d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
             "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
             "human_error_rows_skipped": list(self.human.skipped) if self.human else [],
             "tasks": {t: self.per_task[t] for t in sorted(self.per_task)},
@@ -580,7 +591,7 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     """The printed summary of a build."""
     n = summary["instances"]
     lines = [
-        "instances: " + ", ".join(f"{d} {n[d]}" for d in DIMENSIONS),
+        "instances: " + ", ".join(f"{d} {n.get(d, 0)}" for d in BUILT_DIMENSIONS),
         "classification candidates by type: "
         + ", ".join(f"{k} {v}" for k, v in summary["classification_kinds"].items()),
     ]

@@ -29,18 +29,24 @@ from arcjudge.harness.dimensions.build import (
     Builder,
     summary_text,
 )
-from arcjudge.harness.dimensions.grading import DimensionScoreConfig, DimensionScorer
+from arcjudge.harness.dimensions.grading import (
+    DimensionScoreConfig,
+    DimensionScorer,
+    read_instances,
+)
 from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
 from arcjudge.harness.dimensions.mixture import load_mixture
+from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.tasks import task_files
+from arcjudge.vocabulary import GRID_FORMATS, GridFormat
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``build`` and ``score`` sub-commands."""
+    """Add the ``build``, ``score`` and ``prompts`` sub-commands."""
     sub = parser.add_subparsers(dest="dimensions_command", required=True)
     build = sub.add_parser("build", help="evaluation instances for every task and dimension")
     build.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
@@ -64,7 +70,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     score = sub.add_parser("score", help="grade model answers; statistics per model")
     score.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
-    score.add_argument("--answers", type=Path, required=True, help="answers JSONL")
+    given = score.add_mutually_exclusive_group(required=True)
+    given.add_argument("--answers", type=Path, help="answers JSONL (answers already in JSON)")
+    given.add_argument(
+        "--replies", type=Path, help="replies JSONL: {id, model, run, reply} per prompt id"
+    )
+    score.add_argument(
+        "--attempts", type=int, default=1, help="output grid: candidates per test input (pass@k)"
+    )
+    score.add_argument(
+        "--samples",
+        type=int,
+        help="Definition replies: generator samples per task (default: as the validate run)",
+    )
     score.add_argument("--definitions", type=Path, help="arcjudge score output dir")
     score.add_argument("--programs", type=Path, help="the programs file that score read")
     score.add_argument(
@@ -94,6 +112,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     convert.add_argument("log", type=Path, help="the log of `inspect eval arcjudge/potarcin`")
     convert.add_argument("--out", type=Path, required=True, help="replies JSONL to write")
     convert.add_argument("--model", help="the replies' model name (default: the eval's model)")
+
+    prompts = sub.add_parser("prompts", help="model-ready prompts for every instance")
+    prompts.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
+    prompts.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    prompts.add_argument("--out", type=Path, required=True, help="the prompts JSONL to write")
+    prompts.add_argument(
+        "--grid-format",
+        choices=[f.value for f in GRID_FORMATS],
+        default=GridFormat.DIGITS.value,
+        help="grids as rows of digits (default) or JSON lists",
+    )
+    prompts.add_argument("--templates", type=Path, help="directory of templates overriding ours")
 
 
 def _run_then_write(
@@ -172,8 +202,15 @@ def cmd_build(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions score``."""
     require_files(
-        ("--instances", args.instances), ("--answers", args.answers), ("--programs", args.programs)
+        ("--instances", args.instances),
+        ("--answers", args.answers),
+        ("--replies", args.replies),
+        ("--programs", args.programs),
     )
+    if args.attempts < 1:
+        raise UsageError("--attempts must be >= 1")
+    if args.samples is not None and args.samples < 0:
+        raise UsageError("--samples must be >= 0")
     if args.definitions is not None and not (args.definitions / "results.jsonl").is_file():
         raise UsageError(f"--definitions {args.definitions}: no results.jsonl (run arcjudge score)")
     if not 0 <= args.min_distance < 1:
@@ -181,6 +218,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     config = DimensionScoreConfig(
         instances_file=args.instances,
         answers_file=args.answers,
+        replies_file=args.replies,
+        attempts=args.attempts,
+        definition_samples=args.samples,
         definitions_dir=args.definitions,
         programs_file=args.programs,
         min_distance=args.min_distance,
@@ -197,11 +237,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     def files() -> dict[str, str]:
         bar.close()
         made["summary"] = summary = scorer.summary()
-        return {
+        written = {
             "items.jsonl": "".join(scorer.item_lines()),
             "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
             "report.html": render_dimensions_report(summary),
         }
+        if scorer.definition_results:
+            written["definitions.jsonl"] = "".join(scorer.definition_results)
+        return written
 
     written = _run_then_write(args, scorer.module_dirs(), scorer.run, files)
     bar.close()
@@ -209,12 +252,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         return 130
     summary = made["summary"]
     if summary["answers_problem_count"]:
-        warn(f"{summary['answers_problem_count']} answer line(s) not used (see summary.json)")
+        what = "reply" if args.replies else "answer"
+        warn(f"{summary['answers_problem_count']} {what} line(s) not used (see summary.json)")
     for note in summary["definition_notes"][:5]:
         warn(f"--definitions: {note}")
     print(summary_table(summary))
+    extra = ", definitions.jsonl" if summary["definition_replies"] else ""
     print(
-        f"wrote {terminal_safe(str(args.out))}/items.jsonl, summary.json, runtime.json, report.html"
+        f"wrote {terminal_safe(str(args.out))}/items.jsonl, summary.json, runtime.json, "
+        f"report.html{extra}"
     )
     return 0
 
@@ -231,10 +277,25 @@ def cmd_replies_from_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prompts(args: argparse.Namespace) -> int:
+    """Run ``arcjudge dimensions prompts``."""
+    require_files(("--instances", args.instances))
+    require_directories(("--templates", args.templates))
+    if args.out.is_dir():
+        raise UsageError(f"--out {args.out}: a directory (give the file to write)")
+    instances = read_instances(args.instances).values()
+    prompts = render_prompts(instances, args.tasks, args.grid_format, args.templates)
+    write_atomic(args.out.parent, {args.out.name: prompt_lines(prompts)})
+    print(f"{prompt_summary(prompts)}; wrote {terminal_safe(str(args.out))}")
+    return 0
+
+
 def cmd_dimensions(args: argparse.Namespace) -> int:
     """Dispatch ``arcjudge dimensions``."""
     if args.dimensions_command == "build":
         return cmd_build(args)
     if args.dimensions_command == "replies-from-inspect":
         return cmd_replies_from_inspect(args)
+    if args.dimensions_command == "prompts":
+        return cmd_prompts(args)
     return cmd_score(args)

@@ -1,9 +1,14 @@
 """``arcjudge dimensions score``: grade model answers against built instances.
 
-Inputs: ``instances.jsonl`` from ``dimensions build``, an answers JSONL (one line per
-``{task_id, dimension, model, run, answer}``), and optionally an ``arcjudge score`` output
-directory for the Definition dimension (``--definitions``) with the programs file it
-scored (``--programs``, else the path recorded in its ``summary.json``) for
+Inputs: ``instances.jsonl`` from ``dimensions build``, and either an answers JSONL (one
+line per ``{task_id, dimension, model, run, answer}``, answers already in JSON) or a
+replies JSONL (one line per ``{id, model, run, reply}``: a model's raw text for the
+prompt ``id`` of ``dimensions prompts``), parsed here by :mod:`.replies`; Definition
+replies go through ``score``'s code extraction and are scored in the sandbox in the same
+run, on the tasks, ARC-GEN pairs and generator the build recorded (``build.json`` beside
+the instances, and the validate manifest it names). Optionally an ``arcjudge score``
+output directory for the Definition dimension (``--definitions``) with the programs file
+it scored (``--programs``, else the path recorded in its ``summary.json``) for
 self-consistency. Every verifier call, and every call of a model's Definition program,
 runs in the sandbox, which is given input grids only, through the engine and the result
 store (so an interrupted run resumes where it stopped).
@@ -30,7 +35,8 @@ from arcjudge.errors import InputError
 from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
-from arcjudge.harness.core.programs import read_programs
+from arcjudge.harness.core.manifest import read_manifest
+from arcjudge.harness.core.programs import ProgramRecord, program_record, read_programs
 from arcjudge.harness.core.store import ResultStore, module_fingerprint
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
@@ -46,6 +52,7 @@ from arcjudge.harness.dimensions.records import (
     DimensionItem,
     VerifierSpec,
 )
+from arcjudge.harness.dimensions.replies import parse_reply
 from arcjudge.harness.dimensions.rules import (
     RuleVerdict,
     VerifierOutput,
@@ -53,9 +60,11 @@ from arcjudge.harness.dimensions.rules import (
     editing_verdict,
     generation_verdict,
     inversion_verdict,
+    output_grid_verdict,
     parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
+from arcjudge.harness.score.scorer import ScoreConfig, Scorer
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -66,8 +75,10 @@ from arcjudge.sandbox.types import (
     Program,
     Status,
 )
-from arcjudge.verifiers.sources import SourceError, VerifierSource
+from arcjudge.tasks import task_files
+from arcjudge.verifiers.sources import GeneratorSource, SourceError, VerifierSource
 from arcjudge.vocabulary import (
+    BUILT_DIMENSIONS,
     CONSISTENCY_DIMENSIONS,
     DEFINITION_ENTRY_POINTS,
     DIMENSIONS,
@@ -84,10 +95,23 @@ _CHUNK = 256  # inputs per sandbox call
 
 @dataclass(frozen=True)
 class DimensionScoreConfig:
-    """Everything ``dimensions score`` needs besides the sandbox."""
+    """Everything ``dimensions score`` needs besides the sandbox.
+
+    Attributes:
+        instances_file: ``instances.jsonl`` of ``dimensions build`` (its ``build.json``
+            beside it says where the tasks, ARC-GEN pairs and generator are).
+        answers_file: Answers already in JSON (one of this and ``replies_file``).
+        replies_file: Raw model replies per prompt id.
+        definitions_dir: An ``arcjudge score`` output directory (Definition results).
+        programs_file: The programs file that score read (for self-consistency).
+        attempts: Output grid: candidates counted per test input (pass@k).
+        definition_samples: Generator samples per task for Definition replies (``None``:
+            as many as the validate run drew).
+    """
 
     instances_file: Path
-    answers_file: Path
+    answers_file: Path | None = None
+    replies_file: Path | None = None
     definitions_dir: Path | None = None
     programs_file: Path | None = None
     min_distance: float = DEFAULT_MIN_DISTANCE
@@ -97,6 +121,8 @@ class DimensionScoreConfig:
     verifier_limits: Limits = VERIFIER_LIMITS
     definition_limits: Limits = DEFINITION_LIMITS
     entry_points: tuple[str, ...] = DEFINITION_ENTRY_POINTS
+    attempts: int = 1
+    definition_samples: int | None = None
 
 
 def _lines(path: Path) -> list[str]:
@@ -143,10 +169,27 @@ def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
 
 @dataclass(frozen=True)
 class _Answer:
-    """An answer read, with its line in the answers file."""
+    """An answer read, with its line in the answers (or replies) file.
+
+    ``how`` is how a reply was parsed (``None`` for an answers file); ``problem`` why a
+    reply had no answer (``unparsable: ...``).
+    """
 
     line: int
     record: DimensionAnswer
+    how: str | None = None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class _DefinitionReply:
+    """A Definition reply: scored as a program by ``score``'s scorer."""
+
+    line: int
+    model: str
+    run: str
+    task_id: str
+    reply: object
 
 
 @dataclass(frozen=True)
@@ -154,12 +197,14 @@ class _Parsed:
     """An answer in the shape its dimension's rule takes, or why it has none.
 
     Exactly one of ``judgments`` (classification), ``pair`` (generation, editing),
-    ``grid`` (inversion: the proposed input) and ``problem`` is set.
+    ``grid`` (inversion: the proposed input), ``outputs`` (output grid: per test input,
+    the attempts) and ``problem`` is set.
     """
 
     judgments: tuple[bool, ...] = ()
     pair: tuple[Grid, Grid] | None = None
     grid: Grid | None = None
+    outputs: tuple[tuple[Grid, ...], ...] | None = None
     problem: str | None = None
 
     @property
@@ -168,8 +213,11 @@ class _Parsed:
         return self.pair[0] if self.pair is not None else self.grid
 
 
-def _parse(answer: DimensionAnswer) -> _Parsed:
+def _parse(read: _Answer) -> _Parsed:
     """:func:`parse_answer` of an answer line, typed by dimension."""
+    answer = read.record
+    if read.problem is not None:
+        return _Parsed(problem=read.problem)
     if not answer.answered:
         return _Parsed(problem="the line has no 'answer' field")
     value, reason = parse_answer(answer.dimension, answer.answer)
@@ -179,6 +227,8 @@ def _parse(answer: DimensionAnswer) -> _Parsed:
         return _Parsed(judgments=cast(tuple[bool, ...], value))
     if answer.dimension in (Dimension.GENERATION, Dimension.EDITING):
         return _Parsed(pair=cast(tuple[Grid, Grid], value))
+    if answer.dimension is Dimension.OUTPUT_GRID:
+        return _Parsed(outputs=cast(tuple[tuple[Grid, ...], ...], value))
     return _Parsed(grid=cast(Grid, value))
 
 
@@ -192,6 +242,19 @@ class _Definition:
     status: object
     splits: Mapping[str, Any]
     code_sha256: object
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any]) -> _Definition:
+        """The fields of a score result's JSON object."""
+        splits = record.get("splits") or {}
+        return cls(
+            record.get("id"),
+            str(record["verdict"]),
+            record.get("failure"),
+            record.get("status"),
+            splits,
+            record.get("code_sha256"),
+        )
 
     def passes_train_test(self) -> bool:
         """Right on every train and test pair (and at least one of each), no load failure."""
@@ -217,12 +280,28 @@ class DimensionScorer:
         self.duplicates = 0
         self.unmatched = 0
         self.answers: dict[AnswerKey, _Answer] = {}
-        self._read_answers()
+        self.definition_replies: list[_DefinitionReply] = []
+        if (config.answers_file is None) == (config.replies_file is None):
+            raise ValueError("give exactly one of answers_file and replies_file")
+        if config.answers_file is not None:
+            self._read_answers(config.answers_file)
+        else:
+            assert config.replies_file is not None
+            self._read_replies(config.replies_file)
         self.definitions: dict[tuple[str, str, str], _Definition] = {}
         self.codes: dict[str, str] = {}
         self.definition_notes: list[str] = []
+        self.definition_results: list[str] = []  # results.jsonl lines of Definition replies
+        self.definition_generator: dict[str, dict[str, Any]] = {}
+        self.definition_hows: dict[tuple[str, str, str], str] = {}  # how code was extracted
         if config.definitions_dir is not None:
+            if self.definition_replies:
+                raise InputError(
+                    f"{config.replies_file}: has Definition replies, and Definition results "
+                    "were given too (--definitions): use one"
+                )
             self._read_definitions()
+        self._definition_scoring = self._definition_config() if self.definition_replies else None
         self.items: list[DimensionItem] = []
         self._verifiers: dict[str, VerifierSource] = {}
         self._fingerprints: dict[str, str] = {}
@@ -234,8 +313,8 @@ class DimensionScorer:
         if len(self.problems) < _PROBLEM_LIMIT:
             self.problems.append(text)
 
-    def _read_answers(self) -> None:
-        for number, text in enumerate(_lines(self.config.answers_file), 1):
+    def _read_answers(self, path: Path) -> None:
+        for number, text in enumerate(_lines(path), 1):
             if not text.strip():
                 continue
             try:
@@ -266,6 +345,102 @@ class DimensionScorer:
                 continue
             self.answers[key] = _Answer(number, record)
 
+    def _read_replies(self, path: Path) -> None:
+        """Read raw replies; parse each into an answer (Definition replies kept as text)."""
+        for number, text in enumerate(_lines(path), 1):
+            if not text.strip():
+                continue
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                self._problem(f"line {number}: not valid JSON ({exc})")
+                continue
+            if not isinstance(data, dict):
+                self._problem(f"line {number}: not a JSON object")
+                continue
+            missing = [k for k in ("id", "model", "run") if data.get(k) is None]
+            if "reply" not in data:
+                missing.append("reply")
+            if missing:
+                self._problem(f"line {number}: missing {', '.join(missing)}")
+                continue
+            task_id, _, name = str(data["id"]).rpartition("/")
+            dimension = Dimension(name) if name in BUILT_DIMENSIONS else None
+            if dimension is None or (task_id, dimension) not in self.instances:
+                self.unmatched += 1
+                self._problem(f"line {number}: no prompt {str(data['id'])[:60]!r} in the instances")
+                continue
+            key = (str(data["model"]), str(data["run"]), task_id, dimension)
+            if key in self.answers or (
+                dimension is Dimension.DEFINITION and key in self._definition_keys()
+            ):
+                self.duplicates += 1
+                self._problem(f"line {number}: second reply for the same item; ignored")
+                continue
+            reply = data["reply"]
+            if dimension is Dimension.DEFINITION:
+                self.definition_replies.append(_DefinitionReply(number, *key[:3], reply))
+                continue
+            tests = 1
+            if dimension is Dimension.OUTPUT_GRID:
+                tests = len(self.instances[(task_id, dimension)].test_inputs())
+            parsed = parse_reply(dimension, reply, tests=tests, attempts=self.config.attempts)
+            record = DimensionAnswer(task_id, dimension, key[0], key[1], parsed.answer)
+            problem = None if parsed.ok else parsed.how
+            self.answers[key] = _Answer(number, record, parsed.how, problem)
+
+    def _definition_keys(self) -> set[AnswerKey]:
+        return {(r.model, r.run, r.task_id, Dimension.DEFINITION) for r in self.definition_replies}
+
+    def _definition_config(self) -> ScoreConfig:
+        """How ``score`` scores Definition replies: the inputs the build recorded.
+
+        Raises:
+            InputError: When the build's record is missing or names missing inputs.
+        """
+        path = self.config.instances_file.parent / "build.json"
+        try:
+            inputs = json.loads(path.read_text(encoding="utf-8"))["inputs"]
+            tasks, arcgen, manifest_dir = inputs["tasks"], inputs.get("arcgen"), inputs["manifest"]
+        except FileNotFoundError:
+            raise InputError(
+                f"{path}: missing; Definition replies are scored on the inputs the build "
+                "records there (keep build.json beside instances.jsonl)"
+            ) from None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}: not a dimensions build record ({exc})") from None
+        for what, where in (("tasks", tasks), ("arcgen", arcgen), ("manifest", manifest_dir)):
+            if where is not None and not Path(where).is_dir():
+                raise InputError(
+                    f"{path}: the build's {what} directory {where!r} does not exist here "
+                    "(relative paths are read from the current directory)"
+                )
+        task_files(Path(tasks))
+        manifest = json.loads(read_manifest(Path(manifest_dir)).path.read_text(encoding="utf-8"))
+        spec = manifest.get("generator")
+        samples = manifest.get("samples") or 0
+        if self.config.definition_samples is not None:
+            samples = self.config.definition_samples
+        generator = None
+        if spec and samples:
+            try:
+                generator = GeneratorSource(str(spec["kind"]), str(spec["path"]))
+            except (SourceError, KeyError, TypeError) as exc:
+                raise InputError(f"{manifest_dir}/manifest.json: generator: {exc}") from None
+        seed = next(iter(self.instances.values())).seed
+        return ScoreConfig(
+            programs_file=self.config.replies_file or self.config.instances_file,
+            tasks_dir=Path(tasks),
+            arcgen_dir=Path(arcgen) if arcgen else None,
+            generator=generator,
+            samples=samples if generator is not None else 0,
+            seed=seed,
+            verifiers_dir=Path(manifest_dir) if generator is not None else None,
+            entry_points=self.config.entry_points,
+            limits=self.config.definition_limits,
+            policy=PolicyMode.WARN,
+        )
+
     def _read_definitions(self) -> None:
         directory = self.config.definitions_dir
         assert directory is not None
@@ -289,17 +464,9 @@ class DimensionScorer:
                 continue
             if verdict not in ("pass", "fail"):
                 raise InputError(f"{directory}/results.jsonl:{number}: unknown verdict {verdict!r}")
-            splits = record.get("splits") or {}
-            if not isinstance(splits, dict):
+            if not isinstance(record.get("splits") or {}, dict):
                 raise InputError(f"{directory}/results.jsonl:{number}: 'splits' is not an object")
-            self.definitions[key] = _Definition(
-                record.get("id"),
-                verdict,
-                record.get("failure"),
-                record.get("status"),
-                splits,
-                record.get("code_sha256"),
-            )
+            self.definitions[key] = _Definition.of(record)
         programs = self.config.programs_file
         if programs is None:
             try:
@@ -323,6 +490,9 @@ class DimensionScorer:
         for instance in self.instances.values():
             source = self._verifier_source(instance.verifier)
             dirs.extend(d for d in source.module_dirs if d not in dirs)
+        generator = self._definition_scoring.generator if self._definition_scoring else None
+        if generator is not None:
+            dirs.extend(d for d in generator.module_dirs if d not in dirs)
         return tuple(dirs)
 
     def _verifier_source(self, spec: VerifierSpec) -> VerifierSource:
@@ -348,10 +518,13 @@ class DimensionScorer:
         for model, run, _ in self.definitions:
             entry = models.setdefault(model, {"runs": set(), "dimensions": set()})
             entry["runs"].add(run)
+        for reply in self.definition_replies:
+            entry = models.setdefault(reply.model, {"runs": set(), "dimensions": set()})
+            entry["runs"].add(reply.run)
         return models
 
     def _parsed(self) -> dict[AnswerKey, _Parsed]:
-        return {key: _parse(answer.record) for key, answer in self.answers.items()}
+        return {key: _parse(answer) for key, answer in self.answers.items()}
 
     def _verifier_outputs(
         self, engine: Engine, parsed: Mapping[AnswerKey, _Parsed]
@@ -424,6 +597,10 @@ class DimensionScorer:
             return inversion_verdict(
                 instance.shown_output(), outputs.get((task_id, answer.grid), missing)
             )
+        if dim is Dimension.OUTPUT_GRID and answer.outputs is not None:
+            return output_grid_verdict(
+                instance.test_outputs(), answer.outputs, self.config.attempts
+            )
         raise ValueError(f"no rule for {dim!r} and this answer")
 
     def _definition_item(self, model: str, run: str, task_id: str) -> DimensionItem:
@@ -432,12 +609,13 @@ class DimensionScorer:
         if record is None:
             return DimensionItem(*cell, passed=False, reason="no Definition program")
         detail = {"program": record.program, "splits": record.splits}
+        how = self.definition_hows.get((model, run, task_id))
         if record.verdict == "pass":
-            return DimensionItem(*cell, passed=True, reason=None, detail=detail)
+            return DimensionItem(*cell, passed=True, reason=None, detail=detail, how=how)
         reason = f"{record.failure or 'fail'}"
         if record.status:
             reason += f" ({record.status})"
-        return DimensionItem(*cell, passed=False, reason=reason, detail=detail)
+        return DimensionItem(*cell, passed=False, reason=reason, detail=detail, how=how)
 
     # ----------------------------------------------------------- consistency
 
@@ -517,8 +695,9 @@ class DimensionScorer:
 
         One per task whose verifier runs and one per Definition program.
         """
-        tasks = {k[2] for k in self.answers if k[3] != "classification"}
-        return len(tasks) + len(self.definitions)
+        verified = (Dimension.GENERATION, Dimension.EDITING, Dimension.INVERSION)
+        tasks = {k[2] for k in self.answers if k[3] in verified}
+        return len(tasks) + len(self.definitions) + len(self.definition_replies)
 
     def run(self, sandbox: Sandbox, store: ResultStore) -> None:
         """Grade every item: verifier calls and Definition programs in ``sandbox``.
@@ -527,6 +706,8 @@ class DimensionScorer:
         interruption redoes only the calls that are missing.
         """
         verifiers = Engine(sandbox, store, self.config.verifier_limits, PolicyMode.OFF, _CHUNK)
+        if self._definition_scoring is not None:
+            self._score_definition_replies(self._definition_scoring, sandbox, store)
         parsed = self._parsed()
         outputs = self._verifier_outputs(verifiers, parsed)
         models = self._models()
@@ -534,11 +715,11 @@ class DimensionScorer:
             answered = models[model]["dimensions"]
             for run in sorted(models[model]["runs"]):
                 for task_id in self.tasks:
-                    for dim in DIMENSIONS:
+                    for dim in BUILT_DIMENSIONS:
                         if (task_id, dim) not in self.instances:
                             continue
                         if dim is Dimension.DEFINITION:
-                            if self.config.definitions_dir is not None:
+                            if self.config.definitions_dir is not None or self.definition_replies:
                                 self.items.append(self._definition_item(model, run, task_id))
                             continue
                         if dim not in answered:
@@ -550,6 +731,36 @@ class DimensionScorer:
             )
             self._consistency(definitions, parsed)
 
+    def _score_definition_replies(
+        self, config: ScoreConfig, sandbox: Sandbox, store: ResultStore
+    ) -> None:
+        """Score the Definition replies as ``arcjudge score`` would, in the sandbox."""
+        records: list[ProgramRecord] = []
+        for reply in self.definition_replies:
+            fields = {
+                "id": f"replies:{reply.line}",
+                "task_id": reply.task_id,
+                "model": reply.model,
+                "run": reply.run,
+                "response": reply.reply if isinstance(reply.reply, str) else "",
+            }
+            record = program_record(reply.line, fields, config.entry_points)
+            assert record is not None  # a response string is always given
+            records.append(record)
+            code_hash = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
+            self.codes[code_hash] = record.code
+        scorer = Scorer(config, sandbox, store, self.progress, records=records)
+        scorer.run()
+        for reply, result, record in zip(
+            self.definition_replies, scorer.scored(), records, strict=True
+        ):
+            cell = (reply.model, reply.run, reply.task_id)
+            self.definitions[cell] = _Definition.of(result.to_json())
+            if record.extraction is not None:
+                self.definition_hows[cell] = f"code: {record.extraction['reason']}"
+        self.definition_results = list(scorer.result_lines())
+        self.definition_generator = scorer.generator_report
+
     def _item(
         self,
         key: AnswerKey,
@@ -559,12 +770,13 @@ class DimensionScorer:
         answer = parsed.get(key)
         if answer is None:
             return DimensionItem(*key, passed=False, reason="no answer")
-        line = self.answers[key].line
+        read = self.answers[key]
+        line, how = read.line, read.how
         if answer.problem is not None:
-            reason = f"malformed answer: {answer.problem}"
-            return DimensionItem(*key, passed=False, reason=reason, answer_line=line)
+            reason = read.problem or f"malformed answer: {answer.problem}"
+            return DimensionItem(*key, passed=False, reason=reason, answer_line=line, how=how)
         verdict = self._grade(key[2], key[3], answer, outputs)
-        return DimensionItem(*key, verdict.passed, verdict.reason, verdict.detail, line)
+        return DimensionItem(*key, verdict.passed, verdict.reason, verdict.detail, line, how=how)
 
     # ----------------------------------------------------------------- output
 
@@ -586,7 +798,9 @@ class DimensionScorer:
         c = self.config
         return {
             "instances": str(c.instances_file),
-            "answers": str(c.answers_file),
+            "answers": str(c.answers_file) if c.answers_file else None,
+            "replies": str(c.replies_file) if c.replies_file else None,
+            "attempts": c.attempts,
             "definitions": str(c.definitions_dir) if c.definitions_dir else None,
             "min_distance": c.min_distance,
             "edit_max_distance": c.edit_max_distance,
@@ -601,9 +815,26 @@ class DimensionScorer:
             "duplicate_answers": self.duplicates,
             "unmatched_answers": self.unmatched,
             "definition_notes": self.definition_notes,
+            "definition_replies": len(self.definition_replies),
+            "definition_scoring": _scoring_json(self._definition_scoring),
             "failure_reasons": dict(sorted(reasons.items())),
             "models": model_statistics(self.items, self.full_tasks()),
         }
+
+
+def _scoring_json(config: ScoreConfig | None) -> dict[str, Any] | None:
+    """Where Definition replies were scored (``None`` when there were none)."""
+    if config is None:
+        return None
+    generator = config.generator
+    return {
+        "tasks": str(config.tasks_dir),
+        "arcgen": str(config.arcgen_dir) if config.arcgen_dir else None,
+        "generator": {"kind": generator.kind, "path": str(generator.path)} if generator else None,
+        "samples": config.samples,
+        "seed": config.seed,
+        "verifiers": str(config.verifiers_dir) if config.verifiers_dir else None,
+    }
 
 
 def _reason_class(reason: str | None) -> str:
@@ -613,4 +844,6 @@ def _reason_class(reason: str | None) -> str:
         return "copy of a demonstration"
     if text.startswith("wrong judgment"):
         return "wrong judgment"
+    if text.startswith("unparsable"):
+        return "unparsable"
     return text.split(":")[0].split(" (")[0]

@@ -20,7 +20,7 @@ from typing import Any, Self
 
 from arcjudge.grids import Grid, to_grid
 from arcjudge.harness.dimensions.rules import normalize_dimension
-from arcjudge.vocabulary import DIMENSIONS, Dimension, Judgment
+from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, Judgment
 
 __all__ = [
     "CLASSIFICATION_SIZE",
@@ -131,7 +131,7 @@ class DimensionInstance:
             TypeError, ValueError: A field has the wrong shape (or the dimension is unknown).
         """
         name = str(data["task_id"]), str(data["dimension"])
-        if name[1] not in DIMENSIONS:
+        if name[1] not in BUILT_DIMENSIONS:
             raise ValueError(f"unknown dimension {name[1]!r}")
         prompt = _object(data["prompt"], "prompt")
         key, verifier = _object(data["key"], "key"), _object(data["verifier"], "verifier")
@@ -155,6 +155,19 @@ class DimensionInstance:
             self.shown_pair()
         elif self.dimension is Dimension.INVERSION:
             self.shown_output()
+        elif self.dimension is Dimension.OUTPUT_GRID:
+            if not self.test_inputs() or len(self.test_inputs()) != len(self.test_outputs()):
+                raise ValueError("one test output per test input is needed")
+
+    # Output grid -------------------------------------------------------------
+
+    def test_inputs(self) -> tuple[Grid, ...]:
+        """Output grid: the test inputs shown, in order."""
+        return tuple(to_grid(g) for g in _list(self.prompt["test_inputs"], "test_inputs"))
+
+    def test_outputs(self) -> tuple[Grid, ...]:
+        """Output grid: the hidden test outputs, one per test input."""
+        return tuple(to_grid(g) for g in _list(self.key["test_outputs"], "test_outputs"))
 
     # Classification ----------------------------------------------------------
 
@@ -316,8 +329,11 @@ class DimensionItem:
         reason: Why it failed (``None`` when it passed).
         detail: JSON facts of the grading (right judgments, distances, the Definition
             program and its splits...); their keys differ per dimension.
-        answer_line: The answers file's line graded (absent when there was no answer).
+        answer_line: The answers (or replies) file's line graded (absent when there was
+            no answer).
         consistency: The Definition program's agreement, when computed.
+        how: For an answer read from a raw reply: how it was parsed (``"json"``,
+            ``"code block rows"``, ... or ``"unparsable: <why>"``).
     """
 
     model: str
@@ -329,9 +345,10 @@ class DimensionItem:
     detail: Mapping[str, Any] = field(default_factory=dict)
     answer_line: int | None = None
     consistency: Consistency | None = None
+    how: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``items.jsonl`` object (``answer_line`` and ``consistency`` only when set)."""
+        """The ``items.jsonl`` object (``answer_line``, ``consistency``, ``how`` when set)."""
         data: dict[str, Any] = {
             "model": self.model,
             "run": self.run,
@@ -343,6 +360,8 @@ class DimensionItem:
         data.update(passed=self.passed, reason=self.reason, detail=dict(self.detail))
         if self.consistency is not None:
             data["consistency"] = self.consistency.to_json()
+        if self.how is not None:
+            data["how"] = self.how
         return data
 
     @classmethod
@@ -356,6 +375,7 @@ class DimensionItem:
         reason = data["reason"]
         line = data.get("answer_line")
         info = data.get("consistency")
+        how = data.get("how")
         if line is not None and (not isinstance(line, int) or isinstance(line, bool)):
             raise TypeError("'answer_line' must be an integer")
         return cls(
@@ -368,4 +388,5 @@ class DimensionItem:
             _object(data["detail"], "detail"),
             line,
             None if info is None else Consistency.from_json(_object(info, "consistency")),
+            None if how is None else str(how),
         )

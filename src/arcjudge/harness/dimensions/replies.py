@@ -30,11 +30,11 @@ import bisect
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from arcjudge.harness.core.extract import scan_blocks
+from arcjudge.harness.core.extract import fence_spans
 from arcjudge.vocabulary import Dimension, Judgment
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "ParsedReply",
     "parse_grid",
     "parse_judgments",
+    "parse_outputs",
     "parse_pair",
     "parse_reply",
 ]
@@ -118,32 +119,14 @@ def _read(text: str) -> _Reply:
 
 
 def _block_lines(lines: list[str]) -> list[tuple[int, int]]:
-    """The body line ranges of the fenced code blocks, as :mod:`.extract` reads fences.
-
-    :func:`.extract.scan_blocks` yields a block right after reading its closing fence (or
-    at the end for an unclosed one), so the lines read so far and the block's line count
-    place it.
-    """
-    read = 0
-
-    def counted() -> Iterator[str]:
-        nonlocal read
-        for line in lines:
-            read += 1
-            yield line + "\n"
-
-    found = []
-    for block in scan_blocks(counted()):
-        body = block.code.count("\n")
-        end = read - 1 if not block.unclosed else read
-        found.append((end - body, end))
-    return found
+    """The body line ranges of the fenced code blocks, as :mod:`.extract` reads fences."""
+    return [(span.start + 1, span.end) for span in fence_spans(lines)]
 
 
 # ---------------------------------------------------------------------------- grids
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Grid:
     """One grid (or would-be grid) found in a reply."""
 
@@ -162,7 +145,7 @@ class _Grid:
         return "code block rows" if self.block is not None else "rows of digits"
 
 
-def _check(rows: list[list[int] | str], count: int) -> tuple[GridAnswer | None, str | None]:
+def _check(rows: Sequence[list[int] | str], count: int) -> tuple[GridAnswer | None, str | None]:
     """A grid from parsed rows (a row may be the reason it is not one), or the reason."""
     if count > MAX_REPLY_SIDE:
         return None, f"{count} rows: more than {MAX_REPLY_SIDE}"
@@ -293,50 +276,87 @@ def _row(line: str) -> list[int] | str | None:
     return cells
 
 
+# A line that may be a row: it starts, after blanks, with a digit, a bracket, "|" or "R".
+# Group 1 is set when the line is a plain row of single digits (the common case).
+_ROW_LINE = re.compile(
+    r"^[ \t\f\v]*(?:([0-9](?:[ \t,|;]+[0-9])*|[0-9]+)[ \t\f\v]*$|[0-9\[(|rR].*$)",
+    re.MULTILINE,
+)
+_NONBLANK = re.compile(r"\S")
+_NO_SEPARATORS = str.maketrans("", "", " \t,|;")
+
+
 def _row_grids(reply: _Reply) -> list[_Grid]:
     """Runs of digit rows; single rows of one width set apart by blank lines are one run."""
     # (first line, end line, rows, row count, only blank lines since the previous run)
     chunks: list[tuple[int, int, list[list[int] | str], int, bool]] = []
     start, count, gap_blank = -1, 0, False
     rows: list[list[int] | str] = []
-    only_blank = False  # every line since the last run closed is blank
-    for index, line in enumerate(reply.lines):
-        row = _row(line)
+    text = reply.text
+    line, at = 0, 0  # the line index of offset ``at``
+    previous_end = -1  # the index of the last row line, when the run is open
+    gap_from = 0  # offset where the lines since the last run began
+    for match in _ROW_LINE.finditer(text):
+        begin = match.start()
+        line += text.count("\n", at, begin)
+        at = begin
+        simple = match.group(1)
+        if simple is not None and len(simple) <= 2 * MAX_REPLY_SIDE:
+            cells = list(map(int, simple.translate(_NO_SEPARATORS)))
+            row: list[int] | str | None = cells
+            if len(cells) > MAX_REPLY_SIDE:
+                row = f"{len(cells)} cells: more than {MAX_REPLY_SIDE}"
+        else:
+            row = _row(match.group())
         if row is None:
-            if start >= 0:
-                chunks.append((start, index, rows, count, gap_blank))
-                start, only_blank = -1, True
-            if line.strip():
-                only_blank = False
             continue
+        if start >= 0 and previous_end != line - 1:  # a non-row line ended the run
+            chunks.append((start, previous_end + 1, rows, count, gap_blank))
+            start = -1
+            gap_from = reply.starts[previous_end + 1]
         if start < 0:
-            start, rows, count, gap_blank = index, [], 0, only_blank and bool(chunks)
+            blank = bool(chunks) and _NONBLANK.search(text, gap_from, begin) is None
+            start, rows, count, gap_blank = line, [], 0, blank
         count += 1
         if count <= MAX_REPLY_SIDE + 1:
             rows.append(row)
+        previous_end = line
     if start >= 0:
-        chunks.append((start, len(reply.lines), rows, count, gap_blank))
+        chunks.append((start, previous_end + 1, rows, count, gap_blank))
     found: list[_Grid] = []
-    i = 0
-    while i < len(chunks):
-        first, end, rows, count, _ = chunks[i]
+    blocks, block, starts = reply.blocks, 0, reply.starts  # chunks come in line order
+    i, n = 0, len(chunks)
+    while i < n:
+        first_line, end, rows, count, _ = chunks[i]
         j = i + 1
-        if count == 1 and not isinstance(rows[0], str):
-            merged = list(rows)
-            while j < len(chunks):
+        head = rows[0]
+        if count == 1 and not isinstance(head, str):
+            width = len(head)
+            merged = None
+            while j < n:
                 _, nxt_end, nxt_rows, nxt_count, nxt_gap = chunks[j]
                 nxt = nxt_rows[0]
-                if not nxt_gap or nxt_count != 1 or isinstance(nxt, str):
+                if not nxt_gap or nxt_count != 1 or isinstance(nxt, str) or len(nxt) != width:
                     break
-                if len(nxt) != len(rows[0]):
-                    break
+                if merged is None:
+                    merged = [head]
                 merged.append(nxt)
                 end = nxt_end
                 j += 1
-            rows, count = merged, len(merged)
-        grid, reason = _check(rows, count)
-        block = reply.block_of(first)
-        found.append(_Grid(first, end, reply.starts[first], grid, reason, False, block))
+            if merged is None:  # one row alone: a 1-row grid (the common case, made fast)
+                grid: GridAnswer | None = [head] if width <= MAX_REPLY_SIDE else None
+                reason = None if grid is not None else _check(rows, count)[1]
+            else:
+                grid, reason = _check(merged, len(merged))
+        else:
+            grid, reason = _check(rows, count)
+        while block < len(blocks) and blocks[block][1] <= first_line:
+            block += 1
+        inside = block < len(blocks) and blocks[block][0] <= first_line
+        found.append(
+            _Grid(first_line, end, starts[first_line], grid, reason, False,
+                  block if inside else None)
+        )  # fmt: skip
         i = j
     return found
 
@@ -378,6 +398,50 @@ def parse_grid(reply: object) -> ParsedReply[GridAnswer]:
     if not isinstance(reply, str):
         return _unparsable("the reply is not text")
     return _last(_grids(_read(reply)))
+
+
+def parse_outputs(
+    reply: object, tests: int, attempts: int = 1
+) -> ParsedReply[list[list[GridAnswer]]]:
+    """Output-grid answers: per test input, up to ``attempts`` grids, from a reply.
+
+    The well-formed grids of the reply are read as :func:`parse_grid` reads them (a JSON
+    list of grids gives its grids in order). The last ``tests * attempts`` of them are the
+    answer, in order, ``attempts`` consecutive grids per test input (test 1's attempts
+    first); failing that many, the last ``tests`` grids, one attempt each. So a model
+    that corrects itself gives its corrected grids last.
+
+    Args:
+        reply: The raw reply.
+        tests: How many test inputs the task shows.
+        attempts: Candidates per test input (ARC's pass@2 is 2).
+
+    Returns:
+        A list per test input of its grids (what :func:`.rules.parse_answer` takes for
+        ``output_grid``) and how it was read, or ``unparsable: <why>``.
+
+    Raises:
+        ValueError: When ``tests`` or ``attempts`` is below 1 (a programmer error).
+    """
+    if tests < 1 or attempts < 1:
+        raise ValueError("tests and attempts must be >= 1")
+    if not isinstance(reply, str):
+        return _unparsable("the reply is not text")
+    grids = _grids(_read(reply))
+    good = [g for g in grids if g.grid is not None]
+    per = attempts if len(good) >= tests * attempts else 1
+    if len(good) < tests:
+        if good or not grids:
+            found = f"{len(good)} grid(s)" if good else "no grid"
+            return _unparsable(f"{found} found, need {tests} (one per test input)")
+        return _unparsable(f"{grids[-1].source}: {grids[-1].reason}")
+    chosen = good[len(good) - tests * per :]
+    outputs = [[g.grid for g in chosen[i * per : (i + 1) * per] if g.grid] for i in range(tests)]
+    sources = sorted({g.source for g in chosen})
+    how = "/".join(sources)
+    if len(good) > len(chosen):
+        how += f" (last {len(chosen)} of {len(good)} grids)"
+    return ParsedReply(outputs, how)
 
 
 # ---------------------------------------------------------------------------- judgments
@@ -635,13 +699,18 @@ _PARSERS: dict[str, Callable[[object], ParsedReply[object]]] = {
 }
 
 
-def parse_reply(dimension: str, reply: object) -> ParsedReply[object]:
+def parse_reply(
+    dimension: str, reply: object, *, tests: int = 1, attempts: int = 1
+) -> ParsedReply[object]:
     """Parse a reply for a dimension answered with grids or judgments.
 
     Args:
-        dimension: ``classification``, ``generation``, ``editing`` or ``inversion``
-            (Definition replies are programs: see :mod:`arcjudge.harness.core.extract`).
+        dimension: ``output_grid``, ``classification``, ``generation``, ``editing`` or
+            ``inversion`` (Definition replies are programs: see
+            :mod:`arcjudge.harness.core.extract`).
         reply: The raw reply.
+        tests: Output grid: the number of test inputs.
+        attempts: Output grid: candidates per test input.
 
     Returns:
         The answer :func:`.rules.parse_answer` takes for that dimension, and how it was read.
@@ -649,6 +718,8 @@ def parse_reply(dimension: str, reply: object) -> ParsedReply[object]:
     Raises:
         ValueError: For a dimension without a reply parser (a programmer error).
     """
+    if dimension == Dimension.OUTPUT_GRID:
+        return parse_outputs(reply, tests, attempts)
     parser = _PARSERS.get(dimension)
     if parser is None:
         raise ValueError(f"no reply parser for dimension {dimension!r}")

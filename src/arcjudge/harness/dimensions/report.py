@@ -1,9 +1,9 @@
 """The printed table and ``report.html`` of ``arcjudge dimensions score``.
 
 The report is one self-contained HTML document (inline CSS and SVG, no scripts): a bar
-chart per model of the five dimensions and full-task accuracy with Wilson 95% intervals as
-whiskers, the numbers as a table, self-consistency, and failure reasons. Model names come
-from the answers file and are escaped.
+chart per model of the output-grid test, the five dimensions and full-task accuracy with
+Wilson 95% intervals as whiskers, the numbers as a table, self-consistency, and failure
+reasons. Model names come from the answers file and are escaped.
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from typing import Any
 
 from arcjudge.harness.core.html import PAGE_CSS, esc
 from arcjudge.safetext import terminal_safe
-from arcjudge.vocabulary import CONSISTENCY_DIMENSIONS, DIMENSIONS
+from arcjudge.vocabulary import BUILT_DIMENSIONS, CONSISTENCY_DIMENSIONS
 
 __all__ = ["render_dimensions_report", "summary_table"]
 
 _LABELS = {
+    "output_grid": "Output grid",
     "definition": "Definition",
     "classification": "Classification",
     "generation": "Generation",
@@ -26,6 +27,7 @@ _LABELS = {
     "full_task": "Full task",
 }
 _BAR_COLORS = {
+    "output_grid": "#7FDBFF",
     "definition": "#0074D9",
     "classification": "#2ECC40",
     "generation": "#FF851B",
@@ -46,8 +48,8 @@ def _fmt(value: float | None) -> str:
 
 
 def _bars(model: str, stats: Mapping[str, Any]) -> str:
-    """One SVG bar chart: the five dimensions and full task, 0..1, with CI whiskers."""
-    entries: list[tuple[str, Any]] = [(d, stats["dimensions"].get(d)) for d in DIMENSIONS]
+    """One SVG bar chart: output grid, the five dimensions, full task; 0..1, CI whiskers."""
+    entries: list[tuple[str, Any]] = [(d, stats["dimensions"].get(d)) for d in BUILT_DIMENSIONS]
     entries.append(("full_task", stats.get("full_task")))
     width, height, left, top, bottom = 460, 200, 34, 10, 40
     plot_h = height - top - bottom
@@ -108,11 +110,14 @@ def _bars(model: str, stats: Mapping[str, Any]) -> str:
 
 
 def _table(models: Mapping[str, Any]) -> str:
-    head = "".join(f"<th>{_LABELS[d]}</th>" for d in (*DIMENSIONS, "full_task"))
-    rows = [f"<tr><th>model</th><th>runs</th>{head}<th>independence baseline</th></tr>"]
+    head = "".join(f"<th>{_LABELS[d]}</th>" for d in (*BUILT_DIMENSIONS, "full_task"))
+    rows = [
+        f"<tr><th>model</th><th>runs</th>{head}<th>drop (output grid - full task)</th>"
+        "<th>independence baseline</th></tr>"
+    ]
     for model, stats in models.items():
         cells = []
-        for name in (*DIMENSIONS, "full_task"):
+        for name in (*BUILT_DIMENSIONS, "full_task"):
             entry = stats["full_task"] if name == "full_task" else stats["dimensions"].get(name)
             if entry is None:
                 cells.append('<td class="n">n/a</td>')
@@ -124,7 +129,8 @@ def _table(models: Mapping[str, Any]) -> str:
                 )
         rows.append(
             f'<tr><td class="id">{esc(model)}</td><td class="n">{len(stats["runs"])}</td>'
-            f'{"".join(cells)}<td class="n">{_fmt(stats["independence_baseline"])}</td></tr>'
+            f'{"".join(cells)}<td class="n">{_fmt(stats.get("output_grid_drop"))}</td>'
+            f'<td class="n">{_fmt(stats["independence_baseline"])}</td></tr>'
         )
     return "<table>" + "".join(rows) + "</table>"
 
@@ -180,7 +186,9 @@ def render_dimensions_report(summary: Mapping[str, Any]) -> str:
         f"all five dimensions), {summary.get('items', 0)} items; generation threshold "
         f"{esc(summary.get('min_distance'))}, editing limit "
         f"{esc(summary.get('edit_max_distance'))}. Bars: accuracy pooled over runs with Wilson "
-        "95% intervals; dashed line: independence baseline (product of the five).</p>"
+        "95% intervals; dashed line: independence baseline (product of the five PotARCin "
+        "dimensions; full task is over those five, the output grid is the standard ARC test "
+        "beside them).</p>"
         f'<div class="pics">{charts}</div>'
         f"<h2>Accuracy</h2>{_table(models)}"
         f'<h2>Self-consistency</h2><p class="meta">Share of answers the model\'s own '
@@ -199,15 +207,15 @@ def render_dimensions_report(summary: Mapping[str, Any]) -> str:
 
 def summary_table(summary: Mapping[str, Any]) -> str:
     """The printed table: accuracy per dimension and full task, per model."""
-    head = ("model", "runs", "def", "cls", "gen", "edit", "inv", "full", "indep")
+    head = ("model", "runs", "grid", "def", "cls", "gen", "edit", "inv", "full", "drop", "indep")
     rows: list[tuple[str, ...]] = [head]
     for model, stats in (summary.get("models") or {}).items():
-        values = [stats["dimensions"].get(d) for d in DIMENSIONS]
+        values = [stats["dimensions"].get(d) for d in BUILT_DIMENSIONS]
         values.append(stats["full_task"])
         rows.append((
             terminal_safe(str(model)), str(len(stats["runs"])),
             *(_fmt(v["accuracy"]) if v else "n/a" for v in values),
-            _fmt(stats["independence_baseline"]),
+            _fmt(stats.get("output_grid_drop")), _fmt(stats["independence_baseline"]),
         ))  # fmt: skip
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)

@@ -15,6 +15,9 @@ Answer shapes (the ``answer`` field of an answers JSONL line):
 * ``generation``: ``{"input": grid, "output": grid}``.
 * ``editing``: ``{"input": grid, "output": grid}``: the edited pair.
 * ``inversion``: ``{"input": grid}`` or the grid itself.
+* ``output_grid``: one entry per test input, in order, each a grid or a list of attempts
+  (grids; ARC's pass@2 gives two); ``{"outputs": [...]}`` is accepted too, and so is a bare
+  grid for a task with one test input.
 
 Distances are padded normalized Hamming distances, compared exactly (as fractions), so an
 edit at distance exactly 0.70 is allowed and a generated grid at exactly the threshold
@@ -44,6 +47,7 @@ __all__ = [
     "inversion_verdict",
     "is_copy",
     "normalize_dimension",
+    "output_grid_verdict",
     "parse_answer",
 ]
 
@@ -56,6 +60,9 @@ DIMENSION_ALIASES: dict[str, str] = {
     "constrained_generation": "generation",
     "constrained-generation": "generation",
     "edit": "editing",
+    "output-grid": "output_grid",
+    "output": "output_grid",
+    "test": "output_grid",
     "invert": "inversion",
     "classify": "classification",
 }
@@ -149,7 +156,36 @@ def parse_answer(dimension: str, answer: object) -> tuple[object | None, str | N
                 return None, "inversion answer must be a grid or an object with 'input'"
             answer = answer["input"]
         return _grid(answer, "input")
+    if dimension == Dimension.OUTPUT_GRID:
+        return _outputs(answer)
     raise ValueError(f"no answer shape for dimension {dimension!r}")
+
+
+def _outputs(answer: object) -> tuple[tuple[tuple[Grid, ...], ...] | None, str | None]:
+    """Output-grid answers: per test input, the attempts (see the module docstring)."""
+    if isinstance(answer, Mapping) and "outputs" in answer:
+        answer = answer["outputs"]
+    grid, _ = canonicalize(answer)
+    if grid is not None:  # a bare grid: one test input, one attempt
+        return ((grid,),), None
+    if not isinstance(answer, list) or not answer:
+        return None, "output_grid answer must be a list with one grid (or attempts) per test input"
+    tests: list[tuple[Grid, ...]] = []
+    for i, entry in enumerate(answer):
+        grid, reason = canonicalize(entry)
+        if grid is not None:
+            tests.append((grid,))
+            continue
+        if not isinstance(entry, list) or not entry:
+            return None, f"output {i} is not a grid: {reason}"
+        attempts = []
+        for j, attempt in enumerate(entry):
+            grid, why = canonicalize(attempt)
+            if grid is None:
+                return None, f"output {i}, attempt {j} is not a grid: {why}"
+            attempts.append(grid)
+        tests.append(tuple(attempts))
+    return tuple(tests), None
 
 
 def _differing(a: Grid, b: Grid) -> tuple[int, int]:
@@ -287,6 +323,34 @@ def editing_verdict(
             )
     reason = _verifier_says(verifier, edited[1], "edited input")
     return RuleVerdict(reason is None, reason, detail)
+
+
+def output_grid_verdict(
+    expected: Sequence[Grid], answers: Sequence[Sequence[Grid]], attempts: int = 1
+) -> RuleVerdict:
+    """Every test output exact, each within its first ``attempts`` candidates (pass@k).
+
+    Args:
+        expected: The hidden test outputs, one per test input.
+        answers: Per test input, the candidate outputs in the order given.
+        attempts: How many candidates count per test input (ARC's pass@2 is 2).
+    """
+    if attempts < 1:
+        raise ValueError("attempts must be >= 1")
+    detail: dict[str, Any] = {"tests": len(expected), "attempts": attempts}
+    if len(answers) != len(expected):
+        return RuleVerdict(
+            False, f"{len(answers)} output(s) for {len(expected)} test input(s)", detail
+        )
+    right = [want in tuple(got[:attempts]) for want, got in zip(expected, answers, strict=True)]
+    detail["right"] = sum(right)
+    extra = sum(max(0, len(got) - attempts) for got in answers)
+    if extra:
+        detail["ignored_attempts"] = extra
+    if all(right):
+        return RuleVerdict(True, None, detail)
+    wrong = [i for i, ok in enumerate(right) if not ok]
+    return RuleVerdict(False, f"wrong output for test input(s) {wrong}", detail)
 
 
 def inversion_verdict(given_output: Grid, verifier: VerifierOutput) -> RuleVerdict:

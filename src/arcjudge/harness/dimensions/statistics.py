@@ -6,8 +6,10 @@ An *item* is one ``(model, run, task, dimension)`` with ``passed``: a
 * each dimension's accuracy with a Wilson 95% interval (``None`` when the model has no
   item of that dimension: it was not answered, or no Definition results were given);
 * Classification per-judgment accuracy (5 judgments per item);
-* full-task accuracy: the share of ``(run, task)`` with all five dimensions passed, over
-  the tasks that have an instance of every dimension;
+* full-task accuracy: the share of ``(run, task)`` with all five PotARCin dimensions
+  passed, over the tasks that have an instance of each of them;
+* the output-grid accuracy (the standard ARC test, among the dimensions) and its drop to
+  full-task accuracy (output grid minus full task, in accuracy points from 0 to 1);
 * the independence baseline: the product of the five dimension accuracies, what full-task
   accuracy would be if passing one dimension said nothing about another;
 * self-consistency: how often the model's own Definition program agrees with its
@@ -25,7 +27,7 @@ from typing import Any
 
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.dimensions.records import DimensionItem
-from arcjudge.vocabulary import CONSISTENCY_DIMENSIONS, DIMENSIONS, Dimension
+from arcjudge.vocabulary import BUILT_DIMENSIONS, CONSISTENCY_DIMENSIONS, DIMENSIONS, Dimension
 
 __all__ = ["CONSISTENCY_DIMENSIONS", "DIMENSIONS", "model_statistics", "proportion"]
 
@@ -99,7 +101,8 @@ def model_statistics(
 
     Returns:
         Model name -> ``{"runs", "dimensions", "classification_judgments", "full_task",
-        "independence_baseline", "self_consistency"}`` (models in sorted order).
+        "output_grid_drop", "independence_baseline", "self_consistency"}`` (models in sorted
+        order; ``dimensions`` has every built dimension, the output grid included).
     """
     by_model: dict[str, list[DimensionItem]] = defaultdict(list)
     for item in items:
@@ -109,7 +112,7 @@ def model_statistics(
     for model in sorted(by_model):
         mine = by_model[model]
         dims: dict[str, dict[str, Any] | None] = {}
-        for dim in DIMENSIONS:
+        for dim in BUILT_DIMENSIONS:
             these = [i for i in mine if i.dimension == dim]
             dims[dim] = proportion(sum(i.passed for i in these), len(these)) if these else None
         judged = [i for i in mine if i.dimension == Dimension.CLASSIFICATION]
@@ -124,8 +127,12 @@ def model_statistics(
                     cells[(i.run, i.task_id)][i.dimension] = i.passed
             passed = sum(all(c.get(d, False) for d in DIMENSIONS) for c in cells.values())
             full = proportion(passed, len(cells))
-            rates = [e["passed"] / e["total"] for e in dims.values() if e is not None]
+            rates = [e["passed"] / e["total"] for d, e in dims.items() if d in DIMENSIONS and e]
             baseline = round(math.prod(rates), 6)
+        grid = dims[Dimension.OUTPUT_GRID]
+        drop = None
+        if grid is not None and full is not None and full["accuracy"] is not None:
+            drop = round(grid["passed"] / grid["total"] - full["passed"] / full["total"], 6)
         result[model] = {
             "runs": sorted({i.run for i in mine}),
             "dimensions": dims,
@@ -135,6 +142,7 @@ def model_statistics(
                 "accuracy": round(right / judgments, 6) if judgments else None,
             },
             "full_task": full,
+            "output_grid_drop": drop,
             "independence_baseline": baseline,
             "self_consistency": _self_consistency(mine),
         }

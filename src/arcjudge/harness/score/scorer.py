@@ -99,12 +99,22 @@ class Scorer:
         sandbox: Sandbox,
         store: ResultStore,
         progress: Callable[[int], object] | None = None,
+        records: list[ProgramRecord] | None = None,
     ) -> None:
+        """Read the programs (``records`` when given, else ``config.programs_file``).
+
+        Raises:
+            InputError: On a bad programs file, or task ids missing from the tasks.
+        """
         self.config = config
         self.sandbox = sandbox
         self.store = store
         self.progress = progress
-        self.records = read_programs(config.programs_file, config.entry_points)
+        self.records = (
+            records
+            if records is not None
+            else read_programs(config.programs_file, config.entry_points)
+        )
         paths = {p.stem: p for p in task_files(config.tasks_dir)}
         unknown = sorted({str(r.fields["task_id"]) for r in self.records} - paths.keys())
         if unknown:

@@ -1,0 +1,550 @@
+"""Instances -> model-ready prompts (``arcjudge dimensions prompts``).
+
+A :class:`Prompt` is one line of ``prompts.jsonl``: the chat ``messages`` (a system and a
+user message) for one instance, its ``id`` (:func:`.records.prompt_id`, which replies to
+it carry), and ``model_visible``: exactly the data rendered into the messages (the task's
+demonstrations and the dimension's material), so a consumer can render them again with
+:func:`render_messages`. Nothing of an instance's ``key`` is read here: the messages are
+made from ``model_visible`` alone, and ``model_visible`` from the instance's ``prompt``
+and the task's demonstrations (and, for Definition, its test inputs; never a test output).
+
+Messages are rendered from one template per dimension (``templates/<dimension>.txt``)
+and a shared ``templates/system.txt``, shipped as package data; :func:`load_templates`
+takes a directory whose files override them by name. Templates are
+:class:`string.Template` text: ``$name`` placeholders (:data:`PLACEHOLDERS` lists which
+each template may use), ``$$`` for a dollar sign. Grids are written by :func:`grid_text`
+in a :class:`~arcjudge.vocabulary.GridFormat`, each in a fenced code block of its own.
+
+Rendering is a pure function of the instances, the task files, the grid format and the
+templates: the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import string
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Self
+
+from arcjudge.errors import InputError
+from arcjudge.grids import Grid, GridRejected, to_grid, to_lists
+from arcjudge.harness.dimensions.records import DimensionInstance, prompt_id
+from arcjudge.safetext import json_dumps
+from arcjudge.tasks import Task, load_task, task_files
+from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, GridFormat
+
+__all__ = [
+    "GRID_FORMAT_TEXT",
+    "PLACEHOLDERS",
+    "SYSTEM_TEMPLATE",
+    "TEMPLATE_DIR",
+    "TEMPLATE_NAMES",
+    "Prompt",
+    "PromptTemplates",
+    "grid_text",
+    "load_templates",
+    "model_visible",
+    "prompt_lines",
+    "prompt_summary",
+    "read_prompts",
+    "render_messages",
+    "render_prompt",
+    "render_prompts",
+]
+
+TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
+"""The shipped templates: ``system.txt`` and one ``<dimension>.txt`` per dimension."""
+
+SYSTEM_TEMPLATE = "system"
+"""The name of the shared system message's template (``system.txt``)."""
+
+GRID_FORMAT_TEXT: Mapping[GridFormat, str] = {
+    GridFormat.DIGITS: (
+        "A grid is written as rows of digits, one row per line from top to bottom, with no "
+        "separators between cells; each digit 0-9 stands for a colour."
+    ),
+    GridFormat.JSON: (
+        "A grid is written as a JSON list of rows on one line, from top to bottom, each row "
+        "a list of integers 0-9 that stand for colours."
+    ),
+}
+"""What ``$grid_format`` says about each grid format."""
+
+_COMMON = frozenset({"demonstrations", "demonstration_count", "grid_format"})
+
+PLACEHOLDERS: Mapping[str, frozenset[str]] = {
+    SYSTEM_TEMPLATE: frozenset({"grid_format"}),
+    Dimension.OUTPUT_GRID: _COMMON | {"test_inputs", "test_count", "answer_grids"},
+    Dimension.DEFINITION: _COMMON | {"test_inputs", "test_count"},
+    Dimension.CLASSIFICATION: _COMMON | {"candidates", "candidate_count"},
+    Dimension.GENERATION: _COMMON | {"avoid", "avoid_count", "avoid_note"},
+    Dimension.EDITING: _COMMON | {"pair"},
+    Dimension.INVERSION: _COMMON | {"output"},
+}
+"""The placeholders each template may use (by template name: ``system`` or a dimension).
+
+Every grid is rendered in its own fenced code block. ``$demonstrations``: the task's
+train pairs as ``Example N`` / ``Input:`` / grid / ``Output:`` / grid, a blank line
+between pairs; ``$test_inputs``: ``Test input N:`` then the grid; ``$candidates``:
+``Candidate N`` then its input and output; ``$pair`` (Editing): ``Input:`` / grid /
+``Output:`` / grid; ``$output`` (Inversion): the grid; ``$avoid``: the pairs a generated
+pair must not copy, as ``Pair N`` blocks; ``$avoid_note``: empty when those are the
+demonstrations (as every build makes them), else a blank line, a sentence and the pairs;
+``$answer_grids`` (output grid): one ``<output grid for test input N>`` line per test
+input in a code block, each labelled ``Test N:`` when there are several; ``$*_count``:
+numbers; ``$grid_format``: :data:`GRID_FORMAT_TEXT`.
+"""
+
+TEMPLATE_NAMES: tuple[str, ...] = (SYSTEM_TEMPLATE, *BUILT_DIMENSIONS)
+"""Every template, by name (the file is ``NAME.txt``)."""
+
+
+# ---------------------------------------------------------------------------- grids
+
+
+def grid_text(grid: Sequence[Sequence[int]], grid_format: GridFormat | str) -> str:
+    r"""A grid as text.
+
+    Args:
+        grid: The grid (rows of ints 0..9).
+        grid_format: ``digits``: one row a line, one digit a cell, no separators
+            (``"012\n340"``); ``json``: nested lists on one line (``"[[0,1,2],[3,4,0]]"``).
+
+    Returns:
+        The text, with no trailing newline.
+
+    Raises:
+        ValueError: For an unknown grid format.
+    """
+    grid_format = GridFormat(grid_format)
+    if grid_format is GridFormat.JSON:
+        return json.dumps([list(row) for row in grid], separators=(",", ":"))
+    return "\n".join("".join(str(cell) for cell in row) for row in grid)
+
+
+def _block(grid: Grid, grid_format: GridFormat) -> str:
+    return f"```\n{grid_text(grid, grid_format)}\n```"
+
+
+def _pair_text(pair: tuple[Grid, Grid], grid_format: GridFormat) -> str:
+    return f"Input:\n{_block(pair[0], grid_format)}\nOutput:\n{_block(pair[1], grid_format)}"
+
+
+def _pairs_text(pairs: Sequence[tuple[Grid, Grid]], label: str, grid_format: GridFormat) -> str:
+    return "\n\n".join(
+        f"{label} {n}\n{_pair_text(pair, grid_format)}" for n, pair in enumerate(pairs, 1)
+    )
+
+
+# ---------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One line of ``prompts.jsonl``: the messages for one instance.
+
+    Attributes:
+        id: ``TASK_ID/DIMENSION`` (:func:`.records.prompt_id`); replies name it.
+        task_id: The task.
+        dimension: The instance's dimension.
+        messages: The chat messages, ``{"role", "content"}`` each: system, then user.
+        model_visible: Exactly the data rendered into the messages (demonstrations and
+            the dimension's material, grids as lists of lists), to render them again.
+    """
+
+    id: str
+    task_id: str
+    dimension: Dimension
+    messages: tuple[Mapping[str, str], ...]
+    model_visible: Mapping[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"id", "task_id", "dimension", "messages", "model_visible"}``."""
+        return {
+            "id": self.id,
+            "task_id": self.task_id,
+            "dimension": self.dimension,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in self.messages],
+            "model_visible": dict(self.model_visible),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """Read what :meth:`to_json` wrote.
+
+        Raises:
+            KeyError: A field is missing.
+            TypeError, ValueError: A field has the wrong shape, the dimension is unknown,
+                or the id is not the task's and dimension's.
+        """
+        task_id, dimension = str(data["task_id"]), str(data["dimension"])
+        if dimension not in BUILT_DIMENSIONS:
+            raise ValueError(f"unknown dimension {dimension[:40]!r}")
+        expected = prompt_id(task_id, dimension)
+        if data["id"] != expected:
+            raise ValueError(f"id {str(data['id'])[:80]!r} is not {expected!r}")
+        raw = data["messages"]
+        if not isinstance(raw, list) or not raw:
+            raise TypeError("'messages' must be a non-empty list")
+        messages = []
+        for message in raw:
+            if not isinstance(message, Mapping):
+                raise TypeError("a message must be an object")
+            role, content = message["role"], message["content"]
+            if not isinstance(role, str) or not isinstance(content, str):
+                raise TypeError("a message's 'role' and 'content' must be strings")
+            messages.append({"role": role, "content": content})
+        visible = data["model_visible"]
+        if not isinstance(visible, Mapping):
+            raise TypeError("'model_visible' must be an object")
+        return cls(str(data["id"]), task_id, Dimension(dimension), tuple(messages), visible)
+
+
+def prompt_lines(prompts: Iterable[Prompt]) -> str:
+    """The text of ``prompts.jsonl``: one compact JSON object a line, keys sorted."""
+    return "".join(
+        json_dumps(p.to_json(), sort_keys=True, separators=(",", ":")) + "\n" for p in prompts
+    )
+
+
+def read_prompts(path: Path) -> list[Prompt]:
+    """Read a ``prompts.jsonl``.
+
+    Raises:
+        InputError: The file cannot be read, a line is not a prompt record (naming the
+            file and line), an id repeats, or there is no prompt.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    prompts: list[Prompt] = []
+    seen: set[str] = set()
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            prompt = Prompt.from_json(data)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}:{number}: not a prompt record ({exc})") from None
+        if prompt.id in seen:
+            raise InputError(f"{path}:{number}: second prompt {prompt.id!r}")
+        seen.add(prompt.id)
+        prompts.append(prompt)
+    if not prompts:
+        raise InputError(f"{path}: no prompts")
+    return prompts
+
+
+# ---------------------------------------------------------------------------- templates
+
+
+@dataclass(frozen=True)
+class PromptTemplates:
+    """The templates prompts are rendered with, checked.
+
+    Attributes:
+        templates: Template name (``system`` or a dimension) -> template.
+        origins: Template name -> the file it was read from (for messages).
+    """
+
+    templates: Mapping[str, string.Template]
+    origins: Mapping[str, Path]
+
+
+def _read_template(name: str, path: Path) -> string.Template:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the {name} template ({exc})") from None
+    template = string.Template(text)
+    if not template.is_valid():
+        raise InputError(f"{path}: a '$' that starts no placeholder (write $$ for a dollar sign)")
+    unknown = sorted(set(template.get_identifiers()) - PLACEHOLDERS[name])
+    if unknown:
+        known = ", ".join(f"${p}" for p in sorted(PLACEHOLDERS[name]))
+        raise InputError(
+            f"{path}: unknown placeholder ${unknown[0]} in the {name} template (known: {known})"
+        )
+    return template
+
+
+def load_templates(directory: Path | None = None) -> PromptTemplates:
+    """The shipped templates, each overridden by ``directory/NAME.txt`` when that exists.
+
+    Args:
+        directory: A directory of ``NAME.txt`` files (``system.txt``, ``editing.txt``...);
+            any subset of :data:`TEMPLATE_NAMES` (the others are the shipped ones).
+
+    Raises:
+        InputError: The directory is missing or holds a ``*.txt`` file that names no
+            template, or a template cannot be read, has a ``$`` that starts no
+            placeholder, or uses a placeholder it does not have (:data:`PLACEHOLDERS`).
+    """
+    origins = {name: TEMPLATE_DIR / f"{name}.txt" for name in TEMPLATE_NAMES}
+    if directory is not None:
+        if not directory.is_dir():
+            raise InputError(f"{directory}: no such directory")
+        for path in sorted(directory.glob("*.txt")):
+            if path.stem not in origins:
+                names = ", ".join(f"{n}.txt" for n in TEMPLATE_NAMES)
+                raise InputError(f"{path}: names no template (templates: {names})")
+            origins[path.stem] = path
+    templates = {name: _read_template(name, path) for name, path in origins.items()}
+    return PromptTemplates(templates, origins)
+
+
+@functools.cache
+def _shipped() -> PromptTemplates:
+    return load_templates()
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def _grid(value: object) -> list[list[int]]:
+    return to_lists(to_grid(value))
+
+
+def _pair_json(pair: tuple[Grid, Grid]) -> dict[str, list[list[int]]]:
+    return {"input": to_lists(pair[0]), "output": to_lists(pair[1])}
+
+
+def model_visible(instance: DimensionInstance, task: Task) -> dict[str, Any]:
+    """The data a model is shown for an instance: demonstrations and the dimension's material.
+
+    ``demonstrations``: the task's train pairs; then per dimension ``test_inputs``
+    (output grid: the instance's; Definition: the task's test inputs), ``candidates``
+    (Classification), ``avoid`` (Generation), ``pair`` (Editing: the pair to repair) or
+    ``output`` (Inversion). Grids are lists of lists of ints. The instance's ``key`` is
+    never read.
+
+    Args:
+        instance: The instance.
+        task: Its task (read from the task directory the instances were built from).
+
+    Returns:
+        The JSON object.
+
+    Raises:
+        InputError: The instance's prompt fields are malformed, or the task file is not
+            the one the instance was built from (Definition: another number of pairs).
+    """
+    name = prompt_id(instance.task_id, instance.dimension)
+    demonstrations = [
+        {"input": to_lists(p.input), "output": to_lists(p.output)}
+        for p in task.train
+        if p.output is not None
+    ]
+    visible: dict[str, Any] = {"demonstrations": demonstrations}
+    try:
+        if instance.dimension is Dimension.OUTPUT_GRID:
+            raw = instance.prompt["test_inputs"]
+            if not isinstance(raw, list) or not raw:
+                raise TypeError("'test_inputs' must be a non-empty list of grids")
+            visible["test_inputs"] = [_grid(g) for g in raw]
+        elif instance.dimension is Dimension.DEFINITION:
+            for split, pairs in (("train", task.train), ("test", task.test)):
+                built = instance.prompt.get(split)
+                if isinstance(built, int) and built != len(pairs):
+                    raise InputError(
+                        f"{name}: the task file has {len(pairs)} {split} pair(s), the "
+                        f"instance was built with {built} (another task directory?)"
+                    )
+            visible["test_inputs"] = [to_lists(p.input) for p in task.test]
+        elif instance.dimension is Dimension.CLASSIFICATION:
+            visible["candidates"] = [_pair_json(c) for c in instance.candidates()]
+        elif instance.dimension is Dimension.GENERATION:
+            visible["avoid"] = [_pair_json(p) for p in instance.avoid()]
+        elif instance.dimension is Dimension.EDITING:
+            visible["pair"] = _pair_json(instance.shown_pair())
+        elif instance.dimension is Dimension.INVERSION:
+            visible["output"] = to_lists(instance.shown_output())
+    except InputError:
+        raise
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"{name}: the instance's prompt is malformed ({exc})") from None
+    return visible
+
+
+def _answer_grids(count: int) -> str:
+    blocks = [f"```\n<output grid for test input {n}>\n```" for n in range(1, count + 1)]
+    if count == 1:
+        return blocks[0]
+    return "\n\n".join(f"Test {n}:\n{block}" for n, block in enumerate(blocks, 1))
+
+
+def _pairs(value: object) -> list[tuple[Grid, Grid]]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list of pairs")
+    pairs = []
+    for item in value:
+        if not isinstance(item, Mapping):
+            raise TypeError("a pair must be an object")
+        pairs.append((to_grid(item["input"]), to_grid(item["output"])))
+    return pairs
+
+
+def _grids(value: object) -> list[Grid]:
+    if not isinstance(value, list) or not value:
+        raise TypeError("expected a non-empty list of grids")
+    return [to_grid(g) for g in value]
+
+
+def _values(
+    dimension: Dimension, visible: Mapping[str, Any], grid_format: GridFormat
+) -> dict[str, str]:
+    """The placeholders' texts for a dimension's template."""
+    demonstrations = _pairs(visible["demonstrations"])
+    values = {
+        "demonstrations": _pairs_text(demonstrations, "Example", grid_format),
+        "demonstration_count": str(len(demonstrations)),
+        "grid_format": GRID_FORMAT_TEXT[grid_format],
+    }
+    if dimension in (Dimension.OUTPUT_GRID, Dimension.DEFINITION):
+        inputs = _grids(visible["test_inputs"])
+        values["test_inputs"] = "\n\n".join(
+            f"Test input {n}:\n{_block(g, grid_format)}" for n, g in enumerate(inputs, 1)
+        )
+        values["test_count"] = str(len(inputs))
+        if dimension is Dimension.OUTPUT_GRID:
+            values["answer_grids"] = _answer_grids(len(inputs))
+    elif dimension is Dimension.CLASSIFICATION:
+        candidates = _pairs(visible["candidates"])
+        values["candidates"] = _pairs_text(candidates, "Candidate", grid_format)
+        values["candidate_count"] = str(len(candidates))
+    elif dimension is Dimension.GENERATION:
+        avoid = _pairs(visible["avoid"])
+        values["avoid"] = _pairs_text(avoid, "Pair", grid_format)
+        values["avoid_count"] = str(len(avoid))
+        values["avoid_note"] = (
+            ""
+            if avoid == demonstrations
+            else "\n\nIt must not be a copy or a near copy of any of these pairs either:\n\n"
+            + values["avoid"]
+        )
+    elif dimension is Dimension.EDITING:
+        pair = _pairs([visible["pair"]])[0]
+        values["pair"] = _pair_text(pair, grid_format)
+    elif dimension is Dimension.INVERSION:
+        values["output"] = _block(to_grid(visible["output"]), grid_format)
+    return values
+
+
+def render_messages(
+    dimension: Dimension | str,
+    visible: Mapping[str, Any],
+    grid_format: GridFormat | str = GridFormat.DIGITS,
+    templates: PromptTemplates | None = None,
+) -> tuple[dict[str, str], ...]:
+    """The system and user messages for a dimension's model-visible data.
+
+    Args:
+        dimension: The dimension.
+        visible: Its :func:`model_visible` data (e.g. a prompt record's ``model_visible``).
+        grid_format: How grids are written.
+        templates: The templates (default: the shipped ones).
+
+    Returns:
+        ``({"role": "system", ...}, {"role": "user", ...})``.
+
+    Raises:
+        InputError: ``visible`` lacks a field the dimension needs or holds a malformed grid.
+        ValueError: An unknown dimension or grid format.
+    """
+    dimension, grid_format = Dimension(dimension), GridFormat(grid_format)
+    templates = templates or _shipped()
+    try:
+        values = _values(dimension, visible, grid_format)
+    except (KeyError, TypeError, GridRejected) as exc:
+        raise InputError(f"{dimension} model-visible data is malformed ({exc})") from None
+    system = templates.templates[SYSTEM_TEMPLATE].substitute(values)
+    user = templates.templates[dimension].substitute(values)
+    return (
+        {"role": "system", "content": system.strip("\n")},
+        {"role": "user", "content": user.strip("\n")},
+    )
+
+
+def render_prompt(
+    instance: DimensionInstance,
+    task: Task,
+    grid_format: GridFormat | str = GridFormat.DIGITS,
+    templates: PromptTemplates | None = None,
+) -> Prompt:
+    """The prompt for one instance.
+
+    Args:
+        instance: The instance (its ``key`` is never read).
+        task: Its task.
+        grid_format: How grids are written.
+        templates: The templates (default: the shipped ones).
+
+    Raises:
+        InputError: See :func:`model_visible`; also when ``task`` is another task.
+    """
+    if task.task_id != instance.task_id:
+        raise InputError(f"task {task.task_id} given for an instance of {instance.task_id}")
+    visible = model_visible(instance, task)
+    messages = render_messages(instance.dimension, visible, grid_format, templates)
+    return Prompt(
+        prompt_id(instance.task_id, instance.dimension),
+        instance.task_id,
+        instance.dimension,
+        messages,
+        visible,
+    )
+
+
+def render_prompts(
+    instances: Iterable[DimensionInstance],
+    tasks_dir: Path,
+    grid_format: GridFormat | str = GridFormat.DIGITS,
+    templates_dir: Path | None = None,
+) -> list[Prompt]:
+    """Every instance's prompt, in task order and, per task, in dimension order.
+
+    Args:
+        instances: The instances (e.g. :func:`.grading.read_instances`' values).
+        tasks_dir: The directory of task files the instances were built from.
+        grid_format: How grids are written (``digits`` or ``json``).
+        templates_dir: A directory of templates overriding the shipped ones by name.
+
+    Raises:
+        InputError: A task the instances name has no file in ``tasks_dir``, a task file or
+            template is bad, or an instance is malformed (see :func:`model_visible`).
+    """
+    grid_format = GridFormat(grid_format)
+    templates = load_templates(templates_dir)
+    order = {d: i for i, d in enumerate(BUILT_DIMENSIONS)}
+    chosen = sorted(instances, key=lambda i: (i.task_id, order[i.dimension]))
+    files = {path.stem: path for path in task_files(tasks_dir)}
+    missing = sorted({i.task_id for i in chosen} - set(files))
+    if missing:
+        shown = ", ".join(missing[:5]) + (", ..." if len(missing) > 5 else "")
+        raise InputError(
+            f"{tasks_dir}: no task file for {len(missing)} task(s) the instances name: {shown}"
+        )
+    tasks: dict[str, Task] = {}
+    prompts = []
+    for instance in chosen:
+        if instance.task_id not in tasks:
+            tasks[instance.task_id] = load_task(files[instance.task_id])
+        prompts.append(render_prompt(instance, tasks[instance.task_id], grid_format, templates))
+    return prompts
+
+
+def prompt_summary(prompts: Iterable[Prompt]) -> str:
+    """One line: prompts per dimension, in dimension order (``"12 prompts: ..."``)."""
+    counts = Counter(p.dimension for p in prompts)
+    parts = ", ".join(f"{d} {counts[d]}" for d in BUILT_DIMENSIONS if counts[d])
+    return f"{sum(counts.values())} prompts: {parts}" if counts else "0 prompts"

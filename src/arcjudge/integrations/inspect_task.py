@@ -9,11 +9,11 @@ for the ``arcjudge`` package (``[project.entry-points.inspect_ai]``), so
   metadata; no hidden key reaches the sample);
 * solver: ``generate()``, one model call per sample;
 * scorer (:func:`arcjudge_rules`): each reply graded by arcjudge's own grading
-  (:class:`~arcjudge.harness.dimensions.reply_grader.ReplyGrader`: the rules of
-  ``dimensions score``, every verifier call in arcjudge's sandbox through its result
-  store), one sandbox and store per task, opened at the first reply and closed when the
-  run ends; the score is 1 or 0, ``answer`` says how the reply was read, ``explanation``
-  why it failed, ``metadata`` holds the item's detail;
+  (:class:`~arcjudge.harness.dimensions.reply_grader.ReplyGrader`: ``dimensions score
+  --replies`` on that one reply, every verifier call and every Definition program in
+  arcjudge's sandbox through its result store), one sandbox and store per task, opened at
+  the first reply and closed when the run ends; the score is 1 or 0, ``answer`` says how
+  the reply was read, ``explanation`` why it failed, ``metadata`` holds the item's detail;
 * epochs are runs: the :func:`pooled` reducer keeps each sample's passes and runs, so the
   metrics pool over runs the way ``dimensions score`` does;
 * metrics: per dimension, accuracy (:func:`dimension_accuracy`), the Wilson 95% interval
@@ -417,8 +417,8 @@ def potarcin(
         raise InputError("give prompts=PROMPTS.jsonl (or tasks=TASKS_DIR to render them)")
     samples = [s for s in every if chosen is None or (s.metadata or {}).get("dimension") in chosen]
     rules = arcjudge_rules(*grader_args)
-    check = _grader(*grader_args)  # reads the instances: a prompt without one fails here
-    missing = [str(s.id) for s in samples if str(s.id) not in check.instances]
+    known = _grader(*grader_args).instances  # (a grader opens nothing before its first reply)
+    missing = [str(s.id) for s in samples if str(s.id) not in known]
     if missing:
         raise InputError(f"prompts without an instance in {instances}: {missing[:5]}")
     if not samples:

@@ -34,6 +34,7 @@ from arcjudge.harness.dimensions.grading import (
     DimensionScorer,
     read_instances,
 )
+from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
 from arcjudge.harness.dimensions.mixture import load_mixture
 from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
@@ -104,6 +105,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     score.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     score.add_argument("--no-progress", action="store_true")
     add_backend_arguments(score)
+
+    convert = sub.add_parser(
+        "replies-from-inspect", help="an inspect_ai eval log -> replies JSONL (score --replies)"
+    )
+    convert.add_argument("log", type=Path, help="the log of `inspect eval arcjudge/potarcin`")
+    convert.add_argument("--out", type=Path, required=True, help="replies JSONL to write")
+    convert.add_argument("--model", help="the replies' model name (default: the eval's model)")
 
     prompts = sub.add_parser("prompts", help="model-ready prompts for every instance")
     prompts.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
@@ -257,6 +265,18 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_replies_from_inspect(args: argparse.Namespace) -> int:
+    """Run ``arcjudge dimensions replies-from-inspect``."""
+    require_files(("LOG", args.log))
+    found = replies_from_inspect_log(args.log, args.model)
+    write_atomic(args.out.parent, {args.out.name: "".join(found.lines())})
+    if found.errored:
+        warn(f"{len(found.errored)} sample(s) ended in an error and have no reply")
+    print(f"wrote {len(found.replies)} replies of {terminal_safe(found.model)} to "
+          f"{terminal_safe(str(args.out))}")  # fmt: skip
+    return 0
+
+
 def cmd_prompts(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions prompts``."""
     require_files(("--instances", args.instances))
@@ -274,6 +294,8 @@ def cmd_dimensions(args: argparse.Namespace) -> int:
     """Dispatch ``arcjudge dimensions``."""
     if args.dimensions_command == "build":
         return cmd_build(args)
+    if args.dimensions_command == "replies-from-inspect":
+        return cmd_replies_from_inspect(args)
     if args.dimensions_command == "prompts":
         return cmd_prompts(args)
     return cmd_score(args)

@@ -1,0 +1,1 @@
+"""arcjudge inside other evaluation frameworks (each module needs its framework installed)."""

@@ -9,6 +9,7 @@ the scores are what the two canned models were made to get.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -89,3 +90,35 @@ def test_hasty_scores_what_an_independent_check_says(loop):
     assert stats["full_task"]["passed"] == 8 and stats["output_grid_drop"] == pytest.approx(0.1)
     assert summary["answers_problem_count"] == 0
     assert (loop / "scored" / "report.html").read_text().count("Output grid") >= 2
+
+
+def test_the_same_loop_through_inspect_with_the_replies_played_back(loop, tmp_path):
+    """``inspect eval arcjudge/potarcin ... -T replay=...``: the JSONL path's numbers."""
+    if os.environ.get("ARCJUDGE_REQUIRE_INSPECT") != "1":
+        pytest.importorskip("inspect_ai", reason="needs inspect_ai (the test extras)")
+    from inspect_ai import eval as inspect_eval
+
+    from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
+    from arcjudge.integrations.inspect_task import potarcin
+
+    task = potarcin(
+        instances=str(loop / "built" / "instances.jsonl"),
+        prompts=str(loop / "prompts.jsonl"),
+        replay=str(SAMPLE / "replies.jsonl"),
+        replay_model="careful",
+        backend="process",
+    )
+    (log,) = inspect_eval(task, model="mockllm/model", log_dir=str(tmp_path), display="none")
+    assert log.status == "success", log.error
+    (score,) = log.results.scores
+    seen = {name: m.value for name, m in score.metrics.items()}
+    summary = json.loads((loop / "scored" / "summary.json").read_text())
+    for dim, entry in summary["models"]["careful"]["dimensions"].items():
+        assert seen[dim] == entry["accuracy"] and seen[f"{dim}_items"] == entry["total"], dim
+        assert [seen[f"{dim}_low"], seen[f"{dim}_high"]] == entry["ci95"], dim
+    # The log converts back to the replies played (careful's lines of the shipped file).
+    (log_file,) = tmp_path.glob("*.eval")
+    back = replies_from_inspect_log(log_file, model="careful")
+    shipped = [json.loads(line) for line in (SAMPLE / "replies.jsonl").open()]
+    want = {(r["id"], r["reply"]) for r in shipped if r["model"] == "careful"}
+    assert {(r["id"], r["reply"]) for r in back.replies} == want and not back.errored

@@ -7,7 +7,9 @@ for the ``arcjudge`` package (``[project.entry-points.inspect_ai]``), so
 * dataset: the prompts of ``dimensions prompts`` (one sample per instance: id
   ``TASK_ID/DIMENSION``, the chat messages as input, ``task_id`` and ``dimension`` as
   metadata; no hidden key reaches the sample);
-* solver: ``generate()``, one model call per sample;
+* solver: ``generate()``, one model call per sample (or, with ``replay=REPLIES.jsonl``,
+  the replies of a replies file played back instead: the bundled sample's canned
+  replies, or an earlier run's, through inspect without a model call);
 * scorer (:func:`arcjudge_rules`): each reply graded by arcjudge's own grading
   (:class:`~arcjudge.harness.dimensions.reply_grader.ReplyGrader`: ``dimensions score
   --replies`` on that one reply, every verifier call and every Definition program in
@@ -27,6 +29,7 @@ replies file ``dimensions score`` grades, for the full statistics and report.
 from __future__ import annotations
 
 import atexit
+import json
 import logging
 import threading
 import weakref
@@ -38,7 +41,13 @@ import anyio.to_thread
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.hooks import Hooks, RunEnd, hooks
-from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    ModelOutput,
+)
 from inspect_ai.scorer import (
     Metric,
     SampleScore,
@@ -51,7 +60,7 @@ from inspect_ai.scorer import (
     score_reducer,
     scorer,
 )
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from arcjudge.errors import InputError
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE
@@ -71,7 +80,9 @@ __all__ = [
     "pooled",
     "potarcin",
     "read_prompt_samples",
+    "read_replay",
     "render_prompt_samples",
+    "replay_solver",
 ]
 
 _log = logging.getLogger(__name__)
@@ -369,6 +380,64 @@ def arcjudge_rules(
 # ------------------------------------------------------------------- task
 
 
+def read_replay(path: Path, model: str | None) -> dict[tuple[str, str], str]:
+    """``(prompt id, run)`` -> reply, from a replies file (one model's lines).
+
+    Raises:
+        InputError: When the file is unreadable or malformed, or holds several models and
+            ``model`` does not choose one.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    table: dict[tuple[str, str], str] = {}
+    models: set[str] = set()
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+            row = (str(data["id"]), str(data["model"]), str(data["run"]), data["reply"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}:{number}: not a reply line ({exc})") from None
+        models.add(row[1])
+        if model is None or row[1] == model:
+            table.setdefault((row[0], row[2]), row[3] if isinstance(row[3], str) else "")
+    if model is None and len(models) > 1:
+        raise InputError(f"{path}: replies of {len(models)} models: choose one (replay_model=)")
+    if model is not None and model not in models:
+        raise InputError(f"{path}: no replies of model {model!r}")
+    return table
+
+
+@solver(name="replay")
+def replay_solver(path: str, model: str | None = None) -> Solver:
+    """Play back the replies of a replies file instead of calling a model.
+
+    The reply for a sample is the file's line with the sample's id and ``run`` equal to
+    the epoch (else the line of the lowest run); a sample without one gets an empty reply
+    (graded as unparsable, as a model's empty reply would be).
+
+    Args:
+        path: A replies file (``{"id", "model", "run", "reply"}`` lines).
+        model: The model whose replies to play (needed when the file has several).
+    """
+    table = read_replay(Path(path), model)
+    first: dict[str, str] = {}
+    for (reply_id, _), reply in sorted(table.items()):
+        first.setdefault(reply_id, reply)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        reply_id = str(state.sample_id)
+        reply = table.get((reply_id, str(state.epoch)), first.get(reply_id, ""))
+        state.output = ModelOutput.from_content(model or "replay", reply)
+        state.messages.append(state.output.message)
+        return state
+
+    return solve
+
+
 @task
 def potarcin(
     instances: str,
@@ -384,6 +453,8 @@ def potarcin(
     exclude_arcgen: bool = False,
     attempts: int = 1,
     definition_samples: int | None = None,
+    replay: str | None = None,
+    replay_model: str | None = None,
 ) -> Task:
     """PotARCin: a model answers each instance's prompt; arcjudge's rules grade it.
 
@@ -402,6 +473,9 @@ def potarcin(
         exclude_arcgen: Fail generated pairs equal to an ARC-GEN pair.
         attempts: Output grid: candidates per test input (pass@k).
         definition_samples: Definition: generator samples per task.
+        replay: A replies file to play back instead of calling the model (see
+            :func:`replay_solver`; e.g. the bundled sample's ``replies.jsonl``).
+        replay_model: The model of the replies file to play back.
 
     Raises:
         InputError: For unreadable inputs or arguments, or a prompt without an instance.
@@ -425,7 +499,7 @@ def potarcin(
         raise InputError("no prompt of the dimensions chosen")
     return Task(
         dataset=MemoryDataset(samples, name="potarcin"),
-        solver=generate(),
+        solver=generate() if replay is None else replay_solver(replay, replay_model),
         scorer=rules,
         epochs=Epochs(1, pooled()),
         name="potarcin",

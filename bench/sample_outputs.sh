@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: bench/sample_outputs.sh CHECKOUT OUT
-# Runs the bundled sample through every command (validate, mutate, score, dimensions build
-# and score) with CHECKOUT/src on PYTHONPATH, from a copy at a fixed path (outputs embed
+# Runs the bundled sample through every command (validate, mutate, score, dimensions build,
+# score (answers and the sample's canned replies) and prompts) with CHECKOUT/src on PYTHONPATH, from a copy at a fixed path (outputs embed
 # paths), and writes OUT/hashes.txt: the sha256 of every output except runtime.json and the
 # caches. Run it on two checkouts and diff the hashes (timings.jsonl holds durations) to
 # show that a change leaves every command's outputs byte-identical. One run at a time: it
@@ -35,10 +35,13 @@ for text in (OUT / "dims/instances.jsonl").read_text().splitlines():
     if d == "classification": a = k["labels"] if rng.random() < .5 else ["valid"] * 5
     elif d == "generation": a = {"input": k["reference"]["input"], "output": k["reference"]["output"]} if k.get("reference") else {"input": [[1]], "output": [[1]]}
     elif d == "editing": a = k.get("reference_edit") or {"input": [[1]], "output": [[2]]}
+    elif d == "output_grid": a = k["test_outputs"] if rng.random() < .5 else [[[0]] for _ in k["test_outputs"]]
     else: a = {"input": k["input"]}
     lines.append({"task_id": r["task_id"], "dimension": d, "model": "m", "run": 1, "answer": a})
 (OUT / "answers.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines))
 PY
 aj dimensions score --instances $OUT/dims/instances.jsonl --answers $OUT/answers.jsonl --out $OUT/dscore
+python -m arcjudge.cli dimensions prompts --instances $OUT/dims/instances.jsonl --tasks $S/tasks --out $OUT/prompts.jsonl > $OUT/log.prompts
+aj dimensions score --instances $OUT/dims/instances.jsonl --replies $S/replies.jsonl --out $OUT/rscore
 cd $OUT && find . -type f ! -name 'log.*' ! -name runtime.json ! -name '*.sqlite' | sort | xargs sha256sum > hashes.txt
 mv /tmp/chainout $FINAL; echo ok

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.harness.core.extract import extract_program
-from arcjudge.harness.dimensions.replies import parse_reply
+from arcjudge.harness.dimensions.replies import MAX_REPLY_SIDE, parse_reply
 from arcjudge.vocabulary import BUILT_DIMENSIONS, DEFINITION_ENTRY_POINTS, Dimension
 
 Grid = list[list[int]]
@@ -597,7 +597,7 @@ JUNK_TEXT: tuple[object, ...] = (
     "1 2\n3",
     "[[" * 2000,
     "Candidate 1: valid\nCandidate 2: invalid",
-    fenced("\n".join("1" * 31 for _ in range(31))),
+    fenced("\n".join("1" * (MAX_REPLY_SIDE + 1) for _ in range(3))),  # too wide
     "I cannot solve this one.",
 )
 """Replies no parser can read an answer from (every dimension but Definition)."""

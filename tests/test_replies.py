@@ -23,6 +23,7 @@ G2 = [[1, 2], [3, 4]]
 G3 = [[0, 0, 5], [0, 5, 0], [5, 0, 0]]
 FIVE = ["valid", "invalid", "invalid", "valid", "invalid"]
 PAIR = {"input": [[1, 1], [0, 0]], "output": [[2, 2], [0, 0]]}
+BIG = [[(r * 7 + c) % 10 for c in range(32)] for r in range(48)]  # an ARC-GEN-sized grid
 
 # (id, reply, expected grid or None, how or the start of the unparsable reason)
 GRID_EXAMPLES = [
@@ -76,9 +77,14 @@ GRID_EXAMPLES = [
     ),
     ("value 10", "1 10\n2 3", None, "unparsable: rows of digits: row 1: value 10 outside 0..9"),
     ("value 12 json", "[[1, 12]]", None, "unparsable: json: row 1: value 12 outside 0..9"),
-    ("too many rows", "\n".join(["1"] * 31), None, "unparsable: rows of digits: 31 rows"),
-    ("too wide", "1" * 31, None, "unparsable: rows of digits: row 1: 31 cells"),
+    ("too many rows", "\n".join(["1"] * 101), None, "unparsable: rows of digits: 101 rows"),
+    ("too wide", "1" * 101, None, "unparsable: rows of digits: row 1: 101 cells"),
     ("30 is fine", "\n".join(["7" * 30] * 30), [[7] * 30] * 30, "rows of digits"),
+    # ARC-GEN grids go past ARC's 30 (1190e5a7's inputs have up to 48 rows, 780d0b14's 32
+    # columns); instances built from them expect such grids back
+    ("ARC-GEN sized json", json.dumps(BIG), BIG, "json"),
+    ("ARC-GEN sized rows", "```\n" + "\n".join(map(str, BIG)) + "\n```", BIG, "code block rows"),
+    ("100 is fine", "\n".join(["7" * 100] * 100), [[7] * 100] * 100, "rows of digits"),
     ("1x1", "The output is a single cell:\n```\n4\n```", [[4]], "code block rows"),
     ("3d list", "[[[1,2],[3,4]]]", G2, "json"),
     ("negative", "[[1,-2],[3,4]]", None, "unparsable: no grid found"),
@@ -196,6 +202,12 @@ PAIR_EXAMPLES = [
         "**Input grid:** [[9]]\n**Output grid:** [[9]]\nNo, better:\n**Input grid:**\n"
         "[[1,1],[0,0]]\n**Output grid:**\n[[2,2],[0,0]]",
         PAIR,
+        "labelled grids",
+    ),
+    (
+        "ARC-GEN sized repair",  # a 41-row edited input, as 1190e5a7's Editing instance wants
+        "Input:\n```\n" + "\n".join(["6686"] * 41) + "\n```\nOutput:\n```\n22\n```",
+        {"input": [[6, 6, 8, 6]] * 41, "output": [[2, 2]]},
         "labelled grids",
     ),
     ("ragged output", "Input:\n1 1\n0 0\nOutput:\n2 2\n0", None, "unparsable: output grid: rows"),
@@ -347,11 +359,12 @@ def test_the_answer_after_a_megabyte_of_chatter_is_found():
 
 # ---------------------------------------------------------------------------- properties
 
-grids = st.integers(1, MAX_REPLY_SIDE).flatmap(
+ARC_SIDE = min(30, MAX_REPLY_SIDE)  # ARC-sized grids: larger ones make the examples slow
+grids = st.integers(1, ARC_SIDE).flatmap(
     lambda width: st.lists(
         st.lists(st.integers(0, 9), min_size=width, max_size=width),
         min_size=1,
-        max_size=MAX_REPLY_SIDE,
+        max_size=ARC_SIDE,
     )
 )
 

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from arcjudge.grids import MAX_SIDE
 from arcjudge.harness.core.extract import fence_spans
 from arcjudge.vocabulary import Dimension, Judgment
 
@@ -50,8 +51,13 @@ __all__ = [
     "parse_reply",
 ]
 
-MAX_REPLY_SIDE = 30
-"""The largest side a grid read from a reply may have (ARC's limit)."""
+MAX_REPLY_SIDE = MAX_SIDE
+"""The largest side a grid read from a reply may have: the harness's grid limit (100).
+
+ARC's grids are at most 30 per side, but ARC-GEN's go up to 75, and instances built from
+them show such grids and expect them back (an Editing repair, an Inversion input), so a
+reply may hold any grid the harness can hold.
+"""
 
 MAX_GRIDS = 4096
 """Grids read per reply: the last ones (every parser wants answers near the end); earlier

@@ -159,10 +159,21 @@ def test_the_readme_file_map_is_the_tree():
         assert (ROOT / path).exists(), f"README file map: {path} does not exist"
 
 
-WORKFLOWS = ("validate", "score", "mutate", "dimensions")
-DECLARED_USES = {"dimensions": ("arcjudge.harness.score.scorer",)}
-"""The one edge between workflows: ``dimensions score`` scores Definition replies with
-``score``'s scorer (the same extraction and scoring as ``arcjudge score``)."""
+WORKFLOWS = ("validate", "score", "mutate", "dimensions", "analyze")
+DECLARED_USES = {
+    # `dimensions score` scores Definition replies with `score`'s scorer (the same
+    # extraction and scoring as `arcjudge score`).
+    "dimensions": ("arcjudge.harness.score.scorer",),
+    # `dimensions analyze` reads the records `dimensions` and `score` write (through their
+    # own from_json) and computes the per-model statistics with the same code as
+    # `dimensions score`, never its own copy.
+    "analyze": (
+        "arcjudge.harness.dimensions.records",
+        "arcjudge.harness.dimensions.statistics",
+        "arcjudge.harness.score.records",
+    ),
+}
+"""The edges between workflows, each with its reason; every other import is refused."""
 
 
 @pytest.mark.parametrize("workflow", WORKFLOWS)

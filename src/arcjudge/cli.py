@@ -53,10 +53,22 @@ class _Command:
 
 def _commands() -> dict[str, _Command]:
     """Every subcommand by name: this module's own, then one per harness workflow."""
+    from arcjudge.harness.analyze import cli as analyze
     from arcjudge.harness.dimensions import cli as dimensions
     from arcjudge.harness.mutate import cli as mutate
     from arcjudge.harness.score import cli as score
     from arcjudge.harness.validate import cli as validate
+
+    # `dimensions analyze` is a workflow of its own (harness/analyze): added here to the
+    # sub-commands of `dimensions`, which never imports it.
+    def add_dimensions_arguments(parser: argparse.ArgumentParser) -> None:
+        sub = dimensions.add_arguments(parser)
+        analyze.add_arguments(sub.add_parser("analyze", help=analyze.HELP))
+
+    def cmd_dimensions(args: argparse.Namespace) -> int:
+        if args.dimensions_command == "analyze":
+            return analyze.cmd_analyze(args)
+        return dimensions.cmd_dimensions(args)
 
     return {
         "run": _Command(
@@ -80,8 +92,8 @@ def _commands() -> dict[str, _Command]:
         ),
         "dimensions": _Command(
             "instances and scores for the five dimensions",
-            dimensions.add_arguments,
-            dimensions.cmd_dimensions,
+            add_dimensions_arguments,
+            cmd_dimensions,
         ),
         "image": _Command("build the docker runtime image", _add_image_arguments, _cmd_image),
         "sandbox": _Command("manage sandbox leftovers", _add_sandbox_arguments, _cmd_sandbox),

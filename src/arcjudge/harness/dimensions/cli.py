@@ -45,8 +45,15 @@ from arcjudge.tasks import task_files
 from arcjudge.vocabulary import GRID_FORMATS, GridFormat
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the ``build``, ``score`` and ``prompts`` sub-commands."""
+def add_arguments(
+    parser: argparse.ArgumentParser,
+) -> argparse._SubParsersAction[argparse.ArgumentParser]:
+    """Add the ``build``, ``score``, ``prompts`` and ``replies-from-inspect`` sub-commands.
+
+    Returns:
+        The sub-commands' action, to which the top-level command line adds the
+        sub-commands other workflows provide (``analyze``).
+    """
     sub = parser.add_subparsers(dest="dimensions_command", required=True)
     build = sub.add_parser("build", help="evaluation instances for every task and dimension")
     build.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
@@ -124,6 +131,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="grids as rows of digits (default) or JSON lists",
     )
     prompts.add_argument("--templates", type=Path, help="directory of templates overriding ours")
+    return sub
 
 
 def _run_then_write(

@@ -573,19 +573,25 @@ class DimensionScorer:
         instance = self.instances[(task_id, dim)]
         missing: VerifierOutput = (Status.INFRA, None)
         if dim is Dimension.CLASSIFICATION:
-            return classification_verdict(instance.labels(), answer.judgments)
+            verdict = classification_verdict(instance.labels(), answer.judgments)
+            # the candidate type per slot, for failure rates per type (dimensions analyze)
+            return replace(verdict, detail={**verdict.detail, "kinds": list(instance.kinds())})
         if dim is Dimension.GENERATION and answer.pair is not None:
             pair = answer.pair
+            digest = pair_digest(*pair)
             digests = set(instance.arcgen_digests()) if self.config.exclude_arcgen else None
-            return generation_verdict(
+            verdict = generation_verdict(
                 pair,
                 outputs.get((task_id, pair[0]), missing),
                 instance.avoid(),
                 self.config.min_distance,
                 digests,
-                pair_digest(*pair) if digests is not None else None,
+                digest if digests is not None else None,
                 strict=self.config.strict_generation,
             )
+            # whether the pair equals an ARC-GEN pair, for the stricter control (analyze)
+            exact = digest in instance.arcgen_digests()
+            return replace(verdict, detail={**verdict.detail, "arcgen_exact": exact})
         if dim is Dimension.EDITING and answer.pair is not None:
             return editing_verdict(
                 instance.shown_pair(),

@@ -225,6 +225,9 @@ def _verifier_says(output: VerifierOutput, expected: Grid, what: str) -> str | N
 def classification_verdict(labels: Sequence[str], judgments: Sequence[bool]) -> RuleVerdict:
     """Passes only when all judgments match the hidden labels.
 
+    ``detail``: ``right`` (how many judgments were right), ``judgments`` and
+    ``wrong_slots`` (the positions judged wrong, in order).
+
     Args:
         labels: ``"valid"`` / ``"invalid"`` per candidate.
         judgments: ``True`` (valid) / ``False`` per candidate, same length.
@@ -232,10 +235,10 @@ def classification_verdict(labels: Sequence[str], judgments: Sequence[bool]) -> 
     if len(labels) != len(judgments):
         raise ValueError("labels and judgments differ in length")
     right = [(label == "valid") == judged for label, judged in zip(labels, judgments, strict=True)]
-    detail = {"right": sum(right), "judgments": len(right)}
+    wrong = [i for i, ok in enumerate(right) if not ok]
+    detail = {"right": sum(right), "judgments": len(right), "wrong_slots": wrong}
     if all(right):
         return RuleVerdict(True, None, detail)
-    wrong = [i for i, ok in enumerate(right) if not ok]
     return RuleVerdict(False, f"wrong judgment on candidate(s) {wrong}", detail)
 
 

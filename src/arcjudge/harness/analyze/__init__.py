@@ -1,0 +1,1 @@
+"""``arcjudge dimensions analyze``: the study's tables and figures from scored items."""

@@ -1,0 +1,193 @@
+"""``report.html`` of ``arcjudge dimensions analyze``: the figures and every table.
+
+One self-contained HTML document (inline CSS and SVG, no scripts), in the style of
+``dimensions score``'s report: Figure 3 (per measure of Table 3, one bar per model with
+its Wilson 95% interval as whiskers and the independence baseline dashed across the
+full-task bars), the Classification failure rate per candidate type as the same kind of
+chart, then every table. Model names come from the inputs and are escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arcjudge.harness.analyze.study import FULL_TASK, LABELS, MEASURES
+from arcjudge.harness.analyze.tables import Table
+from arcjudge.harness.core.html import ARC_PALETTE, PAGE_CSS, esc
+
+__all__ = ["grouped_bars", "render_analysis_report"]
+
+SERIES_COLORS: tuple[str, ...] = ARC_PALETTE[1:]
+"""One color per model (cycled): the ARC colors but black."""
+
+_EXTRA_CSS = """
+svg.bars text{font:11px system-ui,sans-serif;fill:#333}
+svg.bars .axis{stroke:#999;stroke-width:1}
+svg.bars .ci{stroke:#333;stroke-width:1.5}
+svg.bars .base{stroke:#111;stroke-width:1.5;stroke-dasharray:4 3}
+.legend span{display:inline-block;padding:0 6px;margin-right:6px}
+.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
+"""
+
+Bar = Mapping[str, Any] | None
+"""A share's JSON (``count``, ``total``, ``rate``, ``ci95``), or ``None``: nothing to draw."""
+
+
+def grouped_bars(
+    title: str,
+    groups: Sequence[tuple[str, Sequence[Bar]]],
+    series: Sequence[str],
+    marks: Mapping[tuple[int, int], float] | None = None,
+) -> str:
+    """An SVG bar chart: per group one bar per series, rates 0..1 with interval whiskers.
+
+    Args:
+        title: The chart's accessible label.
+        groups: ``(label, one bar per series)`` in order.
+        series: The series' names (the legend; colors by position).
+        marks: ``(group, series) -> value``: a dashed line across that bar at ``value``.
+    """
+    slot = max(84.0, 16.0 * len(series) + 16)
+    left, top, bottom = 34, 10, 44
+    width = int(left + slot * len(groups) + 10)
+    height = 220
+    plot_h = height - top - bottom
+    parts = [f'<svg class="bars" width="{width}" height="{height}" role="img" '
+             f'aria-label="{esc(title)}">']  # fmt: skip
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = top + plot_h * (1 - tick)
+        parts.append(f'<line class="axis" x1="{left}" y1="{y:.1f}" x2="{width - 10}" y2="{y:.1f}" '
+                     f'stroke-opacity="{0.9 if tick == 0 else 0.25}"/>')  # fmt: skip
+        parts.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{tick:g}</text>')
+    bar_w = (slot - 12) / max(len(series), 1)
+    for g, (label, bars) in enumerate(groups):
+        x0 = left + g * slot + 6
+        centre = x0 + (slot - 12) / 2
+        lines = "".join(  # a label of several words: one word a line
+            f'<tspan x="{centre:.1f}" dy="{0 if n == 0 else 12}">{esc(word)}</tspan>'
+            for n, word in enumerate(label.split())
+        )
+        parts.append(f'<text x="{centre:.1f}" y="{height - bottom + 14}" '
+                     f'text-anchor="middle">{lines}</text>')  # fmt: skip
+        for s, bar in enumerate(bars):
+            x = x0 + s * bar_w
+            if bar is None or bar.get("rate") is None:
+                parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{top + plot_h - 3}" '
+                             'text-anchor="middle" font-size="8">n/a</text>')  # fmt: skip
+                continue
+            rate = float(bar["rate"])
+            bar_h = plot_h * rate
+            color = SERIES_COLORS[s % len(SERIES_COLORS)]
+            parts.append(
+                f'<rect x="{x:.1f}" y="{top + plot_h - bar_h:.1f}" width="{bar_w * 0.9:.1f}" '
+                f'height="{bar_h:.1f}" fill="{color}"><title>{esc(series[s])}, {esc(label)}: '
+                f"{bar['count']}/{bar['total']} = {rate:.3f}</title></rect>"
+            )
+            low, high = bar["ci95"]
+            cx = x + bar_w * 0.45
+            y_low, y_high = top + plot_h * (1 - low), top + plot_h * (1 - high)
+            for x1, y1, x2, y2 in ((cx, y_low, cx, y_high), (cx - 3, y_low, cx + 3, y_low),
+                                   (cx - 3, y_high, cx + 3, y_high)):  # fmt: skip
+                parts.append(
+                    f'<line class="ci" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"/>'
+                )
+        for s in range(len(bars)):
+            value = (marks or {}).get((g, s))
+            if value is None:
+                continue
+            x, y = x0 + s * bar_w, top + plot_h * (1 - value)
+            parts.append(
+                f'<line class="base" x1="{x - 1:.1f}" y1="{y:.1f}" x2="{x + bar_w:.1f}" '
+                f'y2="{y:.1f}"><title>{esc(series[s])}: independence baseline {value:.4f}'
+                "</title></line>"
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _legend(series: Sequence[str]) -> str:
+    spans = "".join(
+        f'<span><i style="background:{SERIES_COLORS[s % len(SERIES_COLORS)]}"></i>'
+        f"{esc(name)}</span>"
+        for s, name in enumerate(series)
+    )
+    return f'<p class="legend">{spans}</p>'
+
+
+def _figure3(analysis: Mapping[str, Any]) -> str:
+    models: Mapping[str, Any] = analysis["accuracy"]["models"]
+    series = list(models)
+    groups = [(LABELS[m], [models[name][m] for name in series]) for m in MEASURES]
+    full = MEASURES.index(FULL_TASK)
+    marks = {
+        (full, s): float(models[name]["independence_baseline"])
+        for s, name in enumerate(series)
+        if models[name]["independence_baseline"] is not None
+    }
+    chart = grouped_bars("Figure 3: accuracy per model and measure", groups, series, marks)
+    return (
+        "<h2>Figure 3: accuracy per model and measure</h2>"
+        '<p class="meta">Bars: accuracy pooled over runs; whiskers: Wilson 95% intervals; '
+        "dashed: the independence baseline (product of the five dimensions).</p>"
+        f"{_legend(series)}{chart}"
+    )
+
+
+def _types_figure(analysis: Mapping[str, Any]) -> str:
+    models: Mapping[str, Any] = analysis["classification_types"]["models"]
+    if not models:
+        return ""
+    series = list(models)
+    kinds = list(analysis["classification_types"]["types"])
+    groups = [(k.replace("_", " "), [models[m][k]["failures"] for m in series]) for k in kinds]
+    chart = grouped_bars("Classification failure rate per candidate type", groups, series)
+    return (
+        "<h2>Classification failure rate per candidate type</h2>"
+        '<p class="meta">valid: share judged invalid; every other type: share judged valid '
+        "(Table 8).</p>"
+        f"{_legend(series)}{chart}"
+    )
+
+
+def _html_table(table: Table) -> str:
+    head, *body = table.markdown_rows()
+    numeric = [c.kind != "text" for c in table.columns]
+    rows = ["<tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr>"]
+    for cells in body:
+        rows.append("<tr>" + "".join(
+            f'<td class="n">{esc(c)}</td>' if n else f"<td>{esc(c)}</td>"
+            for c, n in zip(cells, numeric, strict=True)
+        ) + "</tr>")  # fmt: skip
+    if not body:
+        rows.append(f'<tr><td colspan="{len(head)}">nothing to show</td></tr>')
+    return (
+        f'<h2 id="{esc(table.name)}">{esc(table.title)}</h2><p class="meta">{esc(table.note)}</p>'
+        f"<table>{''.join(rows)}</table>"
+    )
+
+
+def render_analysis_report(analysis: Mapping[str, Any], tables: Sequence[Table]) -> str:
+    """The HTML report of an analysis (``analysis.json``'s object and its tables)."""
+    inputs = analysis["inputs"]
+    described = ", ".join(
+        f"{k} {esc(inputs[k])}" for k in ("items_file", "instances_file", "definitions_file")
+        if inputs.get(k) is not None
+    )  # fmt: skip
+    contents = "".join(
+        f'<li><a href="#{esc(t.name)}">{esc(t.title)}</a> (tables/{esc(t.name)}.csv, .md)</li>'
+        for t in tables
+    )
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        "<title>arcjudge dimensions analyze</title>"
+        f"<style>{PAGE_CSS}{_EXTRA_CSS}</style></head><body>"
+        "<h1>The study's tables</h1>"
+        f'<p class="meta">{inputs["items"]} items, {inputs["instances"]} instances, '
+        f"{analysis['accuracy']['full_tasks']} tasks with all five dimensions; models: "
+        f"{esc(', '.join(inputs['models']))}. {described}</p>"
+        f"<ul>{contents}</ul>"
+        f"{_figure3(analysis)}{_types_figure(analysis)}"
+        + "".join(_html_table(t) for t in tables)
+        + "</body></html>\n"
+    )

@@ -290,58 +290,65 @@ def _row(line: str) -> list[int] | str | None:
     return cells
 
 
-# A line that may be a row: it starts, after blanks, with a digit, a bracket, "|" or "R".
-# Group 1 is set when the line is a plain row of single digits (the common case).
-_ROW_LINE = re.compile(
-    r"^[ \t\f\v]*(?:([0-9](?:[ \t,|;]+[0-9])*|[0-9]+)[ \t\f\v]*$|[0-9\[(|rR].*$)",
-    re.MULTILINE,
-)
+# A run of lines that may be rows: each starts, after blanks, with a digit, a bracket, "|"
+# or "R" (a "Row 1:" label). Runs are found in C; only the last ones are read in Python.
+_ROW_RUN = re.compile(r"(?:^[ \t\f\v]*[0-9\[(|rR][^\n]*(?:\n|\Z))+", re.MULTILINE)
+# A plain row of single digits (the common case), with the blanks around it.
+_PLAIN_ROW = re.compile(r"[ \t\f\v]*([0-9](?:[ \t,|;]+[0-9])*|[0-9]+)[ \t\f\v]*")
+
+
+def _line_row(line: str) -> list[int] | str | None:
+    """:func:`_row` with a fast path for plain rows of digits."""
+    plain = _PLAIN_ROW.fullmatch(line)
+    if plain is None or len(plain.group(1)) > 2 * MAX_REPLY_SIDE:
+        return _row(line)
+    cells = [c - 48 for c in plain.group(1).encode() if 47 < c < 58]  # the digits' bytes
+    if len(cells) > MAX_REPLY_SIDE:
+        return f"{len(cells)} cells: more than {MAX_REPLY_SIDE}"
+    return cells
 
 
 def _row_grids(reply: _Reply) -> tuple[list[_Grid], int]:
     """Runs of digit rows; single rows of one width set apart by blank lines are one run.
 
-    Returns the grids of the last :data:`MAX_GRIDS` runs and how many runs came before.
+    Returns the grids of the last :data:`MAX_GRIDS` runs of candidate lines and how many
+    runs came before (not read).
     """
+    text = reply.text
+    spans = [m.span() for m in _ROW_RUN.finditer(text)]
+    skipped = max(0, len(spans) - MAX_GRIDS)
     # (first line, end line, rows, row count, only blank lines since the previous run)
     chunks: list[tuple[int, int, list[list[int] | str], int, bool]] = []
-    start, count, gap_blank = -1, 0, False
-    rows: list[list[int] | str] = []
-    text = reply.text
-    line, at = 0, 0  # the line index of offset ``at``
-    previous_end = -1  # the index of the last row line, when the run is open
-    gap_from = 0  # offset where the lines since the last run began
-    for match in _ROW_LINE.finditer(text):
-        begin = match.start()
-        line += text.count("\n", at, begin)
-        at = begin
-        simple = match.group(1)
-        if simple is not None and len(simple) <= 2 * MAX_REPLY_SIDE:
-            cells = [c - 48 for c in simple.encode() if 47 < c < 58]  # the digits' bytes
-            row: list[int] | str | None = cells
-            if len(cells) > MAX_REPLY_SIDE:
-                row = f"{len(cells)} cells: more than {MAX_REPLY_SIDE}"
-        else:
-            row = _row(match.group())
-        if row is None:
-            continue
-        if start >= 0 and previous_end != line - 1:  # a non-row line ended the run
-            chunks.append((start, previous_end + 1, rows, count, gap_blank))
-            start = -1
-            gap_from = reply.starts[previous_end + 1]
-        if start < 0:
-            blank = bool(chunks) and text[gap_from:begin].isspace()
-            start, rows, count, gap_blank = line, [], 0, blank
-        count += 1
-        if count <= MAX_REPLY_SIDE + 1:
-            rows.append(row)
-        previous_end = line
-    if start >= 0:
-        chunks.append((start, previous_end + 1, rows, count, gap_blank))
+    previous_end = spans[skipped - 1][1] if skipped else -1  # offset after the last run
+    for begin, end in spans[skipped:]:
+        # Runs are maximal: only lines that cannot be rows lie between two of them.
+        gap = previous_end >= 0 and text[previous_end:begin].isspace()
+        previous_end = end
+        line = reply.line_of(begin)
+        start, count = -1, 0
+        rows: list[list[int] | str] = []
+        parts = text[begin:end].split("\n")
+        if not parts[-1]:
+            parts.pop()  # the run's last line ended with its newline
+        for part in parts:
+            row = _line_row(part)
+            if row is None:  # a line that looked like a row (not blank) and is none
+                if start >= 0:
+                    chunks.append((start, line, rows, count, gap))
+                    start = -1
+                gap = False
+            else:
+                if start < 0:
+                    start, rows, count = line, [], 0
+                count += 1
+                if count <= MAX_REPLY_SIDE + 1:
+                    rows.append(row)
+            line += 1
+        if start >= 0:
+            chunks.append((start, line, rows, count, gap))
     found: list[_Grid] = []
     blocks, block, starts = reply.blocks, 0, reply.starts  # chunks come in line order
-    n = len(chunks)
-    skipped = i = max(0, n - MAX_GRIDS)
+    i, n = 0, len(chunks)
     while i < n:
         first_line, end, rows, count, _ = chunks[i]
         j = i + 1

@@ -192,6 +192,7 @@ _JSON_TOKEN = re.compile(
     r"|\[|\]|,|[0-9]+"
 )
 _NUMBER = re.compile(r"[0-9]+")
+_GRID_END = re.compile(r"\]\s*\]")
 
 
 def _json_row(text: str) -> list[int] | str:
@@ -215,11 +216,19 @@ def _json_grids(reply: _Reply) -> tuple[list[_Grid], int]:
     found: deque[_Grid] = deque(maxlen=MAX_GRIDS)
     seen = 0
     for run in _JSON_RUN.finditer(reply.text):
-        if "[" not in run.group():
+        body = run.group()
+        if "[" not in body:
             continue
+        # A grid ends with "]" "]" (blanks between): none completes after the last such
+        # pair, so the automaton stops there (and skips a run without one). Searched in the
+        # reversed run: "]\s*]" reads the same both ways.
+        closing = _GRID_END.search(body[::-1])
+        if closing is None:
+            continue
+        stop = run.end() - closing.start()
         state, start, count = 0, 0, 0
         rows: list[list[int] | str] = []
-        for token in _JSON_TOKEN.finditer(reply.text, run.start(), run.end()):
+        for token in _JSON_TOKEN.finditer(reply.text, run.start(), stop):
             text = token.group()
             if token.lastgroup == "opens":  # from any state: the last "[" may open a grid
                 state, start, rows, count = 1, token.start() + text.rstrip().rfind("["), [], 0

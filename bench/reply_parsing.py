@@ -13,7 +13,26 @@ import string
 import sys
 import time
 
-from arcjudge.harness.dimensions.replies import parse_grid, parse_judgments, parse_pair
+from arcjudge.harness.core.extract import extract_program
+from arcjudge.harness.dimensions.replies import (
+    ParsedReply,
+    parse_grid,
+    parse_judgments,
+    parse_outputs,
+    parse_pair,
+)
+from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS
+
+
+def parse_outputs_2x2(reply: str) -> ParsedReply[object]:
+    """Output grids of two test inputs, two attempts each."""
+    return parse_outputs(reply, 2, 2)
+
+
+def extract(reply: str) -> ParsedReply[object]:
+    """Definition replies: the program extracted (``how`` = the extraction's reason)."""
+    found = extract_program(reply, DEFINITION_ENTRY_POINTS)
+    return ParsedReply(found.code, found.reason)
 
 
 def _shapes(size: int) -> dict[str, str]:
@@ -43,13 +62,13 @@ def main() -> int:
     args = parser.parse_args()
     worst = 0.0
     for name, reply in _shapes(args.size).items():
-        for parse in (parse_grid, parse_judgments, parse_pair):
+        for parse in (parse_grid, parse_judgments, parse_pair, parse_outputs_2x2, extract):
             wall, cpu = time.perf_counter(), time.process_time()
             result = parse(reply)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             worst = max(worst, cpu)
             print(
-                f"{name:22} {parse.__name__:16} {cpu * 1000:8.1f} ms ({wall * 1000:8.1f})"
+                f"{name:22} {parse.__name__:17} {cpu * 1000:8.1f} ms ({wall * 1000:8.1f})"
                 f"  {result.how[:50]}"
             )
     print(f"worst: {worst * 1000:.1f} ms")

@@ -196,12 +196,15 @@ def code_blocks(text: str) -> list[str]:
     return [block.code for block in fenced_blocks(text)]
 
 
-def _defines(code: str, name: str) -> bool:
+def _definition(entry_points: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern for a line defining (or assigning) any of the entry points."""
     # [ \t\f] and not \s: "^\s*" can run over many blank lines from every line start, which
     # is quadratic on a reply of blank lines.
-    word = re.escape(name)
-    pattern = rf"^[ \t\f]*(?:async[ \t]+)?def[ \t]+{word}[ \t]*\(|^[ \t\f]*{word}[ \t]*="
-    return re.search(pattern, code, re.MULTILINE) is not None
+    words = "|".join(re.escape(name) for name in entry_points)
+    return re.compile(
+        rf"^[ \t\f]*(?:async[ \t]+)?def[ \t]+(?:{words})[ \t]*\(|^[ \t\f]*(?:{words})[ \t]*=",
+        re.MULTILINE,
+    )
 
 
 def extract_program(response: str, entry_points: tuple[str, ...]) -> Extraction:
@@ -218,11 +221,15 @@ def extract_program(response: str, entry_points: tuple[str, ...]) -> Extraction:
     Returns:
         The extraction, with the chosen block recorded.
     """
+    defines = _definition(entry_points)
+    # A block's lines are the reply's (less an indent the pattern allows): when the reply
+    # defines no entry point, no block does, and none is searched.
+    anywhere = defines.search(response) is not None
     blocks = fenced_blocks(response)
     n = len(blocks)
-    for index in range(n - 1, -1, -1):
+    for index in range(n - 1, -1, -1) if anywhere else ():
         block = blocks[index]
-        if any(_defines(block.code, name) for name in entry_points):
+        if defines.search(block.code) is not None:
             return Extraction(
                 block.code, index, n, "last block defining the entry point", block.unclosed
             )
@@ -232,6 +239,6 @@ def extract_program(response: str, entry_points: tuple[str, ...]) -> Extraction:
         return Extraction(
             block.code, index, n, "last block (none defines the entry point)", block.unclosed
         )
-    if any(_defines(response, name) for name in entry_points):
+    if anywhere:
         return Extraction(response, None, 0, "whole reply (no code block)")
     return Extraction("", None, 0, "no code found")

@@ -347,6 +347,7 @@ class DimensionScorer:
 
     def _read_replies(self, path: Path) -> None:
         """Read raw replies; parse each into an answer (Definition replies kept as text)."""
+        definition_keys: set[AnswerKey] = set()
         for number, text in enumerate(_lines(path), 1):
             if not text.strip():
                 continue
@@ -371,15 +372,14 @@ class DimensionScorer:
                 self._problem(f"line {number}: no prompt {str(data['id'])[:60]!r} in the instances")
                 continue
             key = (str(data["model"]), str(data["run"]), task_id, dimension)
-            if key in self.answers or (
-                dimension is Dimension.DEFINITION and key in self._definition_keys()
-            ):
+            if key in self.answers or key in definition_keys:
                 self.duplicates += 1
                 self._problem(f"line {number}: second reply for the same item; ignored")
                 continue
             reply = data["reply"]
             if dimension is Dimension.DEFINITION:
                 self.definition_replies.append(_DefinitionReply(number, *key[:3], reply))
+                definition_keys.add(key)
                 continue
             tests = 1
             if dimension is Dimension.OUTPUT_GRID:
@@ -388,9 +388,6 @@ class DimensionScorer:
             record = DimensionAnswer(task_id, dimension, key[0], key[1], parsed.answer)
             problem = None if parsed.ok else parsed.how
             self.answers[key] = _Answer(number, record, parsed.how, problem)
-
-    def _definition_keys(self) -> set[AnswerKey]:
-        return {(r.model, r.run, r.task_id, Dimension.DEFINITION) for r in self.definition_replies}
 
     def _definition_config(self) -> ScoreConfig:
         """How ``score`` scores Definition replies: the inputs the build recorded.

@@ -128,6 +128,9 @@ def test_editing_kinds_must_be_known(world, capsys):
             str(world["root"] / "bad")]  # fmt: skip
     assert cli.main(argv) == 2
     assert "--editing-kinds: unknown type(s) typo" in capsys.readouterr().err
+    argv[argv.index("--editing-kinds") : argv.index("--out")] = ["--samples", "5"]
+    assert cli.main(argv) == 2
+    assert "--samples needs --generator" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------ demonstration inputs
@@ -200,6 +203,23 @@ def test_valid_candidates_are_fresh_generator_samples(world, sandbox):
     for record in by_dimension(world["gen"], "inversion").values():
         assert record["key"]["split"] == "generator"
     assert check_build.check(world["gen"], strict=True) == ([], check_build.check(world["gen"])[1])
+
+
+def test_a_generator_build_gives_the_same_bytes_again(world):
+    """Samples and verifier outputs come back from the store; other seed, other samples."""
+    root = world["root"]
+    argv = ["dimensions", "build", "--tasks", str(SAMPLE / "tasks"), "--manifest",
+            str(world["val"]), "--human-errors", str(root / "harc.csv"), "--corruptions",
+            str(root / "mut" / "corruptions.jsonl"), "--generator", GENERATOR, "--mixture",
+            str(root / "mixture.json"), "--store", str(root / "cache.sqlite")]  # fmt: skip
+    run_cli(*argv, "--out", str(root / "gen-again"))
+    for name in ("instances.jsonl", "build.json"):
+        assert (root / "gen-again" / name).read_bytes() == (world["gen"] / name).read_bytes()
+    run_cli(*argv, "--samples", "7", "--seed", "5", "--out", str(root / "gen-seed5"))
+    summary = json.loads((root / "gen-seed5" / "build.json").read_text())
+    assert summary["generator_samples"] == 7 and summary["seed"] == 5
+    for record in by_dimension(root / "gen-seed5", "inversion").values():
+        assert record["key"]["split"] == "generator" and record["key"]["seed"] - 5 in range(7)
 
 
 def test_without_a_generator_valid_pairs_stay_arc_gen(world):
@@ -297,3 +317,34 @@ def test_mutate_paper_operators_are_the_studys_two(world):
     assert set(summary["operators"]) == {"stmt.drop_assign_rewire", "expr.binop_left"}
     default = json.loads((world["mut"] / "summary.json").read_text())
     assert default["operator_set"] == "all" and len(default["operators"]) > 2
+
+
+# -------------------------------------------------------------------- defaults
+
+
+def test_every_seeded_command_defaults_to_the_studys_seed_and_samples(tmp_path):
+    from arcjudge.cli import _parser
+    from arcjudge.harness.dimensions.build import BuildConfig
+    from arcjudge.harness.mutate.cli import _config as mutate_config
+    from arcjudge.harness.score.cli import _config as score_config
+    from arcjudge.harness.validate.cli import _config as validate_config
+
+    parse = _parser().parse_args
+    tasks, out = str(SAMPLE / "tasks"), str(tmp_path / "o")
+    source = f"g=golf:{SAMPLE / 'golf'}"
+    validated = validate_config(parse(["validate", "--tasks", tasks, "--source", source,
+                                       "--generator", GENERATOR, "--out", out]))  # fmt: skip
+    assert (validated.seed, validated.samples) == (77, 50)
+    plain = validate_config(parse(["validate", "--tasks", tasks, "--source", source, "--out", out]))
+    assert (plain.seed, plain.samples) == (77, 0)
+    sample = validate_config(parse(["validate", "--sample", "--out", out]))
+    assert (sample.seed, sample.samples) == (0, 10)  # what EXPECTED.json is for
+    programs = tmp_path / "p.jsonl"
+    programs.write_text("")
+    scored = score_config(parse(["score", "--programs", str(programs), "--tasks", tasks,
+                                 "--generator", GENERATOR, "--out", out]))  # fmt: skip
+    assert (scored.seed, scored.samples) == (77, 50)
+    mutated = mutate_config(parse(["mutate", "--tasks", tasks, "--source", source, "--out", out]))
+    assert mutated.seed == 77 and not mutated.study_operators and mutated.operators is None
+    assert BuildConfig(SAMPLE / "tasks", tmp_path).seed == 77
+    assert BuildConfig(SAMPLE / "tasks", tmp_path).samples == 50

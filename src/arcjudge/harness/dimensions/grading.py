@@ -106,7 +106,7 @@ class DimensionScoreConfig:
         programs_file: The programs file that score read (for self-consistency).
         attempts: Output grid: candidates counted per test input (pass@k).
         definition_samples: Generator samples per task for Definition replies (``None``:
-            as many as the validate run drew).
+            as many as the build drew with its generator, else as the validate run).
     """
 
     instances_file: Path

@@ -11,8 +11,8 @@ verifier confirms invalid, and draws one instance per dimension. The sandbox cal
 command's, so a rerun after Ctrl-C or a kill redoes only the calls that are missing.
 Randomness comes from ``random.Random`` objects seeded with strings made of the seed, the
 task id and a purpose, so one task's instances do not depend on which other tasks are
-built, and the same inputs and seed give the same ``instances.jsonl`` byte for byte. The record
-schema is documented in ``docs/dimensions.md`` (and in the README).
+built, and the same inputs and seed give the same ``instances.jsonl`` byte for byte. The
+record schema is documented in ``docs/dimensions.md`` (and in the README).
 """
 
 from __future__ import annotations
@@ -180,7 +180,6 @@ class _TaskPlan:
     arcgen_digests: list[str] = field(default_factory=list)
     arcgen_count: int = 0  # ARC-GEN pairs with an output that are no demonstration
     shown_dropped: Counter[str] = field(default_factory=Counter)  # per kind
-    generator: dict[str, Any] | None = None  # the generator's report for the task
 
 
 def _rng(seed: int, task_id: str, purpose: str) -> random.Random:

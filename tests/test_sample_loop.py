@@ -1,8 +1,7 @@
 """The README's whole loop on the bundled sample, with the canned replies shipped with it.
 
-validate --sample -> mutate -> dimensions build (valid pairs: samples of the sample's
-ARC-GEN generator) -> dimensions prompts -> (the sample's ``replies.jsonl``) -> dimensions
-score: the shipped replies are what
+validate --sample -> mutate -> dimensions build -> dimensions prompts -> (the sample's
+``replies.jsonl``) -> dimensions score: the shipped replies are what
 ``tests/fixtures/sample_replies.py`` writes for this build (so they cannot go stale), and
 the scores are what the two canned models were made to get.
 """
@@ -40,8 +39,7 @@ def loop(tmp_path_factory) -> Path:
             "--source", f"module=module:{s / 'module'}", "--out", str(out / "mut"))  # fmt: skip
     corruptions, instances = out / "mut" / "corruptions.jsonl", out / "built" / "instances.jsonl"
     run_cli("dimensions", "build", "--tasks", str(s / "tasks"), "--manifest", str(out / "val"),
-            "--corruptions", str(corruptions), "--generator", f"arc-gen:{s}/generators/arc-gen",
-            "--out", str(out / "built"))  # fmt: skip
+            "--corruptions", str(corruptions), "--out", str(out / "built"))  # fmt: skip
     prompts = ["--tasks", str(s / "tasks"), "--out", str(out / "prompts.jsonl")]
     assert cli.main(["dimensions", "prompts", "--instances", str(instances), *prompts]) == 0
     run_cli("dimensions", "score", "--instances", str(instances),

@@ -7,7 +7,9 @@ Verifiers are our own lookup tables (``common.tables``: one `module` file per ta
 every known input of the task (demonstrations and ARC-GEN pairs) to its output; unknown
 inputs raise), so every task has a valid verifier. Steps, each timed: validate the table
 source over all pairs; build the instances (with a neighbours file of our own: the next
-three task ids); score three synthetic answerers built from the instance keys (oracle:
+three task ids, and H-ARC style wrong answers of our own: each test output one cell off);
+check the build's distribution (``check_build.py``: Editing types, no demonstration input
+in any candidate); score three synthetic answerers built from the instance keys (oracle:
 reference answers, always-valid, random) over two runs. All through the command line.
 """
 
@@ -17,9 +19,10 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from check_build import check
 from common import data
 from common.cli import arcjudge_or_exit
-from common.tables import write_answers, write_neighbours, write_tables
+from common.tables import write_answers, write_human_errors, write_neighbours, write_tables
 
 
 def run(argv: list[str]) -> float:
@@ -42,14 +45,19 @@ def main() -> None:
     box = ["--backend", args.backend, "--workers", str(args.workers), "--no-progress"]
     n = write_tables(tasks, arcgen, root / "tables")
     write_neighbours(data.task_ids(tasks), root / "neighbours.jsonl")
+    write_human_errors(tasks, root / "incorrect_submissions.csv")
     print(f"{n} lookup-table verifiers in {root / 'tables'}")
     t_val = run(["validate", "--tasks", str(tasks), "--arcgen", str(arcgen), "--source",
                  f"table=module:{root / 'tables'}", "--out", str(root / "val"), *box])  # fmt: skip
     print(f"validate: {t_val:.1f} s")
     t_build = run(["dimensions", "build", "--tasks", str(tasks), "--arcgen", str(arcgen),
                    "--manifest", str(root / "val"), "--neighbours", str(root / "neighbours.jsonl"),
+                   "--human-errors", str(root / "incorrect_submissions.csv"),
                    "--out", str(root / "dims"), *box])  # fmt: skip
     print(f"dimensions build: {t_build:.1f} s")
+    problems, counts = check(root / "dims")
+    print("check_build:", ", ".join(f"{k} {v}" for k, v in counts.items()))
+    print("\n".join(f"FAIL {p}" for p in problems) or "check_build: all checks passed")
     count = write_answers(root / "dims" / "instances.jsonl", root / "answers.jsonl")
     instances = root / "dims" / "instances.jsonl"
     t_score = run(["dimensions", "score", "--instances", str(instances), "--answers",

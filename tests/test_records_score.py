@@ -89,6 +89,12 @@ def test_results_round_trip(world, policy):
     assert no_code.status is None and no_code.error and no_code.extraction is not None
     assert no_code.fields["status"] == "mine"  # a field of the program record, carried over
     assert results["unclosed"].extraction.fence_unclosed
+    # The entry points it ran with, for whoever runs it again (dimensions score).
+    assert {r.entry_points for r in results.values()} == {("transform", "solve", "p", "main")}
+    old = {k: v for k, v in results["pass"].to_json().items() if k != "entry_points"}
+    assert ScoreResult.from_json(old).entry_points == ()  # a result from before: none
+    carried = ScoreResult.from_json({**old, "entry_points": "not a list"})
+    assert carried.entry_points == () and carried.fields["entry_points"] == "not a list"
     dunder = results["dunder"]
     assert dunder.findings and "attr.dunder" in dunder.findings[0]
     if policy == "warn":

@@ -85,3 +85,23 @@ def write_answers(instances: Path, out: Path) -> int:
                           "answer": rand})  # fmt: skip
     out.write_text("".join(json.dumps(line) + "\n" for line in lines))
     return len(lines)
+
+
+def write_human_errors(tasks: Path, out: Path) -> int:
+    """An H-ARC style ``incorrect_submissions.csv`` of our own: per task, its first test
+    output with one cell changed (the top-left cell's color plus one), count 2.
+
+    Returns:
+        The number of rows written.
+    """
+    rows = ["task_name,task_type,test_output_grid,count"]
+    for path in sorted(tasks.glob("*.json")):
+        test = json.loads(path.read_text())["test"][0]
+        if "output" not in test:
+            continue
+        grid = [list(row) for row in test["output"]]
+        grid[0][0] = (grid[0][0] + 1) % 10
+        cells = "|".join("".join(map(str, row)) for row in grid)
+        rows.append(f"{path.name},training,|{cells}|,2")
+    out.write_text("\n".join(rows) + "\n")
+    return len(rows) - 1

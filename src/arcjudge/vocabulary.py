@@ -118,11 +118,12 @@ INVALID_KINDS: tuple[CandidateKind, ...] = tuple(
 """The kinds of invalid (corrupted) candidate pairs."""
 
 EDITING_KINDS: tuple[CandidateKind, ...] = (
-    CandidateKind.INSTANCE_MISMATCH,
+    CandidateKind.HUMAN_ERROR,
     CandidateKind.CORRUPTED_VERIFIER,
     CandidateKind.COLOR_FLIP,
 )
-"""The kinds an Editing instance's pair may be, in the order they are tried."""
+"""The kinds an Editing instance's pair may be by default: the study's three (human error,
+corrupted verifier, color flip; ``dimensions build --editing-kinds`` chooses others)."""
 
 
 class Dimension(StrEnum):

@@ -359,7 +359,8 @@ def arcjudge_rules(
         exclude_arcgen: ``dimensions score --exclude-arcgen``.
         attempts: Output grid: candidates per test input (``--attempts``, pass@k).
         definition_samples: Definition: generator samples per task (default: as many as
-            the validate run drew; ``--definition-samples``).
+            the build drew with its generator, else the validate run;
+            ``--definition-samples``).
     """
     grading = _Grading(
         _grader(

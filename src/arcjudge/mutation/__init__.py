@@ -14,10 +14,17 @@ with warnings.catch_warnings():  # libcst 1.0 imports mypy_extensions.TypedDict 
     from arcjudge.mutation.enumeration import enumerate_mutants
     from arcjudge.mutation.mutant import Mutant, MutantSet, mutant_id, parse_mutant_id
     from arcjudge.mutation.operators import Operator, Site
-    from arcjudge.mutation.registry import OPERATORS, default_operators, register
+    from arcjudge.mutation.registry import (
+        OPERATORS,
+        STUDY_OPERATORS,
+        default_operators,
+        register,
+        study_operators,
+    )
 
 __all__ = [
     "OPERATORS",
+    "STUDY_OPERATORS",
     "Mutant",
     "MutantSet",
     "Operator",
@@ -27,4 +34,5 @@ __all__ = [
     "mutant_id",
     "parse_mutant_id",
     "register",
+    "study_operators",
 ]

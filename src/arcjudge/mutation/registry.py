@@ -35,5 +35,19 @@ def default_operators() -> list[Operator]:
     return list(OPERATORS.values())
 
 
+STUDY_OPERATORS: dict[bool, tuple[str, ...]] = {
+    True: ("stmt.drop_assign_rewire",),
+    False: ("expr.binop_left",),
+}
+"""The reference study's operators (``mutate --operators paper``), keyed by whether the
+source is a DSL verifier (RE-ARC: assignment drop with rewiring) or not (binary-operation
+prune to the left operand)."""
+
+
+def study_operators(dsl: bool) -> list[Operator]:
+    """The reference study's operators for a DSL verifier (``dsl``) or any other source."""
+    return [OPERATORS[name] for name in STUDY_OPERATORS[dsl]]
+
+
 for _cls in ALL_OPERATOR_CLASSES:
     register(_cls())

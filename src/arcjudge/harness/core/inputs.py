@@ -22,6 +22,13 @@ from arcjudge.verifiers.sources import GeneratorSource
 
 GENERATOR_LIMITS = Limits(wall_seconds=10.0, total_seconds=600.0)
 
+DEFAULT_SEED = 77
+"""The seed every command defaults to (the reference study's): sample i of a generator is
+drawn after ``random.seed(DEFAULT_SEED + i)``, and every seeded choice starts from it."""
+
+DEFAULT_SAMPLES = 50
+"""Generator samples per task when a generator is given and no count is (the study's)."""
+
 
 def arcgen_pairs(task: Task, arcgen_dir: Path | None) -> tuple[Pair, ...]:
     """The task's ARC-GEN stable pairs: from ``arcgen_dir/<id>.json``, else its own key."""

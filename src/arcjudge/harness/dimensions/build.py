@@ -1,16 +1,18 @@
 """``arcjudge dimensions build``: evaluation instances for the five dimensions.
 
 For every task with a validated verifier (``--manifest``: a ``validate`` output directory)
-the builder proposes candidate invalid pairs of each kind (:mod:`.corruptions`, plus the
-``corrupted_verifier`` pairs of a ``mutate`` run), runs the task's verifier on every
-candidate input in the sandbox, keeps only the candidates the verifier confirms invalid,
-and draws one instance per dimension. The verifier calls go through the engine and the
-result store like every other command's, so a rerun after Ctrl-C or a kill redoes only
-the calls that are missing. Randomness comes from ``random.Random`` objects
-seeded with strings made of the seed, the task id and a purpose, so one task's instances
-do not depend on which other tasks are built, and the same inputs and seed give the same
-``instances.jsonl`` byte for byte. The record schema is documented in
-``docs/dimensions.md`` (and in the README).
+the builder takes the task's valid pairs (fresh generator samples with the verifier's
+outputs when a generator is given, else its ARC-GEN pairs, else its test pairs), proposes
+candidate invalid pairs of each kind (:mod:`.corruptions`, plus the ``corrupted_verifier``
+pairs of a ``mutate`` run), drops every candidate that shows a demonstration's input, runs
+the task's verifier on every candidate input in the sandbox, keeps only the candidates the
+verifier confirms invalid, and draws one instance per dimension. The sandbox calls
+(generator samples, verifier calls) go through the result store like every other
+command's, so a rerun after Ctrl-C or a kill redoes only the calls that are missing.
+Randomness comes from ``random.Random`` objects seeded with strings made of the seed, the
+task id and a purpose, so one task's instances do not depend on which other tasks are
+built, and the same inputs and seed give the same ``instances.jsonl`` byte for byte. The
+record schema is documented in ``docs/dimensions.md`` (and in the README).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
-from arcjudge.harness.core.inputs import arcgen_pairs
+from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint
 from arcjudge.harness.dimensions.corruptions import (
@@ -54,12 +56,20 @@ from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
 from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
-from arcjudge.verifiers.sources import VerifierSource
-from arcjudge.vocabulary import BUILT_DIMENSIONS, EDITING_KINDS, INVALID_KINDS, Dimension
+from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
+from arcjudge.vocabulary import (
+    BUILT_DIMENSIONS,
+    EDITING_KINDS,
+    INVALID_KINDS,
+    CandidateKind,
+    Dimension,
+    Split,
+)
 
 __all__ = [
     "CLASSIFICATION_SIZE",
     "DEFAULT_MIN_DISTANCE",
+    "DEFAULT_SAMPLES",
     "DEFAULT_SEED",
     "EDIT_MAX_DISTANCE",
     "BuildConfig",
@@ -76,7 +86,6 @@ DEFAULT_MIN_DISTANCE = 0.05
 and its output is a copy. At 0.05 every ARC-AGI-1 training task has ARC-GEN pairs that
 pass; at 0.10 one (ae3edfdc) has none among its first 120 (see docs/dimensions.md)."""
 
-DEFAULT_SEED = 77
 _WINDOW = 32  # tasks planned, confirmed and drawn together (bounds memory)
 _CHUNK = 128  # candidate inputs per verifier call
 DEFAULT_PER_KIND = 6
@@ -90,6 +99,23 @@ def pair_digest(grid_in: Grid, grid_out: Grid) -> str:
 
 def _pair_json(grid_in: Grid, grid_out: Grid) -> dict[str, Any]:
     return {"input": to_lists(grid_in), "output": to_lists(grid_out)}
+
+
+@dataclass(frozen=True)
+class _Valid:
+    """A valid pair of the task and where it comes from (``seed``: generator samples)."""
+
+    pair: Pair
+    split: str
+    index: int
+    seed: int | None = None
+
+    def provenance(self) -> dict[str, Any]:
+        """``{split, index}``, and ``seed`` for a generator sample."""
+        found: dict[str, Any] = {"split": self.split, "index": self.index}
+        if self.seed is not None:
+            found["seed"] = self.seed
+        return found
 
 
 class _Payload(NamedTuple):
@@ -112,10 +138,15 @@ class BuildConfig:
         human_errors_file: H-ARC ``incorrect_submissions.csv``.
         neighbours_file: JSONL of ``{task_id, neighbour_task_ids}``.
         mixture: Candidate type weights for Classification.
-        seed: The seed of every draw.
+        seed: The seed of every draw (and of the generator samples: ``seed + i``).
         per_kind: Candidates proposed per invalid kind and task (before confirmation).
         min_distance: Generation threshold used to find a reference pair (hidden key).
         limits: Limits of the verifier calls.
+        generator: Where valid pairs come from when given: ``samples`` fresh samples per
+            task, each input paired with the task's verifier's output (ARC-GEN pairs only
+            for tasks the generator gives no usable sample for).
+        samples: Generator samples drawn per task.
+        editing_kinds: The invalid types an Editing pair is drawn from.
     """
 
     tasks_dir: Path
@@ -129,6 +160,9 @@ class BuildConfig:
     per_kind: int = DEFAULT_PER_KIND
     min_distance: float = DEFAULT_MIN_DISTANCE
     limits: Limits = VERIFIER_LIMITS
+    generator: GeneratorSource | None = None
+    samples: int = DEFAULT_SAMPLES
+    editing_kinds: tuple[CandidateKind, ...] = EDITING_KINDS
 
 
 @dataclass
@@ -138,12 +172,14 @@ class _TaskPlan:
     task: Task
     verifier: VerifierSpec
     program: Program
-    valid: list[tuple[Pair, str, int]]  # (pair, split, index): ARC-GEN first, else test
+    valid: list[_Valid]  # generator samples, else ARC-GEN pairs, else test pairs (shuffled)
     proposed: dict[str, list[CandidatePair]]
     confirmed: dict[str, list[tuple[CandidatePair, Grid | None]]] = field(default_factory=dict)
     verifier_failures: Counter[str] = field(default_factory=Counter)
     sources: dict[int, Pair] = field(default_factory=dict)  # id(candidate) -> valid pair
     arcgen_digests: list[str] = field(default_factory=list)
+    arcgen_count: int = 0  # ARC-GEN pairs with an output that are no demonstration
+    shown_dropped: Counter[str] = field(default_factory=Counter)  # per kind
 
 
 def _rng(seed: int, task_id: str, purpose: str) -> random.Random:
@@ -188,6 +224,7 @@ class Builder:
             _read_corruptions(config.corruptions_file) if config.corruptions_file else {}
         )
         self.skipped: dict[str, str] = {}
+        self.generator_report: dict[str, dict[str, Any]] = {}
         self.records: list[DimensionInstance] = []
         self.per_task: dict[str, dict[str, Any]] = {}
         self._programs: dict[str, VerifierSource] = {}
@@ -225,10 +262,12 @@ class Builder:
         return VerifierSpec(name, str(spec["kind"]), str(spec["path"])), program
 
     def module_dirs(self) -> tuple[str, ...]:
-        """Directories the chosen verifier sources import from (for the sandbox)."""
+        """Directories the chosen verifier sources and the generator import from."""
         dirs: list[str] = []
         for name in sorted(set(self.chosen.values())):
             dirs.extend(d for d in self._source(name).module_dirs if d not in dirs)
+        if self.config.generator is not None:
+            dirs.extend(d for d in self.config.generator.module_dirs if d not in dirs)
         return tuple(dirs)
 
     def _demos_by_task(self) -> dict[str, tuple[Pair, ...]]:
@@ -242,7 +281,13 @@ class Builder:
 
     # --------------------------------------------------------------- proposing
 
-    def _plan(self, task_id: str, demos_by_task: dict[str, tuple[Pair, ...]]) -> _TaskPlan | None:
+    def _plan(
+        self,
+        task_id: str,
+        demos_by_task: dict[str, tuple[Pair, ...]],
+        samples: list[_Valid] | None = None,
+    ) -> _TaskPlan | None:
+        """Propose a task's candidates; ``samples``: its verified generator samples."""
         task = self._task(task_id)
         if task is None:
             self.skipped.setdefault(task_id, "no task file")
@@ -253,31 +298,44 @@ class Builder:
         verifier, program = found
         seed, per_kind = self.config.seed, self.config.per_kind
         known = {(p.input, p.output) for p in (*task.train, *task.test)}
+        shown = {p.input for p in task.train}  # no candidate may show a demonstration input
+        dropped: Counter[str] = Counter()
+
+        def unshown(kind: str, candidates: list[CandidatePair]) -> list[CandidatePair]:
+            kept = [c for c in candidates if c.input not in shown]
+            dropped[kind] += len(candidates) - len(kept)
+            return kept
+
         all_arcgen = arcgen_pairs(task, self.config.arcgen_dir)
         arcgen = [
-            (p, "arc-gen", i)
+            _Valid(p, Split.ARC_GEN, i)
             for i, p in enumerate(all_arcgen)
-            if p.output is not None and (p.input, p.output) not in known
+            if p.output is not None and (p.input, p.output) not in known and p.input not in shown
         ]
-        valid = arcgen or [(p, "test", i) for i, p in enumerate(task.test) if p.output is not None]
+        tests = [_Valid(p, Split.TEST, i) for i, p in enumerate(task.test) if p.output is not None]
+        if samples is not None:
+            samples = self._usable_samples(task, samples)
+        valid = list(samples or arcgen or tests)
         if not valid:
             self.skipped[task_id] = "no valid pair (no ARC-GEN pair and no test output)"
             return None
         order = list(range(len(valid)))
         _rng(seed, task_id, "valid").shuffle(order)
+        pool_pairs = [v.pair for v in (samples or arcgen)]  # unshuffled: outputs to mismatch
         valid = [valid[i] for i in order]
         # valid[0] is the Inversion instance: kept out of every other pool when possible.
-        valid_pairs = [p for p, _, _ in (valid[1:] or valid)]
+        valid_pairs = [v.pair for v in (valid[1:] or valid)]
         proposed: dict[str, list[CandidatePair]] = {}
-        proposed["color_flip"] = color_flip(
-            task_id, valid_pairs, _rng(seed, task_id, "color_flip"), count=per_kind
-        )
+        flips = color_flip(task_id, valid_pairs, _rng(seed, task_id, "color_flip"), count=per_kind)
+        proposed["color_flip"] = unshown("color_flip", flips)
         rng = _rng(seed, task_id, "instance_mismatch")
-        pool = [*(p for p, _, _ in arcgen), *task.train]
+        pool = [*pool_pairs, *task.train]
         mismatches = [
             instance_mismatch(task_id, target, pool, rng) for target in valid_pairs[:per_kind]
         ]
-        proposed["instance_mismatch"] = _distinct(c for c in mismatches if c is not None)
+        proposed["instance_mismatch"] = unshown(
+            "instance_mismatch", _distinct(c for c in mismatches if c is not None)
+        )
         errors = self.human.by_task.get(task_id, []) if self.human else []
         if errors and task.test and task.test[0].output is not None:
             rng = _rng(seed, task_id, "human_error")
@@ -286,17 +344,23 @@ class Builder:
                 human_error(task_id, task.test[0], errors, rng, task_type=kind)
                 for _ in range(4 * per_kind)
             ]
-            proposed["human_error"] = _distinct(c for c in drawn if c is not None)[:per_kind]
+            proposed["human_error"] = unshown(
+                "human_error", _distinct(c for c in drawn if c is not None)
+            )[:per_kind]
         if task_id in self.neighbours:
             rng = _rng(seed, task_id, "retrieval")
             drawn = [
                 retrieval(task_id, self.neighbours, demos_by_task, rng) for _ in range(4 * per_kind)
             ]
-            proposed["retrieval"] = _distinct(c for c in drawn if c is not None)[:per_kind]
+            proposed["retrieval"] = unshown(
+                "retrieval", _distinct(c for c in drawn if c is not None)
+            )[:per_kind]
         if task_id in self.corrupted:
-            proposed["corrupted_verifier"] = _distinct(self.corrupted[task_id])[:per_kind]
+            proposed["corrupted_verifier"] = unshown(
+                "corrupted_verifier", _distinct(self.corrupted[task_id])
+            )[:per_kind]
         if len(valid) > 1:  # never show the Inversion instance's input elsewhere
-            hidden = valid[0][0].input
+            hidden = valid[0].pair.input
             proposed = {k: [c for c in cs if c.input != hidden] for k, cs in proposed.items()}
         # The valid pair each color flip / mismatch was made from: an edit back to it is a
         # repair (used to pick Editing pairs that can be repaired within the limit).
@@ -309,7 +373,79 @@ class Builder:
             {pair_digest(p.input, p.output) for p in all_arcgen if p.output is not None}
         )
         return _TaskPlan(task, verifier, program, valid, proposed, sources=sources,
-                         arcgen_digests=digests)  # fmt: skip
+                         arcgen_digests=digests, arcgen_count=len(arcgen),
+                         shown_dropped=dropped)  # fmt: skip
+
+    # ---------------------------------------------------------------- generator
+
+    def _generator_samples(
+        self, sandbox: Sandbox, store: ResultStore, engine: Engine, task_ids: list[str]
+    ) -> dict[str, list[_Valid]]:
+        """Fresh valid pairs per task: generator samples, outputs from the task's verifier.
+
+        Sample i is the generator's return value right after ``random.seed(seed + i)``,
+        drawn in the sandbox and cached in the store (as ``validate`` and ``score`` draw
+        them); its input then goes to the task's validated verifier (through the engine),
+        whose output is the pair's output. Samples the verifier gives no grid for are left
+        out; what happened goes to the per-task report (``build.json``).
+        """
+        generator = self.config.generator
+        assert generator is not None
+        wanted = [t for t in task_ids if self.chosen.get(t) and t in self.task_paths]
+        drawn, report = draw_samples(
+            sandbox, store, generator, wanted, self.config.samples, self.config.seed,
+            PolicyMode.WARN,
+        )  # fmt: skip
+        self.generator_report.update(report)
+        calls: list[Call] = []
+        owners: list[str] = []
+        for task_id in wanted:
+            found = self._verifier(task_id) if drawn.get(task_id) else None
+            if found is None:
+                continue
+            _, program = found
+            fingerprint = self._fingerprint(self.chosen[task_id])
+            inputs = list(dict.fromkeys(s.grid for s in drawn[task_id]))
+            calls.append(Call(program, call_key(engine, program, fingerprint), inputs))
+            owners.append(task_id)
+        result: dict[str, list[_Valid]] = {t: [] for t in wanted}
+        for task_id, call, outcome in zip(owners, calls, run_calls(engine, calls), strict=True):
+            outputs = outputs_of(call, outcome)
+            counts: Counter[str] = Counter()
+            for sample in drawn[task_id]:
+                status, grid = outputs.get(sample.grid, (Status.INFRA, None))
+                if status is not Status.OK or grid is None:
+                    counts["no_verifier_output"] += 1
+                    continue
+                if grid != sample.expected:
+                    counts["verifier_disagrees"] += 1  # kept: the verifier's output is used
+                pair = Pair(sample.grid, grid)
+                result[task_id].append(_Valid(pair, Split.GENERATOR, sample.index, sample.seed))
+            self.generator_report[task_id].update(sorted(counts.items()))
+        return result
+
+    def _usable_samples(self, task: Task, samples: list[_Valid]) -> list[_Valid]:
+        """Samples whose input is no demonstration's or test pair's, each input once."""
+        demos = {p.input for p in task.train}
+        tests = {p.input for p in task.test}
+        kept: list[_Valid] = []
+        seen: set[Grid] = set()
+        counts: Counter[str] = Counter()
+        for sample in samples:
+            grid = sample.pair.input
+            if grid in demos:
+                counts["demonstration_input"] += 1
+            elif grid in tests:
+                counts["test_input"] += 1
+            elif grid in seen:
+                counts["repeated_input"] += 1
+            else:
+                seen.add(grid)
+                kept.append(sample)
+        report = self.generator_report.setdefault(task.task_id, {})
+        report.update(sorted(counts.items()))
+        report["valid"] = len(kept)
+        return kept
 
     # ------------------------------------------------------------- confirming
 
@@ -368,10 +504,10 @@ class Builder:
             index = rng.choice(fresh or indices)
             taken.add(index)
             if kind == "valid":
-                pair, split, source_index = plan.valid[index]
-                assert pair.output is not None
-                candidates.append(_pair_json(pair.input, pair.output))
-                provenance.append({"split": split, "index": source_index, "reused": not fresh})
+                valid = plan.valid[index]
+                assert valid.pair.output is not None
+                candidates.append(_pair_json(valid.pair.input, valid.pair.output))
+                provenance.append({**valid.provenance(), "reused": not fresh})
             else:
                 cand, _ = plan.confirmed[kind][index]
                 candidates.append(_pair_json(cand.input, cand.output))
@@ -391,7 +527,7 @@ class Builder:
         """One invalid pair, preferring types and pairs that can be repaired in the limit."""
         repairs: dict[str, list[tuple[Grid, Grid] | None]] = {
             kind: [self._best_repair(plan, cand, out) for cand, out in plan.confirmed[kind]]
-            for kind in EDITING_KINDS
+            for kind in self.config.editing_kinds
             if plan.confirmed.get(kind)
         }
         if not repairs:
@@ -440,13 +576,14 @@ class Builder:
     def _generation(self, plan: _TaskPlan) -> _Payload:
         demos = [(d.input, d.output) for d in plan.task.train if d.output is not None]
         reference = None
-        for pair, split, index in plan.valid:
+        for valid in plan.valid:
+            pair = valid.pair
             assert pair.output is not None
             if not any(
                 is_copy((pair.input, pair.output), demo, self.config.min_distance)[0]
                 for demo in demos
             ):
-                reference = {**_pair_json(pair.input, pair.output), "split": split, "index": index}
+                reference = {**_pair_json(pair.input, pair.output), **valid.provenance()}
                 break
         return _Payload(
             {"avoid": [_pair_json(*demo) for demo in demos]},
@@ -454,11 +591,11 @@ class Builder:
         )
 
     def _inversion(self, plan: _TaskPlan) -> _Payload:
-        pair, split, index = plan.valid[0]
-        assert pair.output is not None
+        valid = plan.valid[0]
+        assert valid.pair.output is not None
         return _Payload(
-            {"output": to_lists(pair.output)},
-            {"input": to_lists(pair.input), "split": split, "index": index},
+            {"output": to_lists(valid.pair.output)},
+            {"input": to_lists(valid.pair.input), **valid.provenance()},
         )
 
     def _output_grid(self, plan: _TaskPlan) -> _Payload | None:
@@ -472,12 +609,11 @@ class Builder:
         )
 
     def _definition(self, plan: _TaskPlan) -> _Payload:
-        arcgen = sum(1 for _, split, _ in plan.valid if split == "arc-gen")
         prompt = {
             "score": "arcjudge score results for this task's programs",
             "train": len(plan.task.train),
             "test": len(plan.task.test),
-            "arc-gen": arcgen,
+            "arc-gen": plan.arcgen_count,
         }
         return _Payload(prompt, {})
 
@@ -508,32 +644,41 @@ class Builder:
             "proposed": proposed,
             "confirmed": confirmed,
             "valid_pool": len(plan.valid),
+            "valid_source": plan.valid[0].split,
+            "demonstration_inputs_dropped": {
+                k: n for k, n in sorted(plan.shown_dropped.items()) if n
+            },
             "redistributed": classification.key["redistributed"] if classification else [],
             "verifier_failures": dict(sorted(plan.verifier_failures.items())),
             "missing_dimensions": missing,
         }
+        if self.config.generator is not None:
+            self.per_task[task_id]["generator"] = self.generator_report.get(task_id, {})
         return records
 
     # -------------------------------------------------------------------- run
 
     def run(self, sandbox: Sandbox, store: ResultStore) -> None:
-        """Propose, confirm (verifier calls in ``sandbox``, cached in ``store``), draw.
+        """Sample, propose, confirm (sandbox calls cached in ``store``), draw; window by window.
 
-        Fills ``records`` (task order, then dimension order). Verifier results already in
-        the store are not run again, so a rerun after an interruption resumes.
+        Fills ``records`` (task order, then dimension order). Results already in the store
+        (generator samples, verifier outputs) are not computed again, so a rerun after an
+        interruption resumes.
         """
         engine = Engine(sandbox, store, self.config.limits, PolicyMode.OFF, chunk=_CHUNK)
         demos_by_task = self._demos_by_task()
-        window: list[_TaskPlan] = []
-        for task_id in sorted(self.task_paths):
-            plan = self._plan(task_id, demos_by_task)
-            if plan is not None:
-                window.append(plan)
-            if len(window) >= _WINDOW:
-                self._finish(engine, window)
-                window = []
-        if window:
-            self._finish(engine, window)
+        task_ids = sorted(self.task_paths)
+        for start in range(0, len(task_ids), _WINDOW):
+            window = task_ids[start : start + _WINDOW]
+            samples: dict[str, list[_Valid]] = {}
+            if self.config.generator is not None and self.config.samples > 0:
+                samples = self._generator_samples(sandbox, store, engine, window)
+            plans = []
+            for task_id in window:
+                plan = self._plan(task_id, demos_by_task, samples.get(task_id))
+                if plan is not None:
+                    plans.append(plan)
+            self._finish(engine, plans)
 
     def _finish(self, engine: Engine, plans: list[_TaskPlan]) -> None:
         """Confirm and draw a window of tasks (then their ARC-GEN pairs can be freed)."""
@@ -554,22 +699,37 @@ class Builder:
         for record in self.records:
             if record.dimension is Dimension.CLASSIFICATION:
                 kinds.update(record.kinds())
+        dropped: Counter[str] = Counter()
+        for info in self.per_task.values():
+            dropped.update(info["demonstration_inputs_dropped"])
+        generator = c.generator
         return {
             "seed": c.seed,
             "mixture": c.mixture.to_json(),
             "per_kind": c.per_kind,
             "min_distance": c.min_distance,
             "edit_max_distance": EDIT_MAX_DISTANCE,
+            "editing_kinds": list(c.editing_kinds),
+            "generator_samples": c.samples if generator is not None else 0,
             "inputs": {
                 "tasks": str(c.tasks_dir),
                 "manifest": str(c.manifest_dir),
                 "arcgen": str(c.arcgen_dir) if c.arcgen_dir else None,
+                "generator": (
+                    {"kind": generator.kind, "path": str(generator.path)} if generator else None
+                ),
                 "corruptions": str(c.corruptions_file) if c.corruptions_file else None,
                 "human_errors": str(c.human_errors_file) if c.human_errors_file else None,
                 "neighbours": str(c.neighbours_file) if c.neighbours_file else None,
             },
             "instances": {d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
             "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
+            "valid_sources": dict(
+                sorted(Counter(t["valid_source"] for t in self.per_task.values()).items())
+            ),
+            "demonstration_inputs_dropped": {
+                k: dropped.get(k, 0) for k in INVALID_KINDS if dropped.get(k)
+            },
             "human_error_rows_skipped": list(self.human.skipped) if self.human else [],
             "tasks": {t: self.per_task[t] for t in sorted(self.per_task)},
             "skipped": {t: self.skipped[t] for t in sorted(self.skipped)},
@@ -595,6 +755,17 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         "classification candidates by type: "
         + ", ".join(f"{k} {v}" for k, v in summary["classification_kinds"].items()),
     ]
+    sources = summary.get("valid_sources") or {}
+    if sources:
+        lines.append(
+            "valid pairs from (tasks): " + ", ".join(f"{k} {v}" for k, v in sources.items())
+        )
+    dropped = summary.get("demonstration_inputs_dropped") or {}
+    if dropped:
+        lines.append(
+            "candidates dropped for showing a demonstration input: "
+            + ", ".join(f"{k} {v}" for k, v in dropped.items())
+        )
     moved = Counter(k for t in summary["tasks"].values() for k in t["redistributed"])
     if moved:
         lines.append(

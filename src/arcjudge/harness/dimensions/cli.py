@@ -23,6 +23,7 @@ from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     DEFAULT_PER_KIND,
+    DEFAULT_SAMPLES,
     DEFAULT_SEED,
     EDIT_MAX_DISTANCE,
     BuildConfig,
@@ -42,7 +43,14 @@ from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.tasks import task_files
-from arcjudge.vocabulary import GRID_FORMATS, GridFormat
+from arcjudge.verifiers.sources import parse_generator_spec
+from arcjudge.vocabulary import (
+    EDITING_KINDS,
+    GRID_FORMATS,
+    INVALID_KINDS,
+    CandidateKind,
+    GridFormat,
+)
 
 
 def add_arguments(
@@ -59,6 +67,22 @@ def add_arguments(
     build.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
     build.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
     build.add_argument("--manifest", type=Path, required=True, help="validate output dir")
+    build.add_argument(
+        "--generator",
+        help="KIND:PATH (arc-gen or re-arc): valid pairs are fresh samples of it "
+        "(default: the ARC-GEN pairs)",
+    )
+    build.add_argument(
+        "--samples",
+        type=int,
+        help=f"generator samples per task (default {DEFAULT_SAMPLES} with --generator)",
+    )
+    build.add_argument(
+        "--editing-kinds",
+        default=",".join(EDITING_KINDS),
+        help="comma-separated invalid types an Editing pair is drawn from "
+        f"(default: the study's {','.join(EDITING_KINDS)})",
+    )
     build.add_argument("--corruptions", type=Path, help="corruptions.jsonl from mutate")
     build.add_argument("--human-errors", type=Path, help="H-ARC incorrect_submissions.csv")
     build.add_argument("--neighbours", type=Path, help="JSONL {task_id, neighbour_task_ids}")
@@ -88,7 +112,8 @@ def add_arguments(
     score.add_argument(
         "--samples",
         type=int,
-        help="Definition replies: generator samples per task (default: as the validate run)",
+        help="Definition replies: generator samples per task (default: as the build, "
+        "else the validate run)",
     )
     score.add_argument("--definitions", type=Path, help="arcjudge score output dir")
     score.add_argument("--programs", type=Path, help="the programs file that score read")
@@ -171,6 +196,17 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
     if args.per_kind < 1:
         raise UsageError("--per-kind must be >= 1")
+    if args.samples is not None and args.generator is None:
+        raise UsageError("--samples needs --generator KIND:PATH")
+    if args.samples is not None and args.samples < 1:
+        raise UsageError("--samples must be >= 1")
+    editing = [k.strip() for k in args.editing_kinds.split(",") if k.strip()]
+    unknown = [k for k in editing if k not in INVALID_KINDS]
+    if unknown or not editing:
+        raise UsageError(
+            f"--editing-kinds: unknown type(s) {', '.join(unknown) or '(none given)'} "
+            f"(choose from {', '.join(INVALID_KINDS)})"
+        )
     config = BuildConfig(
         tasks_dir=args.tasks,
         manifest_dir=args.manifest,
@@ -182,6 +218,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         seed=args.seed,
         per_kind=args.per_kind,
         limits=limits_from(args.wall),
+        generator=parse_generator_spec(args.generator) if args.generator else None,
+        samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
+        editing_kinds=tuple(CandidateKind(k) for k in dict.fromkeys(editing)),
     )
     bar = Progress(len(task_files(args.tasks)), "task", not args.no_progress)
     builder = Builder(config, bar.update)

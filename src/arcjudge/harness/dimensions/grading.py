@@ -106,7 +106,7 @@ class DimensionScoreConfig:
         programs_file: The programs file that score read (for self-consistency).
         attempts: Output grid: candidates counted per test input (pass@k).
         definition_samples: Generator samples per task for Definition replies (``None``:
-            as many as the validate run drew).
+            as many as the build drew with its generator, else as the validate run).
     """
 
     instances_file: Path
@@ -242,11 +242,20 @@ class _Definition:
     status: object
     splits: Mapping[str, Any]
     code_sha256: object
+    entry_points: tuple[str, ...] | None = None  # what score ran it with, when recorded
 
     @classmethod
     def of(cls, record: Mapping[str, Any]) -> _Definition:
         """The fields of a score result's JSON object."""
         splits = record.get("splits") or {}
+        names = record.get("entry_points")
+        recorded = (
+            tuple(names)
+            if isinstance(names, list)
+            and names
+            and all(isinstance(n, str) and n.isidentifier() for n in names)
+            else None
+        )
         return cls(
             record.get("id"),
             str(record["verdict"]),
@@ -254,6 +263,7 @@ class _Definition:
             record.get("status"),
             splits,
             record.get("code_sha256"),
+            recorded,
         )
 
     def passes_train_test(self) -> bool:
@@ -392,13 +402,19 @@ class DimensionScorer:
     def _definition_config(self) -> ScoreConfig:
         """How ``score`` scores Definition replies: the inputs the build recorded.
 
+        The generator is the build's (``--generator``, its ``--samples``) when the build
+        recorded one, else the validate run's (its sample count); ``--samples`` overrides
+        the count either way.
+
         Raises:
             InputError: When the build's record is missing or names missing inputs.
         """
         path = self.config.instances_file.parent / "build.json"
         try:
-            inputs = json.loads(path.read_text(encoding="utf-8"))["inputs"]
+            build = json.loads(path.read_text(encoding="utf-8"))
+            inputs = build["inputs"]
             tasks, arcgen, manifest_dir = inputs["tasks"], inputs.get("arcgen"), inputs["manifest"]
+            built_with, built_samples = inputs.get("generator"), build.get("generator_samples")
         except FileNotFoundError:
             raise InputError(
                 f"{path}: missing; Definition replies are scored on the inputs the build "
@@ -414,8 +430,10 @@ class DimensionScorer:
                 )
         task_files(Path(tasks))
         manifest = json.loads(read_manifest(Path(manifest_dir)).path.read_text(encoding="utf-8"))
-        spec = manifest.get("generator")
-        samples = manifest.get("samples") or 0
+        # The build's generator when it drew its valid pairs from one, else validate's.
+        spec, samples, where = manifest.get("generator"), manifest.get("samples") or 0, None
+        if built_with:
+            spec, samples, where = built_with, built_samples or 0, path
         if self.config.definition_samples is not None:
             samples = self.config.definition_samples
         generator = None
@@ -423,7 +441,8 @@ class DimensionScorer:
             try:
                 generator = GeneratorSource(str(spec["kind"]), str(spec["path"]))
             except (SourceError, KeyError, TypeError) as exc:
-                raise InputError(f"{manifest_dir}/manifest.json: generator: {exc}") from None
+                named = where or f"{manifest_dir}/manifest.json"
+                raise InputError(f"{named}: generator: {exc}") from None
         seed = next(iter(self.instances.values())).seed
         return ScoreConfig(
             programs_file=self.config.replies_file or self.config.instances_file,
@@ -477,9 +496,13 @@ class DimensionScorer:
                 "no programs file (give --programs): self-consistency not computed"
             )
             return
-        for record in read_programs(programs, self.config.entry_points):
-            code_hash = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
-            self.codes[code_hash] = record.code
+        # Code is extracted from replies with the entry points score used (they decide
+        # which block is the program), so read once per entry-point list the results name.
+        lists = {d.entry_points or self.config.entry_points for d in self.definitions.values()}
+        for entry_points in sorted(lists or {self.config.entry_points}):
+            for record in read_programs(programs, entry_points):
+                code_hash = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
+                self.codes[code_hash] = record.code
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the instances' verifier sources import from (for the sandbox)."""
@@ -653,9 +676,10 @@ class DimensionScorer:
                     checks.append((index, None, answer.grid, instance.shown_output()))
             if not checks:
                 continue
-            program = Program(
-                code.encode("utf-8"), self.config.entry_points, (), "list", str(record.program)
-            )
+            # The entry points score ran the program with (``--entrypoint``), so the same
+            # function is called here; the default list for results that do not say.
+            entry_points = record.entry_points or self.config.entry_points
+            program = Program(code.encode("utf-8"), entry_points, (), "list", str(record.program))
             programs.append((program, [(c[2], c[3]) for c in checks]))
             plans.append((cell, checks))
 

@@ -15,6 +15,7 @@ from arcjudge.harness.core.commandline import (
     require_directories,
     warn,
 )
+from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
@@ -23,6 +24,9 @@ from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_verifier_spec
 
+PAPER = "paper"
+"""``--operators paper``: the reference study's operators (one per source kind)."""
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``mutate`` options to a sub-parser."""
@@ -30,10 +34,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
     parser.add_argument("--source", action="append", required=True, help="NAME=KIND:PATH")
     parser.add_argument("--manifest", type=Path, help="validate output dir: mutate valid only")
-    parser.add_argument("--operators", help="comma-separated operator names (default: all)")
+    parser.add_argument(
+        "--operators",
+        help="comma-separated operator names, or 'paper' (the study's two: RE-ARC assignment "
+        "drop with rewiring, binary-operation prune to the left operand elsewhere); "
+        "default: all",
+    )
     parser.add_argument("--max-per-task", type=int, default=10, help="nearest misses kept")
     parser.add_argument("--inputs", type=int, default=20, help="valid inputs per task")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument(
+        "--demonstration-inputs",
+        action="store_true",
+        help="also run mutants on the train pairs (their corrupted pairs reuse a "
+        "demonstration's input; dimensions build drops them)",
+    )
     parser.add_argument("--wall", type=float, default=10.0, help="seconds per call")
     parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -47,7 +62,8 @@ def _config(args: argparse.Namespace) -> MutateConfig:
     task_files(args.tasks)
     require_directories(("--arcgen", args.arcgen), ("--manifest", args.manifest))
     operators = None
-    if args.operators:
+    paper = (args.operators or "").strip() == PAPER
+    if args.operators and not paper:
         names = [n.strip() for n in args.operators.split(",") if n.strip()]
         unknown = [n for n in names if n not in OPERATORS]
         if unknown:
@@ -68,6 +84,8 @@ def _config(args: argparse.Namespace) -> MutateConfig:
         inputs=args.inputs,
         seed=args.seed,
         limits=limits,
+        study_operators=paper,
+        demonstration_inputs=args.demonstration_inputs,
     )
 
 

@@ -2,10 +2,12 @@
 
 For each task, each valid verifier is mutated by the libcst engine (``arcjudge.mutation``);
 every mutant runs in the sandbox (mutants are untrusted code too) on N valid inputs of the
-task and is classed: ``killed`` (some output is a valid grid that differs from the true
-output), ``equivalent_on_evidence`` (the true output on all N), ``crashes`` (no output at
-all: errors, timeouts or a load failure on every input) or ``invalid_output`` (anything
-else: non-grids, some inputs failing, none wrong). Each wrong grid of a killed mutant is a
+task (a seeded choice among its test and ARC-GEN pairs; never a demonstration's input, so
+no corrupted pair shows a demonstration input with a wrong output) and is classed:
+``killed`` (some output is a valid grid that differs from the true output),
+``equivalent_on_evidence`` (the true output on all N), ``crashes`` (no output at all:
+errors, timeouts or a load failure on every input) or ``invalid_output`` (anything else:
+non-grids, some inputs failing, none wrong). Each wrong grid of a killed mutant is a
 *corrupted pair*, kept only when the original verifier, run on the same input, returns the
 true output, so the pair is confirmed invalid. ``--max-per-task`` keeps the nearest misses
 (same shape first, then smallest Hamming distance), ties broken by a seeded hash.
@@ -24,23 +26,38 @@ from typing import Any
 from arcjudge.grids import hamming_distance
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
-from arcjudge.harness.core.inputs import task_inputs
+from arcjudge.harness.core.inputs import DEFAULT_SEED, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.mutate.records import MutantRecord
-from arcjudge.mutation import Mutant, Operator, default_operators, enumerate_mutants
+from arcjudge.mutation import (
+    Mutant,
+    Operator,
+    default_operators,
+    enumerate_mutants,
+    study_operators,
+)
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
-from arcjudge.tasks import load_task, task_files
+from arcjudge.tasks import Task, load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
 from arcjudge.vocabulary import MUTANT_STATUSES, RUNTIME_STATUSES, MutantStatus, Split
 
 
 @dataclass(frozen=True)
 class MutateConfig:
-    """Everything ``mutate`` needs besides the sandbox and the store."""
+    """Everything ``mutate`` needs besides the sandbox and the store.
+
+    Attributes:
+        operators: The operators for every source (``None``: every registered one).
+        study_operators: Instead, the reference study's pair per source kind
+            (``--operators paper``: :func:`arcjudge.mutation.study_operators`).
+        demonstration_inputs: Also run mutants on the demonstrations (train pairs), as
+            ``mutate`` once did: their corrupted pairs show a demonstration input with a
+            wrong output (``dimensions build`` drops those).
+    """
 
     tasks_dir: Path
     sources: tuple[VerifierSource, ...]
@@ -49,7 +66,9 @@ class MutateConfig:
     operators: tuple[Operator, ...] | None = None
     max_per_task: int | None = 10
     inputs: int = 20
-    seed: int = 0
+    seed: int = DEFAULT_SEED
+    study_operators: bool = False
+    demonstration_inputs: bool = False
     limits: Limits = VERIFIER_LIMITS
     policy: PolicyMode = PolicyMode.OFF
     chunk: int = 64
@@ -104,7 +123,17 @@ class Mutator:
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
-    def _inputs(self, task_id: str, instances: list[TaskInput]) -> list[TaskInput]:
+    def _inputs(self, task: Task) -> list[TaskInput]:
+        """The inputs mutants run on: a seeded choice of ``--inputs`` of the task's pairs.
+
+        Demonstration inputs (train pairs, and any ARC-GEN pair with a train pair's input)
+        are left out unless ``demonstration_inputs`` is set.
+        """
+        task_id = task.task_id
+        instances = task_inputs(task, self.config.arcgen_dir)
+        if not self.config.demonstration_inputs:
+            shown = {p.input for p in task.train}
+            instances = [i for i in instances if i.split != Split.TRAIN and i.grid not in shown]
         if len(instances) <= self.config.inputs:
             return instances
         rng = random.Random(f"{self.config.seed}:{task_id}")
@@ -116,7 +145,7 @@ class Mutator:
             self.runtime_key = self.sandbox.runtime_fingerprint()
         for path in self.task_paths:
             task = load_task(path)
-            instances = self._inputs(task.task_id, task_inputs(task, self.config.arcgen_dir))
+            instances = self._inputs(task)
             candidates: list[Candidate[_Meta]] = []
             for s, source in enumerate(self.config.sources):
                 if self.valid is not None and source.name not in self.valid.get(task.task_id, ()):
@@ -127,11 +156,14 @@ class Mutator:
                 self.with_valid.add(task.task_id)
                 original = tp.program
                 function = original.entry_points[0] if source.kind == "re-arc" else None
+                operators = self.config.operators
+                if self.config.study_operators:
+                    operators = tuple(study_operators(source.kind == "re-arc"))
                 mutants = enumerate_mutants(
                     original.source,
                     task_id=task.task_id,
                     source_name=source.name,
-                    operators=self.config.operators,
+                    operators=operators,
                     function=function,
                 )
                 if mutants.error is not None:
@@ -257,9 +289,14 @@ class Mutator:
                 per_operator[r.operator]["tried"] += 1
                 per_operator[r.operator][r.status] += 1
         covered = sorted(t for t, pairs in self.corruptions.items() if pairs)
+        operator_set = "all" if self.config.operators is None else "given"
+        if self.config.study_operators:
+            operator_set = "paper"
         return {
             "seed": self.config.seed,
             "inputs": self.config.inputs,
+            "demonstration_inputs": self.config.demonstration_inputs,
+            "operator_set": operator_set,
             "max_per_task": self.config.max_per_task,
             "operators": {
                 name: {k: counts.get(k, 0) for k in ("tried", *MUTANT_STATUSES)}

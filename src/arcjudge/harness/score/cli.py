@@ -15,6 +15,7 @@ from arcjudge.harness.core.commandline import (
     require_directories,
     warn,
 )
+from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer, summary_table
@@ -32,11 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
     parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
     parser.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
-    parser.add_argument("--samples", type=int, default=0, help="generator samples per task")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        help=f"generator samples per task (default {DEFAULT_SAMPLES} with --generator)",
+    )
     parser.add_argument("--verifiers", type=Path, help="validate output dir (manifest.json)")
     parser.add_argument("--entrypoint", action="append", help="entry point names, in order")
     parser.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help="sample i uses random.seed(SEED + i)"
+    )
     parser.add_argument("--wall", type=float, default=5.0, help="seconds per call")
     parser.add_argument("--budget", type=float, default=120.0, help="seconds per program chunk")
     parser.add_argument("--chunk", type=int, default=512, help="inputs per work item")
@@ -52,6 +59,8 @@ def _config(args: argparse.Namespace) -> ScoreConfig:
     require_directories(("--arcgen", args.arcgen), ("--verifiers", args.verifiers))
     if args.samples and not args.generator:
         raise UsageError("--samples needs --generator KIND:PATH")
+    if args.samples is None:
+        args.samples = DEFAULT_SAMPLES if args.generator else 0
     if args.samples < 0 or args.chunk < 1:
         raise UsageError("--samples must be >= 0 and --chunk >= 1")
     entry_points = tuple(args.entrypoint or DEFINITION_ENTRY_POINTS)

@@ -7,9 +7,9 @@ a malformed object; readers of files turn those into :class:`~arcjudge.errors.In
 A result carries the program record's own fields (``model``, ``run``, anything else but
 ``code`` and ``response``). The keys a result writes win over a field of the same name.
 Reading back, a key a result writes only sometimes (``splits``, ``statuses``,
-``first_failure``, ``status``, ``findings``, ``extraction``) is the result's when it holds
-what a result writes there, else a carried field: either way the line is written again
-byte for byte.
+``first_failure``, ``status``, ``findings``, ``extraction``, ``entry_points``) is the
+result's when it holds what a result writes there, else a carried field: either way the
+line is written again byte for byte.
 """
 
 from __future__ import annotations
@@ -133,6 +133,9 @@ class ScoreResult:
         findings: Policy findings on the program (written only when there are some).
         extraction: For a ``response`` record: which block was taken (else absent).
         fields: The program record's other fields (``model``, ``run``, ...).
+        entry_points: The entry points the program was run with, tried in order (what
+            ``--entrypoint`` gave; written when known), so that whoever runs the program
+            again (``dimensions score``'s self-consistency) calls the same function.
     """
 
     id: str | int
@@ -145,6 +148,7 @@ class ScoreResult:
     findings: tuple[str, ...] = ()
     extraction: ExtractionRecord | None = None
     fields: Mapping[str, Any] = field(default_factory=dict)
+    entry_points: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -166,6 +170,8 @@ class ScoreResult:
         }
         if self.extraction is not None:
             record["extraction"] = self.extraction.to_json()
+        if self.entry_points:
+            record["entry_points"] = list(self.entry_points)
         record["verdict"] = "pass" if self.failure is None else "fail"
         record["failure"] = self.failure
         if self.tally is not None:
@@ -215,6 +221,9 @@ class ScoreResult:
         extraction = _read_back(ExtractionRecord.from_json, data.get("extraction"))
         if extraction is not None:
             own.add("extraction")
+        entry_points = _read_back(_entry_points, data.get("entry_points"))
+        if entry_points is not None:
+            own.add("entry_points")
         return cls(
             id=_identifier(data["id"], "id"),
             task_id=_identifier(data["task_id"], "task_id"),
@@ -226,6 +235,7 @@ class ScoreResult:
             findings=tuple(findings or ()),
             extraction=extraction,
             fields={k: v for k, v in data.items() if k not in own},
+            entry_points=tuple(entry_points or ()),
         )
 
 
@@ -247,6 +257,14 @@ def _read_back(read: Callable[[Any], T], value: object) -> T | None:
     to_json = getattr(parsed, "to_json", None)
     written = to_json() if callable(to_json) else parsed
     return parsed if written == value else None
+
+
+def _entry_points(value: object) -> list[str]:
+    if not isinstance(value, list) or not value:
+        raise TypeError("entry_points is a non-empty list of names")
+    if not all(isinstance(e, str) and e.isidentifier() for e in value):
+        raise TypeError("entry_points must be Python identifiers")
+    return value
 
 
 def _findings(value: object) -> list[str]:

@@ -20,7 +20,7 @@ from typing import Any
 from arcjudge.errors import InputError
 from arcjudge.harness.core.calls import Call, call_key, run_calls
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
-from arcjudge.harness.core.inputs import draw_samples, task_inputs
+from arcjudge.harness.core.inputs import DEFAULT_SEED, draw_samples, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, read_programs
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
@@ -42,7 +42,9 @@ from arcjudge.tasks import load_task, task_files
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
 from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS, FAILURE_CLASSES, FailureClass
 
-_WRITTEN = frozenset({"code", "response", "id", "task_id", "code_sha256", "verdict", "failure"})
+_WRITTEN = frozenset(
+    {"code", "response", "id", "task_id", "code_sha256", "verdict", "failure", "entry_points"}
+)
 """Program record fields a result never carries over (dropped, or written by the result)."""
 
 
@@ -55,7 +57,7 @@ class ScoreConfig:
     arcgen_dir: Path | None = None
     generator: GeneratorSource | None = None
     samples: int = 0
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     verifiers_dir: Path | None = None
     entry_points: tuple[str, ...] = DEFINITION_ENTRY_POINTS
     limits: Limits = DEFINITION_LIMITS
@@ -167,8 +169,8 @@ class Scorer:
     def _static(self, record: ProgramRecord, reason: str) -> ScoreResult:
         return self._result(record, FailureClass.STATIC, error=reason)
 
-    @staticmethod
     def _result(
+        self,
         record: ProgramRecord,
         failure: ScoreFailure | None,
         *,
@@ -190,6 +192,7 @@ class Scorer:
             findings=findings,
             extraction=None if extraction is None else ExtractionRecord.from_json(extraction),
             fields={k: v for k, v in record.fields.items() if k not in _WRITTEN},
+            entry_points=self.config.entry_points,
         )
 
     def _task_done(

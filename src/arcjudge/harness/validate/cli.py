@@ -16,6 +16,7 @@ from arcjudge.harness.core.commandline import (
     require_directories,
     warn,
 )
+from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.validate.validator import (
     ValidateConfig,
@@ -36,12 +37,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", type=Path, help="directory of ARC task JSON files")
     parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
     parser.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
-    parser.add_argument("--samples", type=int, default=0, help="generator samples per task")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        help=f"generator samples per task (default {DEFAULT_SAMPLES} with --generator)",
+    )
     parser.add_argument(
         "--source", action="append", default=[], help="NAME=KIND:PATH (re-arc, golf, module)"
     )
     parser.add_argument("--entrypoint", action="append", help="entry points for module sources")
-    parser.add_argument("--seed", type=int, default=0, help="sample i uses random.seed(SEED + i)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help=f"sample i uses random.seed(SEED + i) (default {DEFAULT_SEED}; 0 with --sample)",
+    )
     parser.add_argument("--out", type=Path, help="output directory")
     parser.add_argument("--sample", action="store_true", help="use the bundled sample")
     parser.add_argument("--chunk", type=int, default=512, help="inputs per work item")
@@ -58,6 +67,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_backend_arguments(parser)
+
+
+SAMPLE_SEED = 0
+"""``validate --sample``'s seed: the bundled sample's EXPECTED.json and README are for it."""
+
+SAMPLE_SAMPLES = 10
+"""``validate --sample``'s generator samples per task (EXPECTED.json's)."""
 
 
 def sample_dir() -> Path:
@@ -78,7 +94,9 @@ def _apply_sample(args: argparse.Namespace) -> None:
         ]
     if args.generator is None:
         args.generator = f"arc-gen:{root / 'generators' / 'arc-gen'}"
-        args.samples = args.samples or 10
+        args.samples = args.samples or SAMPLE_SAMPLES
+    if args.seed is None:  # EXPECTED.json and the sample's README are for seed 0
+        args.seed = SAMPLE_SEED
     args.out = args.out or Path("out")
 
 
@@ -93,6 +111,10 @@ def _config(args: argparse.Namespace) -> ValidateConfig:
         raise UsageError("give at least one --source NAME=KIND:PATH (or --sample)")
     task_files(args.tasks)  # a clear error for a missing or empty directory
     require_directories(("--arcgen", args.arcgen))
+    if args.samples is None:
+        args.samples = DEFAULT_SAMPLES if args.generator else 0
+    if args.seed is None:
+        args.seed = DEFAULT_SEED
     if args.samples < 0 or args.chunk < 1:
         raise UsageError("--samples must be >= 0 and --chunk >= 1")
     if args.probe_samples < 0:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
-from arcjudge.harness.core.inputs import draw_samples, task_inputs
+from arcjudge.harness.core.inputs import DEFAULT_SEED, draw_samples, task_inputs
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.validate.differential import TaskAnalysis, analyze, only_suspect_failures
@@ -51,7 +51,7 @@ class ValidateConfig:
     arcgen_dir: Path | None = None
     generator: GeneratorSource | None = None
     samples: int = 0
-    seed: int = 0
+    seed: int = DEFAULT_SEED
     chunk: int = DEFAULT_CHUNK
     limits: Limits = VERIFIER_LIMITS
     policy: PolicyMode = PolicyMode.WARN

@@ -720,11 +720,17 @@ class DimensionScorer:
     def work(self) -> int:
         """How many calls ``run`` reports at most, for a progress bar.
 
-        One per task whose verifier runs and one per Definition program.
+        One per task whose verifier runs, one per Definition program (scored from a reply,
+        or read from results), and one per program checked for self-consistency.
         """
         verified = (Dimension.GENERATION, Dimension.EDITING, Dimension.INVERSION)
         tasks = {k[2] for k in self.answers if k[3] in verified}
-        return len(tasks) + len(self.definitions) + len(self.definition_replies)
+        replied = {(r.model, r.run, r.task_id) for r in self.definition_replies}
+        checked = 0  # self-consistency: one call per program with answers to check
+        if self.codes or replied:
+            cells = {k[:3] for k in self.answers if k[3] in CONSISTENCY_DIMENSIONS}
+            checked = len(cells & (set(self.definitions) | replied))
+        return len(tasks) + len(self.definitions) + len(self.definition_replies) + checked
 
     def run(self, sandbox: Sandbox, store: ResultStore) -> None:
         """Grade every item: verifier calls and Definition programs in ``sandbox``.

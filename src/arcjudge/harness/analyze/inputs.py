@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arcjudge.errors import InputError
-from arcjudge.harness.dimensions.records import DimensionInstance, DimensionItem
+from arcjudge.harness.dimensions.records import DimensionInstance, DimensionItem, read_instances
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.vocabulary import Dimension
 
@@ -76,15 +76,7 @@ def read_instance_records(path: Path) -> dict[tuple[str, Dimension], DimensionIn
         InputError: A line is not an instance record, an instance comes twice, or there is
             none.
     """
-    found: dict[tuple[str, Dimension], DimensionInstance] = {}
-    for instance in _records(path, "an instance record", DimensionInstance.from_json):
-        key = (instance.task_id, instance.dimension)
-        if key in found:
-            raise InputError(f"{path}: second instance for {key[0]} {key[1]}")
-        found[key] = instance
-    if not found:
-        raise InputError(f"{path}: no instances")
-    return found
+    return read_instances(path)  # the one reader of instances.jsonl (dimensions score's)
 
 
 def read_definition_results(path: Path) -> tuple[ScoreResult, ...]:

@@ -48,9 +48,10 @@ from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
     Consistency,
     DimensionAnswer,
-    DimensionInstance,
     DimensionItem,
     VerifierSpec,
+    read_instances,
+    read_lines,
 )
 from arcjudge.harness.dimensions.replies import parse_reply
 from arcjudge.harness.dimensions.rules import (
@@ -125,46 +126,8 @@ class DimensionScoreConfig:
     definition_samples: int | None = None
 
 
-def _lines(path: Path) -> list[str]:
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-
-
-InstanceKey = tuple[str, Dimension]
-"""``(task_id, dimension)``: an instance."""
-
 AnswerKey = tuple[str, str, str, Dimension]
 """``(model, run, task_id, dimension)``: an item."""
-
-
-def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
-    """Read ``instances.jsonl``; ``(task_id, dimension)`` -> instance.
-
-    Raises:
-        InputError: When the file is not a ``dimensions build`` output.
-    """
-    result: dict[InstanceKey, DimensionInstance] = {}
-    for number, text in enumerate(_lines(path), 1):
-        if not text.strip():
-            continue
-        try:
-            data = json.loads(text)
-            if not isinstance(data, dict):
-                raise TypeError("not a JSON object")
-            instance = DimensionInstance.from_json(data)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not an instance record ({exc})") from None
-        key = (instance.task_id, instance.dimension)
-        if key in result:
-            raise InputError(f"{path}:{number}: second instance for {key[0]} {key[1]}")
-        result[key] = instance
-    if not result:
-        raise InputError(f"{path}: no instances")
-    return result
 
 
 @dataclass(frozen=True)
@@ -323,8 +286,9 @@ class DimensionScorer:
         if len(self.problems) < _PROBLEM_LIMIT:
             self.problems.append(text)
 
-    def _read_answers(self, path: Path) -> None:
-        for number, text in enumerate(_lines(path), 1):
+    def _objects(self, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+        """``(line number, object)`` per line; other lines are listed as problems."""
+        for number, text in enumerate(read_lines(path), 1):
             if not text.strip():
                 continue
             try:
@@ -335,6 +299,10 @@ class DimensionScorer:
             if not isinstance(data, dict):
                 self._problem(f"line {number}: not a JSON object")
                 continue
+            yield number, data
+
+    def _read_answers(self, path: Path) -> None:
+        for number, data in self._objects(path):
             try:
                 record = DimensionAnswer.from_json(data)
             except ValueError as exc:  # says what is missing or unknown
@@ -358,17 +326,7 @@ class DimensionScorer:
     def _read_replies(self, path: Path) -> None:
         """Read raw replies; parse each into an answer (Definition replies kept as text)."""
         definition_keys: set[AnswerKey] = set()
-        for number, text in enumerate(_lines(path), 1):
-            if not text.strip():
-                continue
-            try:
-                data = json.loads(text)
-            except ValueError as exc:
-                self._problem(f"line {number}: not valid JSON ({exc})")
-                continue
-            if not isinstance(data, dict):
-                self._problem(f"line {number}: not a JSON object")
-                continue
+        for number, data in self._objects(path):
             missing = [k for k in ("id", "model", "run") if data.get(k) is None]
             if "reply" not in data:
                 missing.append("reply")
@@ -460,7 +418,7 @@ class DimensionScorer:
     def _read_definitions(self) -> None:
         directory = self.config.definitions_dir
         assert directory is not None
-        for number, text in enumerate(_lines(directory / "results.jsonl"), 1):
+        for number, text in enumerate(read_lines(directory / "results.jsonl"), 1):
             if not text.strip():
                 continue
             try:

@@ -14,10 +14,13 @@ Each has one ``to_json`` and one ``from_json``; ``from_json`` raises ``KeyError`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Self
 
+from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid
 from arcjudge.harness.dimensions.rules import normalize_dimension
 from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, Judgment
@@ -28,8 +31,11 @@ __all__ = [
     "DimensionAnswer",
     "DimensionInstance",
     "DimensionItem",
+    "InstanceKey",
     "VerifierSpec",
     "prompt_id",
+    "read_instances",
+    "read_lines",
 ]
 
 GridPair = tuple[Grid, Grid]
@@ -390,3 +396,47 @@ class DimensionItem:
             None if info is None else Consistency.from_json(_object(info, "consistency")),
             None if how is None else str(how),
         )
+
+
+InstanceKey = tuple[str, Dimension]
+"""``(task_id, dimension)``: an instance."""
+
+
+def read_lines(path: Path) -> list[str]:
+    """The lines of a text file.
+
+    Raises:
+        InputError: When it is missing or unreadable.
+    """
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+
+
+def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
+    """Read ``instances.jsonl``; ``(task_id, dimension)`` -> instance.
+
+    Raises:
+        InputError: When the file is not a ``dimensions build`` output.
+    """
+    result: dict[InstanceKey, DimensionInstance] = {}
+    for number, text in enumerate(read_lines(path), 1):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            instance = DimensionInstance.from_json(data)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}:{number}: not an instance record ({exc})") from None
+        key = (instance.task_id, instance.dimension)
+        if key in result:
+            raise InputError(f"{path}:{number}: second instance for {key[0]} {key[1]}")
+        result[key] = instance
+    if not result:
+        raise InputError(f"{path}: no instances")
+    return result

@@ -201,6 +201,8 @@ def test_the_cli_writes_every_table_as_csv_and_markdown_and_same_bytes(tmp_path,
     stems = [
         "classification_baselines",
         "generation_control",
+        "matched_budget",
+        "matched_budget_dimensions",
         "table1",
         "table3",
         "table4",

@@ -163,6 +163,24 @@ def test_same_seed_same_bytes_other_seed_other_instances(inputs, built):
     assert (other / "instances.jsonl").read_bytes() != (built / "instances.jsonl").read_bytes()
 
 
+def test_repeats_are_recorded_and_change_no_instance(inputs, built, capsys):
+    assert json.loads((built / "build.json").read_text())["repeats"] == 1
+    capsys.readouterr()
+    store = str(built / "cache.sqlite")  # the same calls: read from the first build's cache
+    repeated = build(inputs, inputs["root"] / "repeats", "--repeats", "6", "--store", store)
+    assert "answer every instance 6 times" in capsys.readouterr().out
+    assert (repeated / "instances.jsonl").read_bytes() == (
+        built / "instances.jsonl"
+    ).read_bytes()
+    summary = json.loads((repeated / "build.json").read_text())
+    assert summary["repeats"] == 6
+    assert {**summary, "repeats": 1} == json.loads((built / "build.json").read_text())
+    code = cli.main(["dimensions", "build", "--tasks", str(SAMPLE / "tasks"), "--manifest",
+                     str(inputs["manifest"]), "--repeats", "0", "--out",
+                     str(inputs["root"] / "bad")])  # fmt: skip
+    assert code == 2 and "--repeats must be >= 1" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------- answerers
 
 

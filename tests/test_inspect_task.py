@@ -220,6 +220,18 @@ def test_task_arguments_are_checked(built, tmp_path):
         potarcin(instances=str(instances), prompts=str(leaky))
 
 
+def test_the_builds_repeats_are_the_default_epochs(built, tmp_path):
+    instances, prompts, _ = built
+    assert potarcin(instances=str(instances), prompts=str(prompts)).epochs == 1
+    repeated = tmp_path / "repeated"
+    repeated.mkdir()
+    (repeated / "instances.jsonl").write_bytes(instances.read_bytes())
+    summary = json.loads((instances.parent / "build.json").read_text())
+    (repeated / "build.json").write_text(json.dumps({**summary, "repeats": 3}))
+    task = potarcin(instances=str(repeated / "instances.jsonl"), prompts=str(prompts))
+    assert task.epochs == 3
+
+
 def installed_env() -> dict[str, str]:
     """The environment without PYTHONPATH: inspect_ai namespaces a task (``arcjudge/...``)
     only when it comes from an installed distribution, not from a path."""

@@ -66,7 +66,7 @@ from arcjudge.errors import InputError
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE
 from arcjudge.harness.dimensions.grading import DimensionScoreConfig, read_instances
 from arcjudge.harness.dimensions.prompts import Prompt, read_prompts, render_prompts
-from arcjudge.harness.dimensions.records import DimensionItem
+from arcjudge.harness.dimensions.records import DimensionItem, read_build_repeats
 from arcjudge.harness.dimensions.reply_grader import ReplyGrader
 from arcjudge.harness.dimensions.statistics import proportion
 from arcjudge.sandbox.types import Limits
@@ -502,6 +502,7 @@ def potarcin(
         dataset=MemoryDataset(samples, name="potarcin"),
         solver=generate() if replay is None else replay_solver(replay, replay_model),
         scorer=rules,
-        epochs=Epochs(1, pooled()),
+        # the build's repeats (build --repeats R) are its runs, unless --epochs says otherwise
+        epochs=Epochs(read_build_repeats(Path(instances)) or 1, pooled()),
         name="potarcin",
     )

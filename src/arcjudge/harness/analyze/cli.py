@@ -12,10 +12,11 @@ import argparse
 from pathlib import Path
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.analyze.inputs import read_inputs
+from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, read_inputs
 from arcjudge.harness.analyze.report import render_analysis_report
 from arcjudge.harness.analyze.study import analyze
 from arcjudge.harness.core.commandline import require_files, warn
+from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.outputs import write_atomic
 from arcjudge.safetext import json_dumps, terminal_safe
 
@@ -44,6 +45,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="Table 9: also pool the Definition failures without this model (repeatable)",
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help="seed of the bootstrap resampling (Section 3.1)",
+    )
+    parser.add_argument(
+        "--bootstrap-resamples",
+        type=int,
+        default=BOOTSTRAP_RESAMPLES,
+        metavar="N",
+        help="bootstrap resamples of the tasks (Section 3.1)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="output directory")
 
 
@@ -58,7 +72,16 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             f"--definitions {definitions}: neither a results file nor a directory with "
             "results.jsonl"
         )
-    inputs = read_inputs(args.items, args.instances, definitions, tuple(args.exclude_model))
+    if args.bootstrap_resamples < 1:
+        raise UsageError("--bootstrap-resamples must be >= 1")
+    inputs = read_inputs(
+        args.items,
+        args.instances,
+        definitions,
+        tuple(args.exclude_model),
+        args.seed,
+        args.bootstrap_resamples,
+    )
     described = {
         "items_file": str(args.items),
         "instances_file": str(args.instances),

@@ -20,11 +20,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arcjudge.errors import InputError
-from arcjudge.harness.dimensions.records import DimensionInstance, DimensionItem, read_instances
+from arcjudge.harness.core.inputs import DEFAULT_SEED
+from arcjudge.harness.dimensions.records import (
+    DimensionInstance,
+    DimensionItem,
+    read_build_repeats,
+    read_instances,
+)
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.vocabulary import Dimension
 
 __all__ = [
+    "BOOTSTRAP_RESAMPLES",
     "AnalysisInputs",
     "read_definition_results",
     "read_inputs",
@@ -33,6 +40,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+BOOTSTRAP_RESAMPLES = 10_000
+"""Bootstrap resamples (Section 3.1's interval of the mean difference) by default."""
 
 
 def _records(path: Path, what: str, read: Callable[[Mapping[str, Any]], T]) -> list[T]:
@@ -101,12 +111,19 @@ class AnalysisInputs:
         instances: The build's instances by ``(task_id, dimension)``.
         definitions: The Definition programs' results (``None``: not given).
         exclude_models: Models left out of Table 9's second pooled row.
+        repeats: The repeats the build asked for (``build.json``'s ``repeats``; ``None``:
+            not recorded).
+        seed: The seed of the bootstrap resampling.
+        bootstrap_resamples: How many bootstrap resamples.
     """
 
     items: tuple[DimensionItem, ...]
     instances: Mapping[tuple[str, Dimension], DimensionInstance]
     definitions: tuple[ScoreResult, ...] | None = None
     exclude_models: tuple[str, ...] = ()
+    repeats: int | None = None
+    seed: int = DEFAULT_SEED
+    bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
@@ -127,8 +144,10 @@ def read_inputs(
     instances_file: Path,
     definitions: Path | None = None,
     exclude_models: tuple[str, ...] = (),
+    seed: int = DEFAULT_SEED,
+    bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
 ) -> AnalysisInputs:
-    """Read and check every input.
+    """Read and check every input (and the build's ``repeats`` beside the instances).
 
     Raises:
         InputError: A file cannot be read, or the items are not of these instances.
@@ -138,6 +157,9 @@ def read_inputs(
         read_instance_records(instances_file),
         None if definitions is None else read_definition_results(definitions),
         exclude_models,
+        read_build_repeats(instances_file),
+        seed,
+        bootstrap_resamples,
     )
     inputs.check()
     return inputs

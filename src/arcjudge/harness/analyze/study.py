@@ -24,10 +24,13 @@ lists them in output order:
   as shares of the failed programs, per model and pooled (also without the models named
   by ``exclude_models``), and the load-failure (static) share of all programs.
 
-The study's Section 3.1 (matched-budget comparison over same-seed repeats) and Section 3.2
-(increased sampling over independent configurations) need builds that record repeats and
-configurations; each becomes one more section function appended to :data:`SECTIONS`
-(reading the repeat or configuration from the instances), with no change to the others.
+* ``matched_budget`` -> Section 3.1: over a model's runs as repeats of the same
+  instances, the share of trials exposing a failure when the five dimensions are probed
+  once each against one dimension probed five times, with paired tests
+  (:mod:`.budget`).
+
+A new table is one more section function appended to :data:`SECTIONS`, with no change to
+the others.
 """
 
 from __future__ import annotations
@@ -39,8 +42,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from arcjudge.errors import InputError
+from arcjudge.harness.analyze.budget import matched_budget
 from arcjudge.harness.analyze.inputs import AnalysisInputs
-from arcjudge.harness.analyze.tables import Cell, Column, Share, Table, rounded, share_or_none
+from arcjudge.harness.analyze.tables import (
+    POOLED,
+    Cell,
+    Column,
+    Share,
+    Table,
+    rounded,
+    share_or_none,
+)
 from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionItem
 from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.score.records import INFRA, SCORE_FAILURES, ScoreResult
@@ -68,9 +80,6 @@ __all__ = [
 
 FULL_TASK = "full_task"
 """The name of the full-task measure beside the dimensions."""
-
-POOLED = "(all models)"
-"""The row label of numbers pooled over every model."""
 
 NO_MODEL = "(no model)"
 """The group of Definition results without a ``model`` field."""
@@ -669,6 +678,14 @@ def _definition_failures(inputs: AnalysisInputs) -> Section:
     return Section("definition_failures", data, (table,))
 
 
+# ------------------------------------------------------------- Section 3.1
+
+
+def _matched_budget(inputs: AnalysisInputs) -> Section:
+    data, tables = matched_budget(inputs, full_tasks(inputs))
+    return Section("matched_budget", data, tables)
+
+
 SectionFunction = Callable[[AnalysisInputs], Section]
 
 SECTIONS: tuple[SectionFunction, ...] = (
@@ -679,6 +696,7 @@ SECTIONS: tuple[SectionFunction, ...] = (
     _self_consistency,
     _run_agreement,
     _definition_failures,
+    _matched_budget,
 )
 """Every section, in output order (append one to add a table; see the module docstring)."""
 
@@ -698,5 +716,6 @@ def analyze(inputs: AnalysisInputs, described: Mapping[str, Any] | None = None) 
         definition_results=None if inputs.definitions is None else len(inputs.definitions),
         models=_models(inputs),
         exclude_models=sorted(set(inputs.exclude_models)),
+        repeats=inputs.repeats,
     )
     return Analysis(record, tuple(section(inputs) for section in SECTIONS))

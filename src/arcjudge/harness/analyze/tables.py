@@ -17,7 +17,10 @@ from typing import Any, Literal
 
 from arcjudge.harness.core.stats import wilson_interval
 
-__all__ = ["Cell", "Column", "Share", "Table", "rounded", "share_or_none"]
+__all__ = ["POOLED", "Cell", "Column", "Share", "Table", "rounded", "share_or_none"]
+
+POOLED = "(all models)"
+"""The row label of numbers pooled over every model."""
 
 ColumnKind = Literal["text", "int", "number", "share"]
 

@@ -147,6 +147,9 @@ class BuildConfig:
             for tasks the generator gives no usable sample for).
         samples: Generator samples drawn per task.
         editing_kinds: The invalid types an Editing pair is drawn from.
+        repeats: How many times a model is to answer each instance (the same instances:
+            its runs are the repeats; recorded in ``build.json`` for ``dimensions
+            analyze``'s matched-budget comparison). Nothing else depends on it.
     """
 
     tasks_dir: Path
@@ -163,6 +166,7 @@ class BuildConfig:
     generator: GeneratorSource | None = None
     samples: int = DEFAULT_SAMPLES
     editing_kinds: tuple[CandidateKind, ...] = EDITING_KINDS
+    repeats: int = 1
 
 
 @dataclass
@@ -705,6 +709,7 @@ class Builder:
         generator = c.generator
         return {
             "seed": c.seed,
+            "repeats": c.repeats,
             "mixture": c.mixture.to_json(),
             "per_kind": c.per_kind,
             "min_distance": c.min_distance,
@@ -774,4 +779,10 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         )
     if summary["skipped"]:
         lines.append(f"skipped tasks: {len(summary['skipped'])} (reasons in build.json)")
+    repeats = summary.get("repeats", 1)
+    if repeats > 1:
+        lines.append(
+            f"repeats: answer every instance {repeats} times (runs 1..{repeats}: the same "
+            "instances, for the matched-budget comparison of dimensions analyze)"
+        )
     return "\n".join(lines)

@@ -91,6 +91,14 @@ def add_arguments(
     )
     build.add_argument("--seed", type=int, default=DEFAULT_SEED)
     build.add_argument(
+        "--repeats",
+        type=int,
+        default=1,
+        metavar="R",
+        help="runs a model is to make over the same instances (recorded for the "
+        "matched-budget comparison of `dimensions analyze`; needs R >= 5)",
+    )
+    build.add_argument(
         "--per-kind", type=int, default=DEFAULT_PER_KIND, help="candidates tried per kind"
     )
     build.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
@@ -196,6 +204,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
     if args.per_kind < 1:
         raise UsageError("--per-kind must be >= 1")
+    if args.repeats < 1:
+        raise UsageError("--repeats must be >= 1")
     if args.samples is not None and args.generator is None:
         raise UsageError("--samples needs --generator KIND:PATH")
     if args.samples is not None and args.samples < 1:
@@ -221,6 +231,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         generator=parse_generator_spec(args.generator) if args.generator else None,
         samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
         editing_kinds=tuple(CandidateKind(k) for k in dict.fromkeys(editing)),
+        repeats=args.repeats,
     )
     bar = Progress(len(task_files(args.tasks)), "task", not args.no_progress)
     builder = Builder(config, bar.update)

@@ -34,6 +34,7 @@ __all__ = [
     "InstanceKey",
     "VerifierSpec",
     "prompt_id",
+    "read_build_repeats",
     "read_instances",
     "read_lines",
 ]
@@ -440,3 +441,25 @@ def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
     if not result:
         raise InputError(f"{path}: no instances")
     return result
+
+
+def read_build_repeats(instances_file: Path) -> int | None:
+    """The ``repeats`` of the ``build.json`` beside ``instances_file`` (``None``: none).
+
+    Raises:
+        InputError: The ``build.json`` is there but not readable JSON, or its ``repeats``
+            is not a positive integer.
+    """
+    path = instances_file.parent / "build.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    repeats = data.get("repeats") if isinstance(data, dict) else None
+    if repeats is None:
+        return None
+    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+        raise InputError(f"{path}: 'repeats' is not a positive integer: {repeats!r}")
+    return repeats

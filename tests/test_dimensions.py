@@ -169,9 +169,7 @@ def test_repeats_are_recorded_and_change_no_instance(inputs, built, capsys):
     store = str(built / "cache.sqlite")  # the same calls: read from the first build's cache
     repeated = build(inputs, inputs["root"] / "repeats", "--repeats", "6", "--store", store)
     assert "answer every instance 6 times" in capsys.readouterr().out
-    assert (repeated / "instances.jsonl").read_bytes() == (
-        built / "instances.jsonl"
-    ).read_bytes()
+    assert (repeated / "instances.jsonl").read_bytes() == (built / "instances.jsonl").read_bytes()
     summary = json.loads((repeated / "build.json").read_text())
     assert summary["repeats"] == 6
     assert {**summary, "repeats": 1} == json.loads((built / "build.json").read_text())

@@ -13,14 +13,13 @@ record it cannot read; nothing is run.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.inputs import DEFAULT_SEED
+from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.dimensions.records import (
     DimensionInstance,
     DimensionItem,
@@ -39,32 +38,8 @@ __all__ = [
     "read_items",
 ]
 
-T = TypeVar("T")
-
 BOOTSTRAP_RESAMPLES = 10_000
 """Bootstrap resamples (Section 3.1's interval of the mean difference) by default."""
-
-
-def _records(path: Path, what: str, read: Callable[[Mapping[str, Any]], T]) -> list[T]:
-    """Every non-blank line of a JSONL file through ``read``."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    found: list[T] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise TypeError("not a JSON object")
-            found.append(read(data))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not {what} ({exc})") from None
-    return found
 
 
 def read_items(path: Path) -> tuple[DimensionItem, ...]:
@@ -73,7 +48,7 @@ def read_items(path: Path) -> tuple[DimensionItem, ...]:
     Raises:
         InputError: A line is not an item record, or there is none.
     """
-    items = tuple(_records(path, "an item record", DimensionItem.from_json))
+    items = tuple(r for _, r in read_records(path, DimensionItem.from_json, "an item record"))
     if not items:
         raise InputError(f"{path}: no items")
     return items
@@ -99,7 +74,7 @@ def read_definition_results(path: Path) -> tuple[ScoreResult, ...]:
     """
     if path.is_dir():
         path = path / "results.jsonl"
-    return tuple(_records(path, "a score result", ScoreResult.from_json))
+    return tuple(r for _, r in read_records(path, ScoreResult.from_json, "a score result"))
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from arcjudge.errors import InputError
 from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
+from arcjudge.harness.core.jsonl import read_text_lines
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, program_record, read_programs
 from arcjudge.harness.core.store import ResultStore, module_fingerprint
@@ -51,7 +52,6 @@ from arcjudge.harness.dimensions.records import (
     DimensionItem,
     VerifierSpec,
     read_instances,
-    read_lines,
 )
 from arcjudge.harness.dimensions.replies import parse_reply
 from arcjudge.harness.dimensions.rules import (
@@ -288,7 +288,7 @@ class DimensionScorer:
 
     def _objects(self, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         """``(line number, object)`` per line; other lines are listed as problems."""
-        for number, text in enumerate(read_lines(path), 1):
+        for number, text in enumerate(read_text_lines(path), 1):
             if not text.strip():
                 continue
             try:
@@ -418,7 +418,7 @@ class DimensionScorer:
     def _read_definitions(self) -> None:
         directory = self.config.definitions_dir
         assert directory is not None
-        for number, text in enumerate(read_lines(directory / "results.jsonl"), 1):
+        for number, text in enumerate(read_text_lines(directory / "results.jsonl"), 1):
             if not text.strip():
                 continue
             try:

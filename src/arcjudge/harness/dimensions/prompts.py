@@ -32,6 +32,7 @@ from typing import Any, Self
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, GridRejected, to_grid, to_lists
+from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.dimensions.records import DimensionInstance, prompt_id
 from arcjudge.safetext import json_dumps
 from arcjudge.tasks import Task, load_task, task_files
@@ -218,24 +219,9 @@ def read_prompts(path: Path) -> list[Prompt]:
         InputError: The file cannot be read, a line is not a prompt record (naming the
             file and line), an id repeats, or there is no prompt.
     """
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
     prompts: list[Prompt] = []
     seen: set[str] = set()
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            data = json.loads(text)
-            if not isinstance(data, dict):
-                raise TypeError("not a JSON object")
-            prompt = Prompt.from_json(data)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not a prompt record ({exc})") from None
+    for number, prompt in read_records(path, Prompt.from_json, "a prompt record"):
         if prompt.id in seen:
             raise InputError(f"{path}:{number}: second prompt {prompt.id!r}")
         seen.add(prompt.id)

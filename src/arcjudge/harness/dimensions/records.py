@@ -22,6 +22,7 @@ from typing import Any, Self
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid
+from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.dimensions.rules import normalize_dimension
 from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, Judgment
 
@@ -36,7 +37,6 @@ __all__ = [
     "prompt_id",
     "read_build_repeats",
     "read_instances",
-    "read_lines",
 ]
 
 GridPair = tuple[Grid, Grid]
@@ -403,20 +403,6 @@ InstanceKey = tuple[str, Dimension]
 """``(task_id, dimension)``: an instance."""
 
 
-def read_lines(path: Path) -> list[str]:
-    """The lines of a text file.
-
-    Raises:
-        InputError: When it is missing or unreadable.
-    """
-    try:
-        return path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-
-
 def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
     """Read ``instances.jsonl``; ``(task_id, dimension)`` -> instance.
 
@@ -424,16 +410,7 @@ def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
         InputError: When the file is not a ``dimensions build`` output.
     """
     result: dict[InstanceKey, DimensionInstance] = {}
-    for number, text in enumerate(read_lines(path), 1):
-        if not text.strip():
-            continue
-        try:
-            data = json.loads(text)
-            if not isinstance(data, dict):
-                raise TypeError("not a JSON object")
-            instance = DimensionInstance.from_json(data)
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not an instance record ({exc})") from None
+    for number, instance in read_records(path, DimensionInstance.from_json, "an instance record"):
         key = (instance.task_id, instance.dimension)
         if key in result:
             raise InputError(f"{path}:{number}: second instance for {key[0]} {key[1]}")

@@ -7,14 +7,13 @@ holds the differential analysis's findings, each a :class:`SuspectSample`, a
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
-from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
+from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.core.tally import Tally
 from arcjudge.vocabulary import Split, Verdict
 
@@ -317,35 +316,13 @@ def differential_from_json(data: Mapping[str, Any]) -> DifferentialRecord:
     return _KINDS[kind].from_json(data)
 
 
-RecordT = TypeVar("RecordT")
-
-
-def _read_lines(path: Path, parse: Callable[[Mapping[str, Any]], RecordT]) -> list[RecordT]:
-    records = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            if not isinstance(data, Mapping):
-                raise TypeError("not a JSON object")
-            records.append(parse(data))
-        except (ValueError, LookupError, TypeError, AttributeError) as exc:
-            raise InputError(f"{path}:{number}: not a validate record ({exc})") from None
-    return records
-
-
 def read_verdicts(path: Path) -> list[VerdictRecord]:
     """Read a ``verdicts.jsonl`` file.
 
     Raises:
         InputError: The file is unreadable or a line is not a verdict (``FILE:LINE``).
     """
-    return _read_lines(path, VerdictRecord.from_json)
+    return [r for _, r in read_records(path, VerdictRecord.from_json, "a validate record")]
 
 
 def read_suspects(path: Path) -> list[DifferentialRecord]:
@@ -355,4 +332,4 @@ def read_suspects(path: Path) -> list[DifferentialRecord]:
         InputError: The file is unreadable or a line is not a suspect, dispute or ambiguity
             flag (``FILE:LINE``).
     """
-    return _read_lines(path, differential_from_json)
+    return [r for _, r in read_records(path, differential_from_json, "a validate record")]

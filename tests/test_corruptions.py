@@ -12,15 +12,18 @@ from hypothesis import strategies as st
 from arcjudge.grids import hamming_distance, is_grid
 from arcjudge.harness.dimensions.corruptions import (
     CandidatePair,
-    HumanErrors,
     color_flip,
     human_error,
     instance_mismatch,
-    load_human_errors,
     load_neighbours,
     normalize_task_id,
-    parse_harc_grid,
     retrieval,
+)
+from arcjudge.harness.dimensions.human_errors import (
+    HumanErrors,
+    load_human_errors,
+    parse_harc_grid,
+    read_human_errors_json,
 )
 from arcjudge.tasks import Pair
 
@@ -402,6 +405,51 @@ def test_load_human_errors_header_and_bom(tmp_path):
     quoted = tmp_path / "quoted.csv"
     quoted.write_text('task_name,task_type,test_output_grid,count\n"q","training","|12|",3\n')
     assert load_human_errors(quoted).by_task == {"q": [(g("12"), 3)]}
+
+
+def test_human_errors_json_reads_grids_counts_and_test_indices(tmp_path):
+    path = tmp_path / "human_errors.json"
+    path.write_text(json.dumps({
+        "007bbfc7.json": [
+            [[1, 2], [3, 4]],
+            {"output": [[1, 2], [3, 4]], "count": 2},  # the same grid again: counts add
+            {"output": [[5]], "count": 0},
+            {"output": [[7]], "count": 3, "test_index": 1},
+            {"output": [[1, 2], [3]]},  # ragged
+            {"count": 1},  # no output
+            {"output": [[1]], "count": -1},
+            {"output": [[1]], "test_index": "1"},
+            {"output": [[1]], "colour": "red"},
+            "|12|",
+        ],
+        "abc": "not a list",
+        "only_second": [{"output": [[9]], "test_index": 2}],
+        "": [[[1]]],
+    }))  # fmt: skip
+    result = load_human_errors(path)  # .json: this format
+    assert result.tests == {
+        "007bbfc7": {0: [(g("12", "34"), 3), (g("5"), 0)], 1: [(g("7"), 3)]},
+        "only_second": {2: [(g("9"), 1)]},
+    }
+    assert result.by_task == {"007bbfc7": [(g("12", "34"), 3), (g("5"), 0)]}
+    reasons = "\n".join(result.skipped)
+    for expected in ("entry 4:", "entry 5: no 'output'", "entry 6: count -1", "entry 7: count '1'",
+                     "entry 8: unknown field(s) colour", "entry 9:", "task abc: not a list",
+                     "empty task id"):  # fmt: skip
+        assert expected in reasons, expected
+    assert len(result.skipped) == 8
+    for bad, message in (("[1, 2]", "not an object"), ("{nope", "not JSON")):
+        path.write_text(bad)
+        with pytest.raises(ValueError, match=message):
+            read_human_errors_json(path)
+
+
+def test_a_human_error_for_a_later_test_input_says_which(tmp_path):
+    test_pair = Pair(g("1"), g("2"))
+    cand = human_error("t", test_pair, [(g("3"), 1)], random.Random(0), test_index=1)
+    assert cand is not None and cand.detail["test_index"] == 1
+    first = human_error("t", test_pair, [(g("3"), 1)], random.Random(0))
+    assert first is not None and "test_index" not in first.detail
 
 
 def test_human_error_excludes_zero_count_and_correct_output():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -79,12 +80,12 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     }
 
 
-def build(inputs: dict[str, Path], out: Path, *extra: str) -> Path:
+def build(inputs: dict[str, Path], out: Path, *extra: str, tasks: Path = SAMPLE / "tasks") -> Path:
     run_cli(
         "dimensions",
         "build",
         "--tasks",
-        str(SAMPLE / "tasks"),
+        str(tasks),
         "--manifest",
         str(inputs["manifest"]),
         "--corruptions",
@@ -161,6 +162,50 @@ def test_same_seed_same_bytes_other_seed_other_instances(inputs, built):
     assert (again / "build.json").read_bytes() == (built / "build.json").read_bytes()
     other = build(inputs, inputs["root"] / "seed78", "--seed", "78")
     assert (other / "instances.jsonl").read_bytes() != (built / "instances.jsonl").read_bytes()
+
+
+def test_human_errors_json_builds_what_the_csv_builds_and_answers_later_tests(
+    inputs, built, tmp_path
+):
+    # the H-ARC CSV of the fixture, as human_errors.json (the unparsable row left out)
+    errors = tmp_path / "human_errors.json"
+    errors.write_text(json.dumps({
+        "0d3d703e": [{"output": [[1, 2, 3]] * 3, "count": 3}, {"output": [[9, 9, 9]] * 3}],
+        "c8f0f002": [{"output": [[1, 0], [0, 1]], "count": 2}],
+    }))  # fmt: skip
+    store = str(built / "cache.sqlite")
+    same = build(inputs, tmp_path / "json", "--human-errors", str(errors), "--store", store)
+
+    def without_task_type(path: Path) -> str:  # H-ARC's CSV has a task type, the JSON none
+        text = path.read_text()
+        assert text.count('"task_type":"training"') == text.count('"task_type":')
+        return text.replace('"task_type":"training"', '"task_type":null')
+
+    csv_built = (built / "instances.jsonl").read_text()
+    assert '"task_type":"training"' in csv_built
+    assert (same / "instances.jsonl").read_text() == without_task_type(built / "instances.jsonl")
+    # a second test input, and a wrong answer to it: candidates pair that input
+    tasks = tmp_path / "tasks"
+    shutil.copytree(SAMPLE / "tasks", tasks)
+    task = json.loads((tasks / "0d3d703e.json").read_text())
+    task["test"].append({"input": [[1, 2, 3]], "output": [[5, 6, 4]]})
+    (tasks / "0d3d703e.json").write_text(json.dumps(task))
+    errors.write_text(json.dumps({"0d3d703e": [{"output": [[5, 6, 3]], "test_index": 1}]}))
+    argv = ["--human-errors", str(errors), "--store", store]
+    out = build(inputs, tmp_path / "second", *argv, tasks=tasks)
+    found = [
+        (pair, provenance)
+        for record in read_jsonl(out / "instances.jsonl")
+        if record["task_id"] == "0d3d703e" and record["dimension"] == "classification"
+        for pair, kind, provenance in zip(record["prompt"]["candidates"], record["key"]["kinds"],
+                                          record["key"]["provenance"], strict=True)
+        if kind == "human_error"
+    ]  # fmt: skip
+    summary = json.loads((out / "build.json").read_text())
+    assert summary["tasks"]["0d3d703e"]["confirmed"]["human_error"] == 1
+    for pair, provenance in found:
+        assert pair == {"input": [[1, 2, 3]], "output": [[5, 6, 3]]}
+        assert provenance["test_index"] == 1
 
 
 def test_repeats_are_recorded_and_change_no_instance(inputs, built, capsys):

@@ -40,10 +40,10 @@ from arcjudge.harness.dimensions.corruptions import (
     color_flip,
     human_error,
     instance_mismatch,
-    load_human_errors,
     load_neighbours,
     retrieval,
 )
+from arcjudge.harness.dimensions.human_errors import load_human_errors
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
 from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
@@ -135,7 +135,8 @@ class BuildConfig:
             the one used. Tasks without one are skipped (and listed in ``build.json``).
         arcgen_dir: ARC-GEN stable set (one JSON list per task), if not inside the tasks.
         corruptions_file: ``corruptions.jsonl`` from ``arcjudge mutate``.
-        human_errors_file: H-ARC ``incorrect_submissions.csv``.
+        human_errors_file: H-ARC's ``incorrect_submissions.csv``, or a
+            ``human_errors.json`` (:mod:`.human_errors`).
         neighbours_file: JSONL of ``{task_id, neighbour_task_ids}``.
         mixture: Candidate type weights for Classification.
         seed: The seed of every draw (and of the generator samples: ``seed + i``).
@@ -340,16 +341,21 @@ class Builder:
         proposed["instance_mismatch"] = unshown(
             "instance_mismatch", _distinct(c for c in mismatches if c is not None)
         )
-        errors = self.human.by_task.get(task_id, []) if self.human else []
-        if errors and task.test and task.test[0].output is not None:
-            rng = _rng(seed, task_id, "human_error")
-            kind = self.human.task_types.get(task_id) if self.human else None
-            drawn = [
-                human_error(task_id, task.test[0], errors, rng, task_type=kind)
+        answered = self.human.tests.get(task_id, {}) if self.human else {}
+        kind = self.human.task_types.get(task_id) if self.human else None
+        wrong: list[CandidatePair | None] = []
+        for test in sorted(answered):  # errors answering each test input with a known output
+            if test >= len(task.test) or task.test[test].output is None:
+                continue
+            rng = _rng(seed, task_id, "human_error" if test == 0 else f"human_error:{test}")
+            wrong.extend(
+                human_error(task_id, task.test[test], answered[test], rng, task_type=kind,
+                            test_index=test or None)
                 for _ in range(4 * per_kind)
-            ]
+            )  # fmt: skip
+        if wrong:
             proposed["human_error"] = unshown(
-                "human_error", _distinct(c for c in drawn if c is not None)
+                "human_error", _distinct(c for c in wrong if c is not None)
             )[:per_kind]
         if task_id in self.neighbours:
             rng = _rng(seed, task_id, "retrieval")

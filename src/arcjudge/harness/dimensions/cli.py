@@ -84,7 +84,11 @@ def add_arguments(
         f"(default: the study's {','.join(EDITING_KINDS)})",
     )
     build.add_argument("--corruptions", type=Path, help="corruptions.jsonl from mutate")
-    build.add_argument("--human-errors", type=Path, help="H-ARC incorrect_submissions.csv")
+    build.add_argument(
+        "--human-errors",
+        type=Path,
+        help="H-ARC's incorrect_submissions.csv, or a human_errors.json (docs/dimensions.md)",
+    )
     build.add_argument("--neighbours", type=Path, help="JSONL {task_id, neighbour_task_ids}")
     build.add_argument(
         "--mixture", default="arc-agi-1", help="arc-agi-1, p-arc, or a JSON file of weights"

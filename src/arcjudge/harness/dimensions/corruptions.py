@@ -13,8 +13,8 @@ Kinds:
   its output recolored (see :func:`color_flip`).
 * ``instance_mismatch``: an input paired with the output of another valid instance of
   the same task, among the outputs nearest to its own (see :func:`instance_mismatch`).
-* ``human_error``: a test input with a wrong answer that H-ARC participants submitted
-  (see :func:`load_human_errors` and :func:`human_error`).
+* ``human_error``: a test input with a wrong answer that people submitted (H-ARC's
+  participants, or a ``human_errors.json``: :mod:`.human_errors`; see :func:`human_error`).
 * ``retrieval``: a demonstration pair of a neighbouring task (see :func:`load_neighbours`
   and :func:`retrieval`).
 * ``corrupted_verifier``: a pair produced by a mutated verifier (made by
@@ -26,8 +26,6 @@ All functions are pure and deterministic: randomness comes only from the
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -35,30 +33,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arcjudge.grids import MAX_SIDE, Grid, canonical_distance, to_lists
+from arcjudge.grids import Grid, canonical_distance, to_lists
 from arcjudge.tasks import Pair
 from arcjudge.vocabulary import INVALID_KINDS
 
 __all__ = [
-    "HARC_COLUMNS",
     "CandidatePair",
-    "HumanErrors",
     "color_flip",
     "human_error",
     "instance_mismatch",
-    "load_human_errors",
     "load_neighbours",
     "normalize_task_id",
-    "parse_harc_grid",
+    "read_utf8",
     "retrieval",
 ]
 
-HARC_COLUMNS = ("task_name", "task_type", "test_output_grid", "count")
-_DIGITS = frozenset("0123456789")
 _SIDES = ("input", "output")
 
 
-def _read_utf8(path: Path) -> str:
+def read_utf8(path: Path) -> str:
     """The text of a UTF-8 file (a byte-order mark dropped).
 
     Raises:
@@ -69,6 +62,12 @@ def _read_utf8(path: Path) -> str:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
+
+
+def normalize_task_id(name: str) -> str:
+    """Return a task id from ``<id>`` or ``<id>.json`` (surrounding spaces dropped)."""
+    name = name.strip()
+    return name[: -len(".json")] if name.endswith(".json") else name
 
 
 @dataclass(frozen=True)
@@ -286,127 +285,6 @@ def instance_mismatch(
 # ------------------------------------------------------------------------------ H-ARC
 
 
-def normalize_task_id(name: str) -> str:
-    """Return a task id from ``<id>`` or ``<id>.json`` (surrounding spaces dropped)."""
-    name = name.strip()
-    return name[: -len(".json")] if name.endswith(".json") else name
-
-
-def _excerpt(text: str, limit: int = 60) -> str:
-    return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def parse_harc_grid(text: str) -> Grid:
-    """Parse an H-ARC grid such as ``|077|777|077|`` (rows between pipes).
-
-    Args:
-        text: The grid text; surrounding whitespace is ignored.
-
-    Returns:
-        The grid: one row per pipe-delimited field, one cell per digit.
-
-    Raises:
-        ValueError: If the text does not start and end with ``|``, has an empty row, a
-            character other than ``0``-``9``, rows of different lengths or a side longer
-            than ``MAX_SIDE``. The message quotes (the start of) the text.
-    """
-    if not isinstance(text, str):
-        raise ValueError(f"H-ARC grid must be a string, got {type(text).__name__}")
-    stripped = text.strip()
-    where = f"bad H-ARC grid {_excerpt(stripped)}"
-    if len(stripped) < 2 or not (stripped.startswith("|") and stripped.endswith("|")):
-        raise ValueError(f"{where}: expected rows between pipes, like '|077|777|077|'")
-    rows = stripped[1:-1].split("|")
-    if len(rows) > MAX_SIDE:
-        raise ValueError(f"{where}: {len(rows)} rows (at most {MAX_SIDE})")
-    grid = []
-    for r, row in enumerate(rows):
-        if not row:
-            raise ValueError(f"{where}: row {r} is empty")
-        bad = next((ch for ch in row if ch not in _DIGITS), None)
-        if bad is not None:
-            raise ValueError(f"{where}: row {r} has {bad!r}, not a digit 0-9")
-        if len(row) != len(rows[0]):
-            raise ValueError(f"{where}: row {r} has {len(row)} cells but row 0 has {len(rows[0])}")
-        if len(row) > MAX_SIDE:
-            raise ValueError(f"{where}: {len(row)} columns (at most {MAX_SIDE})")
-        grid.append(tuple(int(ch) for ch in row))
-    return tuple(grid)
-
-
-@dataclass
-class HumanErrors:
-    """What :func:`load_human_errors` read.
-
-    Attributes:
-        by_task: Task id -> ``(wrong grid, count)`` in file order; rows repeating a grid
-            of the same task are merged (counts added).
-        task_types: Task id -> its ``task_type`` (e.g. ``training``, ``evaluation``), the
-            first one seen.
-        skipped: One reason per skipped row (``"line N: ..."``).
-    """
-
-    by_task: dict[str, list[tuple[Grid, int]]] = field(default_factory=dict)
-    task_types: dict[str, str] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)
-
-
-def load_human_errors(path: str | Path) -> HumanErrors:
-    """Read H-ARC's ``incorrect_submissions.csv``.
-
-    The CSV has a header with (at least) the columns ``task_name, task_type,
-    test_output_grid, count``. ``task_name`` may be ``<id>.json`` or ``<id>``; it is
-    normalized to the id. Rows with an empty task name, a malformed grid or a count that
-    is not a non-negative integer are skipped and reported in ``skipped``.
-
-    Args:
-        path: The CSV file.
-
-    Returns:
-        The errors by task, the task types and the skipped-row reasons.
-
-    Raises:
-        ValueError: If the file is not UTF-8 text or its header lacks a needed column.
-        OSError: If the file cannot be read.
-    """
-    path = Path(path)
-    text = _read_utf8(path)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [name.strip() for name in reader.fieldnames or []]
-    missing = [column for column in HARC_COLUMNS if column not in header]
-    if missing:
-        raise ValueError(f"{path}: header lacks column(s) {', '.join(missing)}")
-    reader.fieldnames = header
-    result = HumanErrors()
-    merged: dict[str, dict[Grid, int]] = {}
-    for row in reader:
-        line = reader.line_num
-        name = normalize_task_id(row.get("task_name") or "")
-        if not name:
-            result.skipped.append(f"line {line}: empty task_name")
-            continue
-        try:
-            grid = parse_harc_grid(row.get("test_output_grid") or "")
-        except ValueError as exc:
-            result.skipped.append(f"line {line}: task {name}: {exc}")
-            continue
-        raw_count = (row.get("count") or "").strip()
-        try:
-            count = int(raw_count)
-        except ValueError:
-            count = -1
-        if count < 0:
-            result.skipped.append(
-                f"line {line}: task {name}: count {raw_count!r} is not a non-negative integer"
-            )
-            continue
-        counts = merged.setdefault(name, {})
-        counts[grid] = counts.get(grid, 0) + count
-        result.task_types.setdefault(name, (row.get("task_type") or "").strip())
-    result.by_task = {task: list(counts.items()) for task, counts in merged.items()}
-    return result
-
-
 def human_error(
     task_id: str,
     test_pair: Pair,
@@ -414,6 +292,7 @@ def human_error(
     rng: random.Random,
     *,
     task_type: str | None = None,
+    test_index: int | None = None,
 ) -> CandidatePair | None:
     """Pair a test input with a wrong answer that humans submitted for it.
 
@@ -427,6 +306,8 @@ def human_error(
         errors: ``(submitted grid, count)`` entries, e.g. ``HumanErrors.by_task[id]``.
         rng: The only source of randomness.
         task_type: Optional H-ARC ``task_type`` to record in ``detail``.
+        test_index: Which test input ``test_pair`` is, recorded in ``detail`` when given
+            (the build gives it for every test input but the first).
 
     Returns:
         The candidate (``detail``: ``error_index`` into ``errors``, ``count``,
@@ -447,7 +328,11 @@ def human_error(
         ticket -= eligible[position][2]
         position += 1
     index, grid, count = eligible[position]
-    detail = {"error_index": index, "count": count, "total_count": total, "task_type": task_type}
+    detail: dict[str, Any] = {
+        "error_index": index, "count": count, "total_count": total, "task_type": task_type,
+    }  # fmt: skip
+    if test_index is not None:
+        detail["test_index"] = test_index
     return CandidatePair(task_id, "human_error", test_pair.input, grid, test_pair.output, detail)
 
 
@@ -474,7 +359,7 @@ def load_neighbours(path: str | Path) -> dict[str, list[str]]:
         OSError: If the file cannot be read.
     """
     path = Path(path)
-    text = _read_utf8(path)
+    text = read_utf8(path)
     result: dict[str, list[str]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -8,6 +8,7 @@ drawn labels and the mixture predict; a random answerer must score near zero.
 from __future__ import annotations
 
 import json
+import math
 import random
 import shutil
 from pathlib import Path
@@ -80,7 +81,14 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     }
 
 
-def build(inputs: dict[str, Path], out: Path, *extra: str, tasks: Path = SAMPLE / "tasks") -> Path:
+def build(
+    inputs: dict[str, Path],
+    out: Path,
+    *extra: str,
+    tasks: Path = SAMPLE / "tasks",
+    neighbours: bool = True,
+) -> Path:
+    given = ["--neighbours", str(inputs["neighbours"])] if neighbours else []
     run_cli(
         "dimensions",
         "build",
@@ -92,8 +100,7 @@ def build(inputs: dict[str, Path], out: Path, *extra: str, tasks: Path = SAMPLE 
         str(inputs["corruptions"]),
         "--human-errors",
         str(inputs["harc"]),
-        "--neighbours",
-        str(inputs["neighbours"]),
+        *given,
         "--out",
         str(out),
         *extra,
@@ -206,6 +213,64 @@ def test_human_errors_json_builds_what_the_csv_builds_and_answers_later_tests(
     for pair, provenance in found:
         assert pair == {"input": [[1, 2, 3]], "output": [[5, 6, 3]]}
         assert provenance["test_index"] == 1
+
+
+def retrieval_candidates(out: Path) -> dict[str, set[str]]:
+    """Task -> the neighbour tasks its retrieval candidates come from."""
+    found: dict[str, set[str]] = {}
+    for record in read_jsonl(out / "instances.jsonl"):
+        if record["dimension"] != "classification":
+            continue
+        for kind, provenance in zip(record["key"]["kinds"], record["key"]["provenance"],
+                                    strict=True):  # fmt: skip
+            if kind == "retrieval":
+                found.setdefault(record["task_id"], set()).add(provenance["neighbour_task_id"])
+    return found
+
+
+def test_without_neighbours_retrieval_comes_from_the_baseline_embedding(inputs, built, capsys):
+    from arcjudge.harness.dimensions.embeddings import baseline_embeddings, nearest_neighbours
+
+    store = str(built / "cache.sqlite")
+    capsys.readouterr()
+    out = build(inputs, inputs["root"] / "baseline", "--store", store, neighbours=False)
+    assert "retrieval neighbours: baseline embedding (k=5, 10 tasks)" in capsys.readouterr().out
+    summary = json.loads((out / "build.json").read_text())
+    assert summary["retrieval"]["source"] == "baseline embedding"
+    assert summary["retrieval"]["k"] == 5 and summary["retrieval"]["tasks"] == 10
+    tasks = {p.stem: load_task(p).train for p in sorted((SAMPLE / "tasks").glob("*.json"))}
+    expected = nearest_neighbours(baseline_embeddings(tasks), 5)
+    found = retrieval_candidates(out)
+    confirmed = {t for t, info in summary["tasks"].items() if info["confirmed"].get("retrieval")}
+    assert confirmed and set(found) <= confirmed
+    for task, neighbours in found.items():
+        assert neighbours <= set(expected[task]), task
+    # none without: and given embeddings decide the neighbours
+    none = build(inputs, inputs["root"] / "none", "--store", store, "--no-baseline-retrieval",
+                 neighbours=False)  # fmt: skip
+    assert json.loads((none / "build.json").read_text())["retrieval"] == {"source": "none"}
+    assert retrieval_candidates(none) == {}
+    ids = sorted(tasks)
+    embeddings = inputs["root"] / "embeddings.jsonl"  # a ring: each task's neighbour is the next
+    embeddings.write_text("".join(
+        json.dumps({"task_id": t, "embedding": [math.cos(i * 0.6), math.sin(i * 0.6)]}) + "\n"
+        for i, t in enumerate(ids)
+    ) + json.dumps({"task_id": "not_in_the_set", "embedding": [1, 0]}) + "\n")  # fmt: skip
+    given = build(inputs, inputs["root"] / "given", "--store", store, "--embeddings",
+                  str(embeddings), "--neighbours-k", "1", neighbours=False)  # fmt: skip
+    summary = json.loads((given / "build.json").read_text())["retrieval"]
+    assert summary["source"] == "embeddings" and summary["embedded"] == 11
+    assert summary["tasks"] == 10 and summary["k"] == 1
+    ring = nearest_neighbours(
+        {t: [math.cos(i * 0.6), math.sin(i * 0.6)] for i, t in enumerate(ids)}, 1
+    )
+    for task, neighbours in retrieval_candidates(given).items():
+        assert neighbours == set(ring[task])
+    both = ["dimensions", "build", "--tasks", str(SAMPLE / "tasks"), "--manifest",
+            str(inputs["manifest"]), "--neighbours", str(inputs["neighbours"]), "--embeddings",
+            str(embeddings), "--out", str(inputs["root"] / "both")]  # fmt: skip
+    assert cli.main(both) == 2
+    assert "not both" in capsys.readouterr().err
 
 
 def test_repeats_are_recorded_and_change_no_instance(inputs, built, capsys):

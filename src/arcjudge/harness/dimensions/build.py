@@ -43,6 +43,13 @@ from arcjudge.harness.dimensions.corruptions import (
     load_neighbours,
     retrieval,
 )
+from arcjudge.harness.dimensions.embeddings import (
+    BASELINE_FEATURES,
+    DEFAULT_NEIGHBOURS,
+    baseline_embeddings,
+    nearest_neighbours,
+    read_embeddings,
+)
 from arcjudge.harness.dimensions.human_errors import load_human_errors
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
 from arcjudge.harness.dimensions.records import (
@@ -138,6 +145,11 @@ class BuildConfig:
         human_errors_file: H-ARC's ``incorrect_submissions.csv``, or a
             ``human_errors.json`` (:mod:`.human_errors`).
         neighbours_file: JSONL of ``{task_id, neighbour_task_ids}``.
+        embeddings_file: Task embeddings (:func:`.embeddings.read_embeddings`): the
+            neighbours are each task's ``neighbours`` nearest by cosine similarity.
+        baseline_retrieval: Without either file, neighbours by the baseline embedding of
+            the demonstrations (:mod:`.embeddings`); ``False``: no retrieval candidates.
+        neighbours: Neighbours per task from embeddings.
         mixture: Candidate type weights for Classification.
         seed: The seed of every draw (and of the generator samples: ``seed + i``).
         per_kind: Candidates proposed per invalid kind and task (before confirmation).
@@ -159,6 +171,9 @@ class BuildConfig:
     corruptions_file: Path | None = None
     human_errors_file: Path | None = None
     neighbours_file: Path | None = None
+    embeddings_file: Path | None = None
+    baseline_retrieval: bool = True
+    neighbours: int = DEFAULT_NEIGHBOURS
     mixture: Mixture = field(default_factory=lambda: Mixture("arc-agi-1", PRESETS["arc-agi-1"]))
     seed: int = DEFAULT_SEED
     per_kind: int = DEFAULT_PER_KIND
@@ -224,7 +239,7 @@ class Builder:
         self.human = (
             load_human_errors(config.human_errors_file) if config.human_errors_file else None
         )
-        self.neighbours = load_neighbours(config.neighbours_file) if config.neighbours_file else {}
+        self.neighbours, self.retrieval = self._neighbours()
         self.corrupted = (
             _read_corruptions(config.corruptions_file) if config.corruptions_file else {}
         )
@@ -274,6 +289,38 @@ class Builder:
         if self.config.generator is not None:
             dirs.extend(d for d in self.config.generator.module_dirs if d not in dirs)
         return tuple(dirs)
+
+    def _neighbours(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        """Each task's neighbours for retrieval, and where they came from (``build.json``).
+
+        Raises:
+            InputError: The neighbours or embeddings file cannot be read.
+        """
+        c = self.config
+        if c.neighbours_file is not None and c.embeddings_file is not None:
+            raise ValueError("give a neighbours file or an embeddings file, not both")
+        if c.neighbours_file is not None:
+            return load_neighbours(c.neighbours_file), {
+                "source": "neighbours", "file": str(c.neighbours_file),
+            }  # fmt: skip
+        if c.embeddings_file is None and not c.baseline_retrieval:
+            return {}, {"source": "none"}
+        ids = sorted(self.task_paths)
+        if c.embeddings_file is not None:
+            given = read_embeddings(c.embeddings_file, ids)
+            vectors = {t: v for t, v in given.items() if t in self.task_paths}
+            info: dict[str, Any] = {"source": "embeddings", "file": str(c.embeddings_file),
+                                    "embedded": len(given)}  # fmt: skip
+        else:
+            demos = {}
+            for task_id in ids:
+                task = self._task(task_id)
+                if task is not None:
+                    demos[task_id] = task.train
+            vectors = baseline_embeddings(demos)
+            info = {"source": "baseline embedding", "features": list(BASELINE_FEATURES)}
+        info.update(k=c.neighbours, tasks=len(vectors))
+        return nearest_neighbours(vectors, c.neighbours), info
 
     def _demos_by_task(self) -> dict[str, tuple[Pair, ...]]:
         wanted = {n for ns in self.neighbours.values() for n in ns}
@@ -732,7 +779,9 @@ class Builder:
                 "corruptions": str(c.corruptions_file) if c.corruptions_file else None,
                 "human_errors": str(c.human_errors_file) if c.human_errors_file else None,
                 "neighbours": str(c.neighbours_file) if c.neighbours_file else None,
+                "embeddings": str(c.embeddings_file) if c.embeddings_file else None,
             },
+            "retrieval": self.retrieval,
             "instances": {d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
             "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
             "valid_sources": dict(
@@ -785,6 +834,12 @@ def summary_text(summary: Mapping[str, Any]) -> str:
         )
     if summary["skipped"]:
         lines.append(f"skipped tasks: {len(summary['skipped'])} (reasons in build.json)")
+    retrieval = summary.get("retrieval") or {}
+    if retrieval.get("source") in ("baseline embedding", "embeddings"):
+        lines.append(
+            f"retrieval neighbours: {retrieval['source']} (k={retrieval['k']}, "
+            f"{retrieval['tasks']} tasks)"
+        )
     repeats = summary.get("repeats", 1)
     if repeats > 1:
         lines.append(

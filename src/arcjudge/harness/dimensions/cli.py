@@ -30,6 +30,7 @@ from arcjudge.harness.dimensions.build import (
     Builder,
     summary_text,
 )
+from arcjudge.harness.dimensions.embeddings import DEFAULT_NEIGHBOURS
 from arcjudge.harness.dimensions.grading import (
     DimensionScoreConfig,
     DimensionScorer,
@@ -89,7 +90,30 @@ def add_arguments(
         type=Path,
         help="H-ARC's incorrect_submissions.csv, or a human_errors.json (docs/dimensions.md)",
     )
-    build.add_argument("--neighbours", type=Path, help="JSONL {task_id, neighbour_task_ids}")
+    build.add_argument(
+        "--neighbours",
+        type=Path,
+        help="retrieval: JSONL {task_id, neighbour_task_ids} (default: the baseline embedding)",
+    )
+    build.add_argument(
+        "--embeddings",
+        type=Path,
+        help="retrieval: task embeddings (.npz, .npy or JSONL {task_id, embedding}); "
+        "neighbours by cosine similarity",
+    )
+    build.add_argument(
+        "--neighbours-k",
+        type=int,
+        default=DEFAULT_NEIGHBOURS,
+        metavar="K",
+        help="retrieval: neighbours per task from embeddings",
+    )
+    build.add_argument(
+        "--no-baseline-retrieval",
+        action="store_true",
+        help="without --neighbours or --embeddings, no retrieval candidates (instead of "
+        "neighbours by the baseline embedding of the demonstrations)",
+    )
     build.add_argument(
         "--mixture", default="arc-agi-1", help="arc-agi-1, p-arc, or a JSON file of weights"
     )
@@ -205,7 +229,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         ("--corruptions", args.corruptions),
         ("--human-errors", args.human_errors),
         ("--neighbours", args.neighbours),
+        ("--embeddings", args.embeddings),
     )
+    if args.neighbours is not None and args.embeddings is not None:
+        raise UsageError("give --neighbours or --embeddings, not both")
+    if args.neighbours_k < 1:
+        raise UsageError("--neighbours-k must be >= 1")
     if args.per_kind < 1:
         raise UsageError("--per-kind must be >= 1")
     if args.repeats < 1:
@@ -228,6 +257,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         corruptions_file=args.corruptions,
         human_errors_file=args.human_errors,
         neighbours_file=args.neighbours,
+        embeddings_file=args.embeddings,
+        baseline_retrieval=not args.no_baseline_retrieval,
+        neighbours=args.neighbours_k,
         mixture=load_mixture(args.mixture),
         seed=args.seed,
         per_kind=args.per_kind,

@@ -14,18 +14,24 @@ record it cannot read; nothing is run.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from arcjudge.errors import InputError
-from arcjudge.harness.dimensions.records import DimensionInstance, DimensionItem, read_instances
+from arcjudge.harness.dimensions.records import (
+    DimensionInstance,
+    DimensionItem,
+    read_instances,
+)
+from arcjudge.harness.dimensions.records import read_items as read_item_records
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.vocabulary import Dimension
 
 __all__ = [
     "AnalysisInputs",
+    "Configuration",
     "read_definition_results",
     "read_inputs",
     "read_instance_records",
@@ -63,10 +69,7 @@ def read_items(path: Path) -> tuple[DimensionItem, ...]:
     Raises:
         InputError: A line is not an item record, or there is none.
     """
-    items = tuple(_records(path, "an item record", DimensionItem.from_json))
-    if not items:
-        raise InputError(f"{path}: no items")
-    return items
+    return read_item_records(path)  # the one reader of items.jsonl (dimensions')
 
 
 def read_instance_records(path: Path) -> dict[tuple[str, Dimension], DimensionInstance]:
@@ -92,6 +95,23 @@ def read_definition_results(path: Path) -> tuple[ScoreResult, ...]:
     return tuple(_records(path, "a score result", ScoreResult.from_json))
 
 
+Configuration = tuple[tuple[DimensionItem, ...], Mapping[tuple[str, Dimension], DimensionInstance]]
+"""One more configuration of the build (Section 3.2): its items and its instances."""
+
+
+def _check_items(
+    items: tuple[DimensionItem, ...],
+    instances: Mapping[tuple[str, Dimension], DimensionInstance],
+    where: str = "",
+) -> None:
+    for item in items:
+        if (item.task_id, item.dimension) not in instances:
+            raise InputError(
+                f"{where}item {item.model} run {item.run} {item.task_id} {item.dimension}: no "
+                "such instance (items graded against another build?)"
+            )
+
+
 @dataclass(frozen=True)
 class AnalysisInputs:
     """Everything an analysis is computed from.
@@ -101,25 +121,27 @@ class AnalysisInputs:
         instances: The build's instances by ``(task_id, dimension)``.
         definitions: The Definition programs' results (``None``: not given).
         exclude_models: Models left out of Table 9's second pooled row.
+        configurations: Configurations 2, 3, ... of the build (``build --configurations``),
+            in order, each its items and instances; ``items`` and ``instances`` are
+            configuration 1. Empty: one configuration (Section 3.2 is not computed).
     """
 
     items: tuple[DimensionItem, ...]
     instances: Mapping[tuple[str, Dimension], DimensionInstance]
     definitions: tuple[ScoreResult, ...] | None = None
     exclude_models: tuple[str, ...] = ()
+    configurations: tuple[Configuration, ...] = ()
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
 
         Raises:
-            InputError: An item whose task and dimension have no instance.
+            InputError: An item whose task and dimension have no instance (in its own
+                configuration).
         """
-        for item in self.items:
-            if (item.task_id, item.dimension) not in self.instances:
-                raise InputError(
-                    f"item {item.model} run {item.run} {item.task_id} {item.dimension}: no "
-                    "such instance (items graded against another build?)"
-                )
+        _check_items(self.items, self.instances)
+        for number, (items, instances) in enumerate(self.configurations, 2):
+            _check_items(items, instances, f"configuration {number}: ")
 
 
 def read_inputs(
@@ -127,8 +149,16 @@ def read_inputs(
     instances_file: Path,
     definitions: Path | None = None,
     exclude_models: tuple[str, ...] = (),
+    configurations: Sequence[tuple[Path, Path]] = (),
 ) -> AnalysisInputs:
     """Read and check every input.
+
+    Args:
+        items_file: ``items.jsonl`` (configuration 1).
+        instances_file: The instances it was graded on.
+        definitions: Definition results, if any.
+        exclude_models: Models left out of Table 9's second pooled row.
+        configurations: ``(items.jsonl, instances.jsonl)`` of configurations 2, 3, ...
 
     Raises:
         InputError: A file cannot be read, or the items are not of these instances.
@@ -138,6 +168,7 @@ def read_inputs(
         read_instance_records(instances_file),
         None if definitions is None else read_definition_results(definitions),
         exclude_models,
+        tuple((read_items(i), read_instance_records(n)) for i, n in configurations),
     )
     inputs.check()
     return inputs

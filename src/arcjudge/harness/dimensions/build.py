@@ -147,6 +147,11 @@ class BuildConfig:
             for tasks the generator gives no usable sample for).
         samples: Generator samples drawn per task.
         editing_kinds: The invalid types an Editing pair is drawn from.
+        configuration: The configuration this build is (``build --configurations``;
+            ``None``: a plain build). Recorded in ``build.json``; configuration ``k > 1``
+            also takes the ``corrupted_verifier`` candidates from position
+            ``(k - 1) * per_kind`` of the task's list on (wrapping around), so it gets
+            other corruptions when ``mutate`` made more than ``per_kind``.
     """
 
     tasks_dir: Path
@@ -163,6 +168,7 @@ class BuildConfig:
     generator: GeneratorSource | None = None
     samples: int = DEFAULT_SAMPLES
     editing_kinds: tuple[CandidateKind, ...] = EDITING_KINDS
+    configuration: int | None = None
 
 
 @dataclass
@@ -356,9 +362,9 @@ class Builder:
                 "retrieval", _distinct(c for c in drawn if c is not None)
             )[:per_kind]
         if task_id in self.corrupted:
-            proposed["corrupted_verifier"] = unshown(
-                "corrupted_verifier", _distinct(self.corrupted[task_id])
-            )[:per_kind]
+            corrupted = unshown("corrupted_verifier", _distinct(self.corrupted[task_id]))
+            start = ((self.config.configuration or 1) - 1) * per_kind % max(len(corrupted), 1)
+            proposed["corrupted_verifier"] = [*corrupted[start:], *corrupted[:start]][:per_kind]
         if len(valid) > 1:  # never show the Inversion instance's input elsewhere
             hidden = valid[0].pair.input
             proposed = {k: [c for c in cs if c.input != hidden] for k, cs in proposed.items()}
@@ -703,7 +709,9 @@ class Builder:
         for info in self.per_task.values():
             dropped.update(info["demonstration_inputs_dropped"])
         generator = c.generator
+        configuration = {} if c.configuration is None else {"configuration": c.configuration}
         return {
+            **configuration,
             "seed": c.seed,
             "mixture": c.mixture.to_json(),
             "per_kind": c.per_kind,

@@ -35,6 +35,7 @@ __all__ = [
     "VerifierSpec",
     "prompt_id",
     "read_instances",
+    "read_items",
     "read_lines",
 ]
 
@@ -440,3 +441,26 @@ def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
     if not result:
         raise InputError(f"{path}: no instances")
     return result
+
+
+def read_items(path: Path) -> tuple[DimensionItem, ...]:
+    """Read ``items.jsonl`` of ``dimensions score``, in file order.
+
+    Raises:
+        InputError: When the file cannot be read, a line is not an item record (naming
+            the line), or there is no item.
+    """
+    items: list[DimensionItem] = []
+    for number, text in enumerate(read_lines(path), 1):
+        if not text.strip():
+            continue
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            items.append(DimensionItem.from_json(data))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}:{number}: not an item record ({exc})") from None
+    if not items:
+        raise InputError(f"{path}: no items")
+    return tuple(items)

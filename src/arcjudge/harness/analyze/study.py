@@ -40,6 +40,7 @@ from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.harness.analyze.inputs import AnalysisInputs
+from arcjudge.harness.analyze.sampling import increased_sampling
 from arcjudge.harness.analyze.tables import Cell, Column, Share, Table, rounded, share_or_none
 from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionItem
 from arcjudge.harness.dimensions.statistics import model_statistics
@@ -679,6 +680,7 @@ SECTIONS: tuple[SectionFunction, ...] = (
     _self_consistency,
     _run_agreement,
     _definition_failures,
+    increased_sampling,
 )
 """Every section, in output order (append one to add a table; see the module docstring)."""
 

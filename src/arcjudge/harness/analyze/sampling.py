@@ -14,7 +14,9 @@ configurations 2..K are :attr:`AnalysisInputs.configurations`, in order. Per mod
   passing all five dimensions in every configuration ``1..k``, with its Wilson 95%
   interval. Hard accuracy is counted over fixed cells, so it never rises with ``k``: the
   runs the model has items of in every configuration, times the tasks with all five
-  instances in every configuration (a missing item is a failure, as for Table 3).
+  instances in every configuration (a missing item is a failure, as for Table 3; from
+  the first configuration where the model has no item of some dimension, there is no
+  full task and hard accuracy is ``None``).
 
 The output grid is left out: it is the task's own test, the same in every configuration.
 """
@@ -52,7 +54,8 @@ NOTE = (
     "task: the share of (run, task) passing all five dimensions in every configuration "
     "1..k, with a Wilson 95% interval, over the runs the model has items of in every "
     "configuration and the tasks with all five instances in every configuration (fixed "
-    "for all k; a missing item fails). The output grid is the same in every configuration "
+    "for all k; a missing item fails; n/a from the first configuration where the model "
+    "answered some dimension not at all). The output grid is the same in every configuration "
     "and left out."
 )
 
@@ -105,7 +108,8 @@ def hard_full_task(
         The ``(run, task)`` cells (runs with items of ``model`` in every configuration,
         tasks with all five instances in every one), and per budget ``k`` the share of
         them passing all five dimensions in each of configurations ``1..k`` (``None``
-        when there is no cell).
+        when there is no cell, and from the first configuration on where the model has
+        no item of some dimension: no full task there, as in Table 3).
     """
     runs = set.intersection(
         *({i.run for i in items if i.model == model} for items, _ in configurations)
@@ -114,10 +118,12 @@ def hard_full_task(
     cells = [(run, task) for run in sorted(runs) for task in sorted(tasks)]
     alive = set(cells)
     shares: list[Share | None] = []
+    defined = True
     for items, _ in configurations:
+        defined = defined and set(DIMENSIONS) <= {i.dimension for i in items if i.model == model}
         passes = _passes(items, model)
         alive = {cell for cell in alive if passes.get(cell, False)}
-        shares.append(share_or_none(len(alive), len(cells)))
+        shares.append(share_or_none(len(alive), len(cells)) if defined else None)
     return cells, shares
 
 

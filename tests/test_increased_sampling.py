@@ -700,3 +700,75 @@ def test_the_sample_analysis_of_two_configurations(sample, scored, capsys):
     assert careful[0]["hard_full_task"]["count"] == 8 and careful[1]["hard_full_task"]["count"] == 7
     assert careful[1]["full_task"]["mean"] == pytest.approx(0.75)
     assert 'aria-label="Figure 4' in (out / "report.html").read_text()
+
+
+def test_score_after_refuses_old_items_and_warns_of_runs_named_otherwise(
+    sample, scored, tmp_path, capsys
+):
+    two = sample / "configs" / "configuration-2"
+    items1 = jsonl(scored["one"] / "items.jsonl")
+    old = write_jsonl(
+        tmp_path / "old.jsonl",
+        [{**i, "detail": {k: v for k, v in i["detail"].items() if k != "pair"}} for i in items1],
+    )
+    score = [
+        "dimensions",
+        "score",
+        "--instances",
+        str(two / "instances.jsonl"),
+        "--replies",
+        str(sample / "configs" / "replies-2.jsonl"),
+        "--backend",
+        "process",
+        "--no-progress",
+        "--store",
+        str(sample / "configs" / "cache.sqlite"),
+    ]
+    assert cli.main([*score, "--after", str(old), "--out", str(tmp_path / "o")]) == 2
+    assert "records no generated pair" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+    assert (
+        cli.main([*score, "--after", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o")])
+        == 2
+    )
+    assert "none.jsonl" in capsys.readouterr().err
+    # careful's pairs under another run name: nothing matches run 1, which is said
+    renamed = write_jsonl(
+        tmp_path / "renamed.jsonl", [{**i, "run": "7"} for i in items1 if i["model"] == "careful"]
+    )
+    assert cli.main([*score, "--after", str(renamed), "--out", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    assert "--after: no item of careful run 1" in err and "hasty run 1" in err
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["after"]["unmatched"] == [["careful", "1"], ["hasty", "1"]]
+    items = {
+        (i["model"], i["task_id"], i["dimension"]): i for i in jsonl(tmp_path / "r" / "items.jsonl")
+    }
+    assert items[("careful", str(scored["copied"]), "generation")]["passed"] is True
+
+
+def test_definition_scoring_refuses_a_build_record_of_another_seed(sample, tmp_path, capsys):
+    configs = sample / "configs"
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    shutil.copy(configs / "configuration-2" / "instances.jsonl", mixed)
+    shutil.copy(configs / "configuration-1" / "build.json", mixed)
+    code = cli.main(
+        [
+            "dimensions",
+            "score",
+            "--instances",
+            str(mixed / "instances.jsonl"),
+            "--replies",
+            str(SAMPLE / "replies.jsonl"),
+            "--backend",
+            "process",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "o"),
+        ]
+    )
+    assert code == 2
+    assert f"seed 77, but the instances beside it were built with seed {77 + SEED_STRIDE}" in (
+        capsys.readouterr().err
+    )

@@ -172,14 +172,14 @@ def budget_lines(
         lines: ``(color index, dashed, label, one point per budget)``; a line is broken
             where a point is ``None``.
     """
-    left, top, bottom, right = 34, 10, 34, 16
-    step = 70.0
-    width = int(left + step * max(budgets - 1, 1) + right + 20)
+    left, top, bottom, right = 34, 10, 34, 30
+    step = 100.0
+    width = int(left + 30 + step * max(budgets - 1, 1) + right)
     height = 220
     plot_h = height - top - bottom
 
     def x_of(k: int) -> float:
-        return left + 20 + step * (k - 1)
+        return left + 30 + step * (k - 1)
 
     def y_of(value: float) -> float:
         return top + plot_h * (1 - value)

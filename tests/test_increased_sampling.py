@@ -464,12 +464,13 @@ def test_configurations_are_plain_builds_with_their_own_seeds(sample):
     assert mutants(second) - mutants(first)
 
 
-def test_a_rerun_finishes_a_missing_configuration_with_the_same_bytes(sample, tmp_path):
+def test_a_rerun_finishes_a_missing_configuration_with_the_same_bytes(sample, tmp_path, capsys):
     configs = sample / "configs"
     copy = tmp_path / "configs"
     shutil.copytree(configs, copy)
     shutil.rmtree(copy / "configuration-2")
     (copy / "configurations.json").unlink()
+    (copy / "configuration-3").mkdir()  # left by an earlier build of three
     s = SAMPLE
     run_cli(
         "dimensions",
@@ -492,6 +493,9 @@ def test_a_rerun_finishes_a_missing_configuration_with_the_same_bytes(sample, tm
         "configuration-2/build.json",
     ):
         assert (copy / rel).read_bytes() == (configs / rel).read_bytes(), rel
+    assert "configuration-3 is of an earlier build with more configurations" in (
+        capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(

@@ -286,12 +286,16 @@ def _build_configurations(args: argparse.Namespace, base: BuildConfig) -> int:
     """
     store = args.store or args.out / "cache.sqlite"
     record = configurations_record(base.seed, args.configurations)
+    stale = args.out / configuration_name(args.configurations + 1)
+    if stale.is_dir():
+        warn(f"{stale} is of an earlier build with more configurations; "
+             f"{CONFIGURATIONS_FILE} lists {args.configurations}")  # fmt: skip
     for entry in record["configurations"]:
         number, seed = entry["configuration"], entry["seed"]
         out = args.out / entry["directory"]
         config = replace(base, seed=seed, configuration=number)
-        summary = _build_one(argparse.Namespace(**{**vars(args), "out": out, "store": store}),
-                             config)  # fmt: skip
+        each = argparse.Namespace(**{**vars(args), "out": out, "store": store})
+        summary = _build_one(each, config, warn_rows=number == 1)  # the same rows each time
         if summary is None:
             return 130
         print(f"configuration {number} (seed {seed}):")
@@ -304,8 +308,13 @@ def _build_configurations(args: argparse.Namespace, base: BuildConfig) -> int:
     return 0
 
 
-def _build_one(args: argparse.Namespace, config: BuildConfig) -> dict[str, Any] | None:
-    """One build into ``args.out``: its ``build.json`` summary, ``None`` after Ctrl-C."""
+def _build_one(
+    args: argparse.Namespace, config: BuildConfig, warn_rows: bool = True
+) -> dict[str, Any] | None:
+    """One build into ``args.out``: its ``build.json`` summary, ``None`` after Ctrl-C.
+
+    ``warn_rows``: warn about the H-ARC rows skipped.
+    """
     bar = Progress(len(task_files(args.tasks)), "task", not args.no_progress)
     builder = Builder(config, bar.update)
     made: dict[str, dict[str, Any]] = {}
@@ -323,7 +332,7 @@ def _build_one(args: argparse.Namespace, config: BuildConfig) -> dict[str, Any] 
     if not written:
         return None
     summary = made["summary"]
-    for reason in summary["human_error_rows_skipped"][:5]:
+    for reason in summary["human_error_rows_skipped"][:5] if warn_rows else ():
         warn(f"--human-errors: skipped {reason}")
     return summary
 

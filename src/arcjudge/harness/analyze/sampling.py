@@ -142,8 +142,8 @@ def increased_sampling(inputs: AnalysisInputs) -> Section:
     from arcjudge.harness.analyze.study import FULL_TASK, LABELS, Section
 
     assert FULL_TASK == _FULL_TASK
-    configurations: list[Configuration] = [(inputs.items, inputs.instances),
-                                           *inputs.configurations]  # fmt: skip
+    first: Configuration = (inputs.items, inputs.instances)
+    configurations = [first, *inputs.configurations]
     columns = (
         Column("model"),
         Column("budget", "int", "Budget (configurations)"),
@@ -199,5 +199,5 @@ def increased_sampling(inputs: AnalysisInputs) -> Section:
         "same_seed": same,
         "models": data_models,
     }
-    return Section("increased_sampling", data, (Table("table6", title, NOTE, columns,
-                                                      tuple(rows)),))  # fmt: skip
+    table = Table("table6", title, NOTE, columns, tuple(rows))
+    return Section("increased_sampling", data, (table,))

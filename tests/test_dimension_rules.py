@@ -140,6 +140,19 @@ def test_generation_checks_every_demonstration_and_the_verifier():
     assert generation_verdict(far, (OK, far[1]), [DEMO], 0.1).passed
 
 
+def test_generation_fails_a_copy_of_an_earlier_accepted_pair():
+    far = (differing(5, 10), differing(5, 10))
+    earlier = [(differing(9, 10), differing(9, 10)), (differing(5, 10), differing(4, 10))]
+    verdict = generation_verdict(far, (OK, far[1]), [DEMO], 0.1, earlier=earlier)
+    assert not verdict.passed and verdict.reason.startswith("copy of earlier accepted pair 1")
+    assert verdict.detail["earlier_pair"] == 1 and "demonstration" not in verdict.detail
+    # demonstrations first; the nearest distance counts the earlier pairs too
+    assert "copy of demonstration 0" in generation_verdict(DEMO, (OK, DEMO[1]), [DEMO], 0.1,
+                                                           earlier=earlier).reason  # fmt: skip
+    passed = generation_verdict(far, (OK, far[1]), [DEMO], 0.09, earlier=earlier)
+    assert passed.passed and passed.detail["nearest_distance"] == pytest.approx(0.1)
+
+
 def test_generation_can_exclude_arcgen_pairs():
     pair = (differing(5, 10), differing(5, 10))
     digests = {"abc"}

@@ -478,6 +478,69 @@ def test_same_inputs_same_bytes_and_the_file_reads_back(built, tmp_path, capsys)
     assert read == render_prompts(read_instances(built).values(), SAMPLE / "tasks")
 
 
+def test_after_lists_the_accepted_pairs_and_nothing_of_the_key(built, tasks, tmp_path, capsys):
+    """``prompts --after ITEMS --model M``: M's accepted pairs, and still no key material."""
+    built_instances = list(read_instances(built).values())
+    generation = [i for i in built_instances if i.dimension is Dimension.GENERATION]
+    accepted: dict[str, dict] = {}
+    items = []
+    for n, instance in enumerate(generation):
+        # pairs of our own (no key grid: 2x3 grids of this pattern are in no sample task)
+        pair = {"input": [[n % 10, 7, 7], [8, 8, 8]], "output": [[8, 8, 8], [7, 7, n % 10]]}
+        accepted[instance.task_id] = pair
+        refused = {"input": [[9, 9, 9], [9, n % 10, 9]], "output": [[1, 1, 1], [1, 1, 1]]}
+        other = {"input": [[6, 6, 6], [6, 6, n % 10]], "output": [[2, 2, 2], [2, 2, 2]]}
+        for model, passed, given in (("m", True, pair), ("m", False, refused), ("x", True, other)):
+            items.append(
+                {
+                    "model": model,
+                    "run": "1",
+                    "task_id": instance.task_id,
+                    "dimension": "generation",
+                    "passed": passed,
+                    "reason": None if passed else "wrong",
+                    "detail": {"pair": given},
+                }
+            )
+    after = tmp_path / "items.jsonl"
+    after.write_text("".join(json.dumps(i) + "\n" for i in items))
+    args = ["--instances", str(built), "--tasks", str(SAMPLE / "tasks"), "--after", str(after)]
+    for fmt in GRID_FORMATS:
+        out = tmp_path / f"{fmt}.jsonl"
+        assert prompts_cli(*args, "--model", "m", "--grid-format", fmt, "--out", str(out)) == 0
+        assert f"{len(generation)} pair(s) m run 1 had accepted" in capsys.readouterr().out
+        plain = {p.id: p for p in render_prompts(built_instances, SAMPLE / "tasks", fmt)}
+        instance_of = by_id(built_instances)
+        for prompt in read_prompts(out):
+            instance, task = instance_of[prompt.id], tasks[prompt.task_id]
+            assert leaks(prompt, instance, task, fmt) == [], prompt.id
+            if prompt.dimension is not Dimension.GENERATION:
+                assert prompt == plain[prompt.id]
+                continue
+            pair = accepted[prompt.task_id]
+            assert prompt.model_visible["avoid"] == [*plain[prompt.id].model_visible["avoid"], pair]
+            text = prompt.messages[1]["content"]
+            note = "It must not be a copy or a near copy of any of these pairs either:"
+            _, listed = text.split(note)
+            assert shown(pair["input"], fmt) in listed and shown(pair["output"], fmt) in listed
+            assert listed.count("Pair ") == 1  # only the accepted pair: demonstrations are above
+            for item in items:  # another model's pairs and refused pairs are not shown
+                if item["task_id"] == prompt.task_id and item["detail"]["pair"] != pair:
+                    assert shown(item["detail"]["pair"]["input"], fmt) not in text
+    # Whose pairs: one model and run must be named when the items hold several.
+    out = tmp_path / "p.jsonl"
+    for extra, message in (
+        ([], "several models or runs (m run 1, x run 1)"),
+        (["--model", "nobody"], "no item of --model nobody"),
+        (["--model", "m", "--run", "2"], "no item of --model m --run 2"),
+    ):
+        assert prompts_cli(*args, *extra, "--out", str(out)) == 2
+        assert message in capsys.readouterr().err and not out.exists()
+    base = ["--instances", str(built), "--tasks", str(SAMPLE / "tasks"), "--out", str(out)]
+    assert prompts_cli(*base, "--model", "m") == 2
+    assert "give --after" in capsys.readouterr().err
+
+
 def test_prompt_records_round_trip(prompts):
     for fmt in GRID_FORMATS:
         for prompt in prompts[fmt]:

@@ -42,7 +42,8 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, AnalysisInputs
-from arcjudge.harness.analyze.tables import POOLED, Cell, Column, Table, rounded
+from arcjudge.harness.analyze.sections import POOLED
+from arcjudge.harness.analyze.tables import Cell, Column, Table, rounded
 from arcjudge.vocabulary import DIMENSIONS, Dimension
 
 __all__ = [

@@ -58,12 +58,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="bootstrap resamples of the tasks (Section 3.1)",
     )
+    parser.add_argument(
+        "--configuration",
+        nargs=2,
+        type=Path,
+        action="append",
+        default=[],
+        metavar=("ITEMS", "INSTANCES"),
+        help="Table 6: items.jsonl and instances.jsonl of configuration 2, 3, ... of "
+        "build --configurations, in order (repeatable; --items/--instances are configuration 1)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="output directory")
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions analyze``."""
     require_files(("--items", args.items), ("--instances", args.instances))
+    configurations = [(Path(i), Path(n)) for i, n in args.configuration]
+    for items_file, instances_file in configurations:
+        require_files(("--configuration", items_file), ("--configuration", instances_file))
     definitions: Path | None = args.definitions
     if definitions is not None and not (
         definitions.is_file() or (definitions / "results.jsonl").is_file()
@@ -79,13 +92,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         args.instances,
         definitions,
         tuple(args.exclude_model),
-        args.seed,
-        args.bootstrap_resamples,
+        seed=args.seed,
+        bootstrap_resamples=args.bootstrap_resamples,
+        configurations=configurations,
     )
     described = {
         "items_file": str(args.items),
         "instances_file": str(args.instances),
         "definitions_file": None if definitions is None else str(definitions),
+        "configuration_files": [[str(i), str(n)] for i, n in configurations],
     }
     analysis = analyze(inputs, described)
     data = analysis.to_json()
@@ -107,7 +122,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         warn(f"--exclude-model: no Definition results of {', '.join(missing)}")
     if definitions is None:
         warn("no --definitions: Table 9 (Definition failure classes) is empty")
+    for a, b in data["increased_sampling"].get("same_seed", []):
+        warn(f"--configuration: configurations {a} and {b} were built with the same seed "
+             "(the same build twice? Table 6 wants independent configurations)")  # fmt: skip
     print(terminal_safe(tables[0].markdown(), keep_newlines=True))
+    if configurations:
+        table6 = next(t for t in tables if t.name == "table6")
+        print(terminal_safe(table6.markdown(), keep_newlines=True))
     names = ", ".join(t.name for t in tables)
     print(f"wrote {terminal_safe(str(args.out))}/tables/ ({names}; .csv and .md), "
           "analysis.json, report.html")  # fmt: skip

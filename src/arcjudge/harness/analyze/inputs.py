@@ -13,7 +13,7 @@ record it cannot read; nothing is run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,12 +26,14 @@ from arcjudge.harness.dimensions.records import (
     read_build_repeats,
     read_instances,
 )
+from arcjudge.harness.dimensions.records import read_items as read_item_records
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.vocabulary import Dimension
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "AnalysisInputs",
+    "Configuration",
     "read_definition_results",
     "read_inputs",
     "read_instance_records",
@@ -48,10 +50,7 @@ def read_items(path: Path) -> tuple[DimensionItem, ...]:
     Raises:
         InputError: A line is not an item record, or there is none.
     """
-    items = tuple(r for _, r in read_records(path, DimensionItem.from_json, "an item record"))
-    if not items:
-        raise InputError(f"{path}: no items")
-    return items
+    return read_item_records(path)  # the one reader of items.jsonl (dimensions')
 
 
 def read_instance_records(path: Path) -> dict[tuple[str, Dimension], DimensionInstance]:
@@ -77,6 +76,23 @@ def read_definition_results(path: Path) -> tuple[ScoreResult, ...]:
     return tuple(r for _, r in read_records(path, ScoreResult.from_json, "a score result"))
 
 
+Configuration = tuple[tuple[DimensionItem, ...], Mapping[tuple[str, Dimension], DimensionInstance]]
+"""One more configuration of the build (Section 3.2): its items and its instances."""
+
+
+def _check_items(
+    items: tuple[DimensionItem, ...],
+    instances: Mapping[tuple[str, Dimension], DimensionInstance],
+    where: str = "",
+) -> None:
+    for item in items:
+        if (item.task_id, item.dimension) not in instances:
+            raise InputError(
+                f"{where}item {item.model} run {item.run} {item.task_id} {item.dimension}: no "
+                "such instance (items graded against another build?)"
+            )
+
+
 @dataclass(frozen=True)
 class AnalysisInputs:
     """Everything an analysis is computed from.
@@ -90,6 +106,9 @@ class AnalysisInputs:
             not recorded).
         seed: The seed of the bootstrap resampling.
         bootstrap_resamples: How many bootstrap resamples.
+        configurations: Configurations 2, 3, ... of the build (``build --configurations``),
+            in order, each its items and instances; ``items`` and ``instances`` are
+            configuration 1. Empty: one configuration (Section 3.2 is not computed).
     """
 
     items: tuple[DimensionItem, ...]
@@ -99,19 +118,18 @@ class AnalysisInputs:
     repeats: int | None = None
     seed: int = DEFAULT_SEED
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
+    configurations: tuple[Configuration, ...] = ()
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
 
         Raises:
-            InputError: An item whose task and dimension have no instance.
+            InputError: An item whose task and dimension have no instance (in its own
+                configuration).
         """
-        for item in self.items:
-            if (item.task_id, item.dimension) not in self.instances:
-                raise InputError(
-                    f"item {item.model} run {item.run} {item.task_id} {item.dimension}: no "
-                    "such instance (items graded against another build?)"
-                )
+        _check_items(self.items, self.instances)
+        for number, (items, instances) in enumerate(self.configurations, 2):
+            _check_items(items, instances, f"configuration {number}: ")
 
 
 def read_inputs(
@@ -121,8 +139,18 @@ def read_inputs(
     exclude_models: tuple[str, ...] = (),
     seed: int = DEFAULT_SEED,
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
+    configurations: Sequence[tuple[Path, Path]] = (),
 ) -> AnalysisInputs:
     """Read and check every input (and the build's ``repeats`` beside the instances).
+
+    Args:
+        items_file: ``items.jsonl`` (configuration 1).
+        instances_file: The instances it was graded on.
+        definitions: Definition results, if any.
+        exclude_models: Models left out of Table 9's second pooled row.
+        seed: The seed of Section 3.1's bootstrap.
+        bootstrap_resamples: Its resamples.
+        configurations: ``(items.jsonl, instances.jsonl)`` of configurations 2, 3, ...
 
     Raises:
         InputError: A file cannot be read, or the items are not of these instances.
@@ -135,6 +163,7 @@ def read_inputs(
         read_build_repeats(instances_file),
         seed,
         bootstrap_resamples,
+        tuple((read_items(i), read_instance_records(n)) for i, n in configurations),
     )
     inputs.check()
     return inputs

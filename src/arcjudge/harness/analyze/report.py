@@ -4,7 +4,9 @@ One self-contained HTML document (inline CSS and SVG, no scripts), in the style 
 ``dimensions score``'s report: Figure 3 (per measure of Table 3, one bar per model with
 its Wilson 95% interval as whiskers and the independence baseline dashed across the
 full-task bars), the Classification failure rate per candidate type as the same kind of
-chart, then every table. Model names come from the inputs and are escaped.
+chart, Figure 4 (with several configurations: per model, the cumulative mean full-task
+accuracy and the hard full-task accuracy against the budget, as lines), then every table.
+Model names come from the inputs and are escaped.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arcjudge.harness.analyze.study import FULL_TASK, LABELS, MEASURES
+from arcjudge.harness.analyze.sections import FULL_TASK, LABELS, MEASURES
 from arcjudge.harness.analyze.tables import Table
 from arcjudge.harness.core.html import ARC_PALETTE, PAGE_CSS, esc
 
-__all__ = ["grouped_bars", "render_analysis_report"]
+__all__ = ["budget_lines", "grouped_bars", "render_analysis_report"]
 
 SERIES_COLORS: tuple[str, ...] = ARC_PALETTE[1:]
 """One color per model (cycled): the ARC colors but black."""
@@ -26,6 +28,9 @@ svg.bars text{font:11px system-ui,sans-serif;fill:#333}
 svg.bars .axis{stroke:#999;stroke-width:1}
 svg.bars .ci{stroke:#333;stroke-width:1.5}
 svg.bars .base{stroke:#111;stroke-width:1.5;stroke-dasharray:4 3}
+svg.lines text{font:11px system-ui,sans-serif;fill:#333}
+svg.lines .axis{stroke:#999;stroke-width:1}
+svg.lines .whisker{stroke-width:1}
 .legend span{display:inline-block;padding:0 6px;margin-right:6px}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 """
@@ -150,6 +155,115 @@ def _types_figure(analysis: Mapping[str, Any]) -> str:
     )
 
 
+Point = tuple[float, float, float] | None
+"""A value and the ends of its whisker (all 0..1), or ``None``: no value at that budget."""
+
+
+def budget_lines(
+    title: str,
+    budgets: int,
+    lines: Sequence[tuple[int, bool, str, Sequence[Point]]],
+) -> str:
+    """An SVG line chart: values 0..1 against budgets ``1..budgets``, with whiskers.
+
+    Args:
+        title: The chart's accessible label.
+        budgets: How many budgets (the x axis: 1, 2, ...).
+        lines: ``(color index, dashed, label, one point per budget)``; a line is broken
+            where a point is ``None``.
+    """
+    left, top, bottom, right = 34, 10, 34, 30
+    step = 100.0
+    width = int(left + 30 + step * max(budgets - 1, 1) + right)
+    height = 220
+    plot_h = height - top - bottom
+
+    def x_of(k: int) -> float:
+        return left + 30 + step * (k - 1)
+
+    def y_of(value: float) -> float:
+        return top + plot_h * (1 - value)
+
+    parts = [f'<svg class="lines" width="{width}" height="{height}" role="img" '
+             f'aria-label="{esc(title)}">']  # fmt: skip
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = y_of(tick)
+        parts.append(f'<line class="axis" x1="{left}" y1="{y:.1f}" x2="{width - right}" '
+                     f'y2="{y:.1f}" stroke-opacity="{0.9 if tick == 0 else 0.25}"/>')  # fmt: skip
+        parts.append(f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{tick:g}</text>')
+    for k in range(1, budgets + 1):
+        parts.append(f'<text x="{x_of(k):.1f}" y="{height - bottom + 14}" '
+                     f'text-anchor="middle">{k}</text>')  # fmt: skip
+    parts.append(f'<text x="{(left + width) / 2:.1f}" y="{height - 4}" '
+                 'text-anchor="middle">budget (configurations)</text>')  # fmt: skip
+    for color_index, dashed, label, points in lines:
+        color = SERIES_COLORS[color_index % len(SERIES_COLORS)]
+        dash = ' stroke-dasharray="5 3"' if dashed else ""
+        run: list[str] = []
+        segments: list[list[str]] = [run]
+        for k, point in enumerate(points, 1):
+            if point is None:
+                run = []
+                segments.append(run)
+                continue
+            value, low, high = point
+            run.append(f"{x_of(k):.1f},{y_of(value):.1f}")
+            x = x_of(k) + (3 if dashed else -3)  # the two lines' whiskers side by side
+            parts.append(
+                f'<line class="whisker" x1="{x:.1f}" y1="{y_of(low):.1f}" x2="{x:.1f}" '
+                f'y2="{y_of(high):.1f}" stroke="{color}"{dash}/>'
+            )
+            parts.append(
+                f'<circle cx="{x_of(k):.1f}" cy="{y_of(value):.1f}" r="3" fill="{color}">'
+                f"<title>{esc(label)}, budget {k}: {value:.3f} [{low:.3f}, {high:.3f}]</title>"
+                "</circle>"
+            )
+        for segment in segments:
+            if len(segment) > 1:
+                parts.append(f'<polyline points="{" ".join(segment)}" fill="none" '
+                             f'stroke="{color}" stroke-width="2"{dash}/>')  # fmt: skip
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _figure4(analysis: Mapping[str, Any]) -> str:
+    section: Mapping[str, Any] = analysis.get("increased_sampling") or {}
+    if not section.get("computed"):
+        return ""
+    models: Mapping[str, Any] = section["models"]
+    lines: list[tuple[int, bool, str, list[Point]]] = []
+    for s, (name, entry) in enumerate(models.items()):
+        mean: list[Point] = []
+        hard: list[Point] = []
+        for budget in entry["budgets"]:
+            full = budget[FULL_TASK]
+            if full["mean"] is None:
+                mean.append(None)
+            else:
+                sd = full["sd"] or 0.0
+                value = float(full["mean"])
+                mean.append((value, max(0.0, value - sd), min(1.0, value + sd)))
+            share = budget["hard_full_task"]
+            if share is None or share["rate"] is None:
+                hard.append(None)
+            else:
+                low, high = share["ci95"]
+                hard.append((float(share["rate"]), float(low), float(high)))
+        lines.append((s, False, f"{name}: mean full task", mean))
+        lines.append((s, True, f"{name}: hard full task", hard))
+    chart = budget_lines(
+        "Figure 4: full-task accuracy against the budget", section["configurations"], lines
+    )
+    return (
+        "<h2>Figure 4: full-task accuracy against the budget (Section 3.2)</h2>"
+        '<p class="meta">Per model: solid, the mean full-task accuracy over configurations '
+        "1..k (whiskers: one sample standard deviation); dashed, the hard full-task accuracy "
+        "(passing all five dimensions in every configuration 1..k; whiskers: Wilson 95% "
+        "interval). Table 6 has the numbers.</p>"
+        f"{_legend(list(models))}{chart}"
+    )
+
+
 def _html_table(table: Table) -> str:
     head, *body = table.markdown_rows()
     numeric = [c.kind != "text" for c in table.columns]
@@ -187,7 +301,7 @@ def render_analysis_report(analysis: Mapping[str, Any], tables: Sequence[Table])
         f"{analysis['accuracy']['full_tasks']} tasks with all five dimensions; models: "
         f"{esc(', '.join(inputs['models']))}. {described}</p>"
         f"<ul>{contents}</ul>"
-        f"{_figure3(analysis)}{_types_figure(analysis)}"
+        f"{_figure3(analysis)}{_types_figure(analysis)}{_figure4(analysis)}"
         + "".join(_html_table(t) for t in tables)
         + "</body></html>\n"
     )

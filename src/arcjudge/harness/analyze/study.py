@@ -44,8 +44,9 @@ from typing import Any
 from arcjudge.errors import InputError
 from arcjudge.harness.analyze.budget import matched_budget
 from arcjudge.harness.analyze.inputs import AnalysisInputs
+from arcjudge.harness.analyze.sampling import increased_sampling
+from arcjudge.harness.analyze.sections import FULL_TASK, LABELS, MEASURES, POOLED, Section
 from arcjudge.harness.analyze.tables import (
-    POOLED,
     Cell,
     Column,
     Share,
@@ -78,40 +79,8 @@ __all__ = [
     "full_tasks",
 ]
 
-FULL_TASK = "full_task"
-"""The name of the full-task measure beside the dimensions."""
-
 NO_MODEL = "(no model)"
 """The group of Definition results without a ``model`` field."""
-
-LABELS: dict[str, str] = {
-    Dimension.OUTPUT_GRID: "Output grid",
-    Dimension.DEFINITION: "Definition",
-    Dimension.CLASSIFICATION: "Classification",
-    Dimension.GENERATION: "Generation",
-    Dimension.EDITING: "Editing",
-    Dimension.INVERSION: "Inversion",
-    FULL_TASK: "Full task",
-}
-"""Display names of the measures."""
-
-MEASURES: tuple[str, ...] = (*BUILT_DIMENSIONS, FULL_TASK)
-"""Table 3's measures, in column order."""
-
-
-@dataclass(frozen=True)
-class Section:
-    """One part of the analysis: its numbers and its tables.
-
-    Attributes:
-        key: Its key in ``analysis.json``.
-        data: Every number it has (JSON).
-        tables: The tables made of them.
-    """
-
-    key: str
-    data: Mapping[str, Any]
-    tables: tuple[Table, ...]
 
 
 @dataclass(frozen=True)
@@ -697,6 +666,7 @@ SECTIONS: tuple[SectionFunction, ...] = (
     _run_agreement,
     _definition_failures,
     _matched_budget,
+    increased_sampling,
 )
 """Every section, in output order (append one to add a table; see the module docstring)."""
 

@@ -17,10 +17,7 @@ from typing import Any, Literal
 
 from arcjudge.harness.core.stats import wilson_interval
 
-__all__ = ["POOLED", "Cell", "Column", "Share", "Table", "rounded", "share_or_none"]
-
-POOLED = "(all models)"
-"""The row label of numbers pooled over every model."""
+__all__ = ["Cell", "Column", "Share", "Table", "rounded", "share_or_none"]
 
 ColumnKind = Literal["text", "int", "number", "share"]
 

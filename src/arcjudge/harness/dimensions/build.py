@@ -163,6 +163,11 @@ class BuildConfig:
         repeats: How many times a model is to answer each instance (the same instances:
             its runs are the repeats; recorded in ``build.json`` for ``dimensions
             analyze``'s matched-budget comparison). Nothing else depends on it.
+        configuration: The configuration this build is (``build --configurations``;
+            ``None``: a plain build). Recorded in ``build.json``; configuration ``k > 1``
+            also takes the ``corrupted_verifier`` candidates from position
+            ``(k - 1) * per_kind`` of the task's list on (wrapping around), so it gets
+            other corruptions when ``mutate`` made more than ``per_kind``.
     """
 
     tasks_dir: Path
@@ -183,6 +188,7 @@ class BuildConfig:
     samples: int = DEFAULT_SAMPLES
     editing_kinds: tuple[CandidateKind, ...] = EDITING_KINDS
     repeats: int = 1
+    configuration: int | None = None
 
 
 @dataclass
@@ -413,9 +419,9 @@ class Builder:
                 "retrieval", _distinct(c for c in drawn if c is not None)
             )[:per_kind]
         if task_id in self.corrupted:
-            proposed["corrupted_verifier"] = unshown(
-                "corrupted_verifier", _distinct(self.corrupted[task_id])
-            )[:per_kind]
+            corrupted = unshown("corrupted_verifier", _distinct(self.corrupted[task_id]))
+            start = ((self.config.configuration or 1) - 1) * per_kind % max(len(corrupted), 1)
+            proposed["corrupted_verifier"] = [*corrupted[start:], *corrupted[:start]][:per_kind]
         if len(valid) > 1:  # never show the Inversion instance's input elsewhere
             hidden = valid[0].pair.input
             proposed = {k: [c for c in cs if c.input != hidden] for k, cs in proposed.items()}
@@ -760,7 +766,9 @@ class Builder:
         for info in self.per_task.values():
             dropped.update(info["demonstration_inputs_dropped"])
         generator = c.generator
+        configuration = {} if c.configuration is None else {"configuration": c.configuration}
         return {
+            **configuration,
             "seed": c.seed,
             "repeats": c.repeats,
             "mixture": c.mixture.to_json(),

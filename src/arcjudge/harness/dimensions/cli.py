@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,14 @@ from arcjudge.harness.dimensions.build import (
     BuildConfig,
     Builder,
     summary_text,
+)
+from arcjudge.harness.dimensions.configurations import (
+    CONFIGURATIONS_FILE,
+    SEED_STRIDE,
+    configuration_name,
+    configurations_record,
+    read_earlier_pairs,
+    with_earlier_pairs,
 )
 from arcjudge.harness.dimensions.embeddings import DEFAULT_NEIGHBOURS
 from arcjudge.harness.dimensions.grading import (
@@ -127,6 +136,15 @@ def add_arguments(
         "matched-budget comparison of `dimensions analyze`; needs R >= 5)",
     )
     build.add_argument(
+        "--configurations",
+        type=int,
+        default=1,
+        metavar="K",
+        help="K > 1: K independent builds OUT/configuration-1..K, configuration k with seed "
+        f"SEED + (k-1)*{SEED_STRIDE:_}, and OUT/{CONFIGURATIONS_FILE} (default 1: one build "
+        "in OUT)",
+    )
+    build.add_argument(
         "--per-kind", type=int, default=DEFAULT_PER_KIND, help="candidates tried per kind"
     )
     build.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
@@ -168,6 +186,15 @@ def add_arguments(
     score.add_argument(
         "--exclude-arcgen", action="store_true", help="generation: fail exact ARC-GEN pairs"
     )
+    score.add_argument(
+        "--after",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="ITEMS",
+        help="generation: items.jsonl of an earlier configuration (repeatable); each model's "
+        "and run's pairs accepted there are pairs it must not copy (as prompts --after shows)",
+    )
     score.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
     score.add_argument("--out", type=Path, required=True, help="output directory")
     score.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
@@ -192,6 +219,17 @@ def add_arguments(
         help="grids as rows of digits (default) or JSON lists",
     )
     prompts.add_argument("--templates", type=Path, help="directory of templates overriding ours")
+    prompts.add_argument(
+        "--after",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="ITEMS",
+        help="items.jsonl of an earlier configuration (repeatable): the pairs --model had "
+        "accepted there are listed in each Generation prompt as pairs it must not copy",
+    )
+    prompts.add_argument("--model", help="with --after: whose pairs (default: the only model)")
+    prompts.add_argument("--run", help="with --after: which run (default: the model's only run)")
     return sub
 
 
@@ -222,7 +260,7 @@ def _run_then_write(
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    """Run ``arcjudge dimensions build``."""
+    """Run ``arcjudge dimensions build`` (``--configurations K``: K builds, one directory each)."""
     task_files(args.tasks)
     require_directories(("--manifest", args.manifest), ("--arcgen", args.arcgen))
     require_files(
@@ -243,6 +281,13 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise UsageError("--samples needs --generator KIND:PATH")
     if args.samples is not None and args.samples < 1:
         raise UsageError("--samples must be >= 1")
+    if args.configurations < 1:
+        raise UsageError("--configurations must be >= 1")
+    if args.configurations > 1 and (args.samples or DEFAULT_SAMPLES) >= SEED_STRIDE:
+        raise UsageError(
+            f"--samples must be < {SEED_STRIDE:_} with --configurations (the configurations' "
+            "generator seeds would overlap)"
+        )
     editing = [k.strip() for k in args.editing_kinds.split(",") if k.strip()]
     unknown = [k for k in editing if k not in INVALID_KINDS]
     if unknown or not editing:
@@ -250,7 +295,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             f"--editing-kinds: unknown type(s) {', '.join(unknown) or '(none given)'} "
             f"(choose from {', '.join(INVALID_KINDS)})"
         )
-    config = BuildConfig(
+    base = BuildConfig(
         tasks_dir=args.tasks,
         manifest_dir=args.manifest,
         arcgen_dir=args.arcgen,
@@ -269,6 +314,54 @@ def cmd_build(args: argparse.Namespace) -> int:
         editing_kinds=tuple(CandidateKind(k) for k in dict.fromkeys(editing)),
         repeats=args.repeats,
     )
+    if args.configurations == 1:
+        summary = _build_one(args, base)
+        if summary is None:
+            return 130
+        print(terminal_safe(summary_text(summary), keep_newlines=True))
+        print(f"wrote {terminal_safe(str(args.out))}/instances.jsonl, build.json, runtime.json")
+        return 0
+    return _build_configurations(args, base)
+
+
+def _build_configurations(args: argparse.Namespace, base: BuildConfig) -> int:
+    """K configurations, each a plain build in ``OUT/configuration-k``; then the list.
+
+    All share one result store (``--store``, else ``OUT/cache.sqlite``), so a rerun after
+    an interruption builds every configuration again from the cache (same bytes) and
+    writes ``configurations.json`` once all are written.
+    """
+    store = args.store or args.out / "cache.sqlite"
+    record = configurations_record(base.seed, args.configurations)
+    stale = args.out / configuration_name(args.configurations + 1)
+    if stale.is_dir():
+        warn(f"{stale} is of an earlier build with more configurations; "
+             f"{CONFIGURATIONS_FILE} lists {args.configurations}")  # fmt: skip
+    for entry in record["configurations"]:
+        number, seed = entry["configuration"], entry["seed"]
+        out = args.out / entry["directory"]
+        config = replace(base, seed=seed, configuration=number)
+        each = argparse.Namespace(**{**vars(args), "out": out, "store": store})
+        summary = _build_one(each, config, warn_rows=number == 1)  # the same rows each time
+        if summary is None:
+            return 130
+        print(f"configuration {number} (seed {seed}):")
+        print(terminal_safe(summary_text(summary), keep_newlines=True))
+    text = json_dumps(record, sort_keys=True, indent=1) + "\n"
+    write_atomic(args.out, {CONFIGURATIONS_FILE: text})
+    last = configuration_name(args.configurations)
+    print(f"wrote {terminal_safe(str(args.out))}/{configuration_name(1)} ... {last} "
+          f"(instances.jsonl, build.json, runtime.json each), {CONFIGURATIONS_FILE}")  # fmt: skip
+    return 0
+
+
+def _build_one(
+    args: argparse.Namespace, config: BuildConfig, warn_rows: bool = True
+) -> dict[str, Any] | None:
+    """One build into ``args.out``: its ``build.json`` summary, ``None`` after Ctrl-C.
+
+    ``warn_rows``: warn about the H-ARC rows skipped.
+    """
     bar = Progress(len(task_files(args.tasks)), "task", not args.no_progress)
     builder = Builder(config, bar.update)
     made: dict[str, dict[str, Any]] = {}
@@ -284,13 +377,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     written = _run_then_write(args, builder.module_dirs(), builder.run, files)
     bar.close()
     if not written:
-        return 130
+        return None
     summary = made["summary"]
-    for reason in summary["human_error_rows_skipped"][:5]:
+    for reason in summary["human_error_rows_skipped"][:5] if warn_rows else ():
         warn(f"--human-errors: skipped {reason}")
-    print(terminal_safe(summary_text(summary), keep_newlines=True))
-    print(f"wrote {terminal_safe(str(args.out))}/instances.jsonl, build.json, runtime.json")
-    return 0
+    return summary
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -300,6 +391,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         ("--answers", args.answers),
         ("--replies", args.replies),
         ("--programs", args.programs),
+        *(("--after", path) for path in args.after),
     )
     if args.attempts < 1:
         raise UsageError("--attempts must be >= 1")
@@ -322,8 +414,12 @@ def cmd_score(args: argparse.Namespace) -> int:
         exclude_arcgen=args.exclude_arcgen,
         strict_generation=args.strict_generation,
         verifier_limits=limits_from(args.wall),
+        after_files=tuple(args.after),
     )
     scorer = DimensionScorer(config)
+    for model, run in scorer.after_unmatched():
+        warn(f"--after: no item of {model} run {run} in the earlier items (its pairs there, "
+             "if any, are not avoided: are the runs named alike?)")  # fmt: skip
     bar = Progress(scorer.work(), "job", not args.no_progress)
     scorer.progress = bar.update
     made: dict[str, dict[str, Any]] = {}
@@ -373,15 +469,47 @@ def cmd_replies_from_inspect(args: argparse.Namespace) -> int:
 
 def cmd_prompts(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions prompts``."""
-    require_files(("--instances", args.instances))
+    require_files(("--instances", args.instances), *(("--after", path) for path in args.after))
     require_directories(("--templates", args.templates))
     if args.out.is_dir():
         raise UsageError(f"--out {args.out}: a directory (give the file to write)")
-    instances = read_instances(args.instances).values()
+    if not args.after and (args.model is not None or args.run is not None):
+        raise UsageError("--model and --run name whose accepted pairs --after adds: give --after")
+    instances = list(read_instances(args.instances).values())
+    added = ""
+    if args.after:
+        earlier = read_earlier_pairs(args.after)
+        model, run = _the_cell(earlier.cells, args.model, args.run)
+        pairs = earlier.for_cell(model, run)
+        instances = with_earlier_pairs(instances, pairs)
+        count = sum(len(p) for p in pairs.values())
+        added = (f"; {count} pair(s) {terminal_safe(model)} run {terminal_safe(run)} had "
+                 f"accepted added to the Generation prompts of {len(pairs)} task(s)")  # fmt: skip
     prompts = render_prompts(instances, args.tasks, args.grid_format, args.templates)
     write_atomic(args.out.parent, {args.out.name: prompt_lines(prompts)})
-    print(f"{prompt_summary(prompts)}; wrote {terminal_safe(str(args.out))}")
+    print(f"{prompt_summary(prompts)}{added}; wrote {terminal_safe(str(args.out))}")
     return 0
+
+
+def _the_cell(
+    cells: frozenset[tuple[str, str]], model: str | None, run: str | None
+) -> tuple[str, str]:
+    """The one ``(model, run)`` of the --after items that --model and --run leave.
+
+    Raises:
+        UsageError: None is left, or several are (naming them).
+    """
+    left = sorted(c for c in cells if model in (None, c[0]) and run in (None, c[1]))
+    if len(left) == 1:
+        return left[0]
+    asked = " ".join(f"--{k} {v}" for k, v in (("model", model), ("run", run)) if v is not None)
+    if not left:
+        raise UsageError(f"--after: no item of {asked or 'any model'} in the items given")
+    shown = ", ".join(f"{m} run {r}" for m, r in left[:6]) + (", ..." if len(left) > 6 else "")
+    raise UsageError(
+        f"--after: the items hold several models or runs ({terminal_safe(shown)}): "
+        "name one with --model and --run"
+    )
 
 
 def cmd_dimensions(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from arcjudge.errors import InputError
-from arcjudge.grids import Grid
+from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
 from arcjudge.harness.core.jsonl import read_text_lines
@@ -44,6 +44,7 @@ from arcjudge.harness.dimensions.build import (
     EDIT_MAX_DISTANCE,
     pair_digest,
 )
+from arcjudge.harness.dimensions.configurations import EarlierPairs, read_earlier_pairs
 from arcjudge.harness.dimensions.consistency import agrees_many
 from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
@@ -108,6 +109,9 @@ class DimensionScoreConfig:
         attempts: Output grid: candidates counted per test input (pass@k).
         definition_samples: Generator samples per task for Definition replies (``None``:
             as many as the build drew with its generator, else as the validate run).
+        after_files: ``items.jsonl`` of earlier configurations of the build: each model's
+            and run's Generation answers must not copy the pairs the same model and run
+            had accepted there (:mod:`.configurations`).
     """
 
     instances_file: Path
@@ -124,6 +128,7 @@ class DimensionScoreConfig:
     entry_points: tuple[str, ...] = DEFINITION_ENTRY_POINTS
     attempts: int = 1
     definition_samples: int | None = None
+    after_files: tuple[Path, ...] = ()
 
 
 AnswerKey = tuple[str, str, str, Dimension]
@@ -275,6 +280,9 @@ class DimensionScorer:
                 )
             self._read_definitions()
         self._definition_scoring = self._definition_config() if self.definition_replies else None
+        self.earlier: EarlierPairs | None = (
+            read_earlier_pairs(config.after_files) if config.after_files else None
+        )
         self.items: list[DimensionItem] = []
         self._verifiers: dict[str, VerifierSource] = {}
         self._fingerprints: dict[str, str] = {}
@@ -373,6 +381,7 @@ class DimensionScorer:
             inputs = build["inputs"]
             tasks, arcgen, manifest_dir = inputs["tasks"], inputs.get("arcgen"), inputs["manifest"]
             built_with, built_samples = inputs.get("generator"), build.get("generator_samples")
+            built_seed = build.get("seed")
         except FileNotFoundError:
             raise InputError(
                 f"{path}: missing; Definition replies are scored on the inputs the build "
@@ -401,7 +410,13 @@ class DimensionScorer:
             except (SourceError, KeyError, TypeError) as exc:
                 named = where or f"{manifest_dir}/manifest.json"
                 raise InputError(f"{named}: generator: {exc}") from None
+        # The build's seed (a configuration's own: its Definition sees its own samples).
         seed = next(iter(self.instances.values())).seed
+        if built_seed is not None and built_seed != seed:
+            raise InputError(
+                f"{path}: seed {built_seed!r}, but the instances beside it were built with "
+                f"seed {seed} (build.json of another build?)"
+            )
         return ScoreConfig(
             programs_file=self.config.replies_file or self.config.instances_file,
             tasks_dir=Path(tasks),
@@ -547,7 +562,9 @@ class DimensionScorer:
         dim: Dimension,
         answer: _Parsed,
         outputs: Mapping[tuple[str, Grid], VerifierOutput],
+        earlier: tuple[tuple[Grid, Grid], ...] = (),
     ) -> RuleVerdict:
+        """An answer's verdict; ``earlier``: Generation pairs accepted in earlier configurations."""
         instance = self.instances[(task_id, dim)]
         missing: VerifierOutput = (Status.INFRA, None)
         if dim is Dimension.CLASSIFICATION:
@@ -566,10 +583,14 @@ class DimensionScorer:
                 digests,
                 digest if digests is not None else None,
                 strict=self.config.strict_generation,
+                earlier=earlier,
             )
-            # whether the pair equals an ARC-GEN pair, for the stricter control (analyze)
+            # whether the pair equals an ARC-GEN pair, for the stricter control (analyze),
+            # and the pair itself (a later configuration's prompt lists it when accepted)
             exact = digest in instance.arcgen_digests()
-            return replace(verdict, detail={**verdict.detail, "arcgen_exact": exact})
+            shown = {"input": to_lists(pair[0]), "output": to_lists(pair[1])}
+            detail = {**verdict.detail, "arcgen_exact": exact, "pair": shown}
+            return replace(verdict, detail=detail)
         if dim is Dimension.EDITING and answer.pair is not None:
             return editing_verdict(
                 instance.shown_pair(),
@@ -766,7 +787,8 @@ class DimensionScorer:
         if answer.problem is not None:
             reason = read.problem or f"malformed answer: {answer.problem}"
             return DimensionItem(*key, passed=False, reason=reason, answer_line=line, how=how)
-        verdict = self._grade(key[2], key[3], answer, outputs)
+        earlier = self.earlier.of(*key[:3]) if self.earlier is not None else ()
+        verdict = self._grade(key[2], key[3], answer, outputs, earlier)
         return DimensionItem(*key, verdict.passed, verdict.reason, verdict.detail, line, how=how)
 
     # ----------------------------------------------------------------- output
@@ -810,6 +832,26 @@ class DimensionScorer:
             "definition_scoring": _scoring_json(self._definition_scoring),
             "failure_reasons": dict(sorted(reasons.items())),
             "models": model_statistics(self.items, self.full_tasks()),
+            **self._after_summary(),
+        }
+
+    def after_unmatched(self) -> list[tuple[str, str]]:
+        """``(model, run)`` with Generation answers but no item in the earlier items at all."""
+        if self.earlier is None:
+            return []
+        cells = {k[:2] for k in self.answers if k[3] is Dimension.GENERATION}
+        return sorted(cells - self.earlier.cells)
+
+    def _after_summary(self) -> dict[str, Any]:
+        """``summary.json``'s ``after`` (with earlier configurations' items only)."""
+        if self.earlier is None:
+            return {}
+        return {
+            "after": {
+                "files": [str(p) for p in self.earlier.files],
+                "accepted_pairs": self.earlier.counts(),
+                "unmatched": [list(c) for c in self.after_unmatched()],
+            }
         }
 
 
@@ -833,6 +875,8 @@ def _reason_class(reason: str | None) -> str:
     text = reason or "fail"
     if text.startswith("copy of demonstration"):
         return "copy of a demonstration"
+    if text.startswith("copy of earlier accepted pair"):
+        return "copy of an earlier accepted pair"
     if text.startswith("wrong judgment"):
         return "wrong judgment"
     if text.startswith("unparsable"):

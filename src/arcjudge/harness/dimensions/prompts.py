@@ -94,7 +94,9 @@ between pairs; ``$test_inputs``: ``Test input N:`` then the grid; ``$candidates`
 ``Candidate N`` then its input and output; ``$pair`` (Editing): ``Input:`` / grid /
 ``Output:`` / grid; ``$output`` (Inversion): the grid; ``$avoid``: the pairs a generated
 pair must not copy, as ``Pair N`` blocks; ``$avoid_note``: empty when those are the
-demonstrations (as every build makes them), else a blank line, a sentence and the pairs;
+demonstrations (as every build makes them), else a blank line, a sentence and the pairs
+beyond the demonstrations (e.g. those the model had accepted in earlier configurations:
+``dimensions prompts --after``), as ``Pair N`` blocks;
 ``$answer_grids`` (output grid): one ``<output grid for test input N>`` line per test
 input in a code block, each labelled ``Test N:`` when there are several; ``$*_count``:
 numbers; ``$grid_format``: :data:`GRID_FORMAT_TEXT`.
@@ -412,11 +414,15 @@ def _values(
         avoid = _pairs(visible["avoid"])
         values["avoid"] = _pairs_text(avoid, "Pair", grid_format)
         values["avoid_count"] = str(len(avoid))
+        # Beyond the demonstrations (shown above): e.g. pairs accepted in earlier
+        # configurations (``dimensions prompts --after``).
+        shown = len(demonstrations)
+        extra = avoid[shown:] if avoid[:shown] == demonstrations else avoid
         values["avoid_note"] = (
-            ""
-            if avoid == demonstrations
-            else "\n\nIt must not be a copy or a near copy of any of these pairs either:\n\n"
-            + values["avoid"]
+            "\n\nIt must not be a copy or a near copy of any of these pairs either:\n\n"
+            + _pairs_text(extra, "Pair", grid_format)
+            if extra
+            else ""
         )
     elif dimension is Dimension.EDITING:
         pair = _pairs([visible["pair"]])[0]

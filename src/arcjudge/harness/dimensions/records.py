@@ -37,6 +37,7 @@ __all__ = [
     "prompt_id",
     "read_build_repeats",
     "read_instances",
+    "read_items",
 ]
 
 GridPair = tuple[Grid, Grid]
@@ -440,3 +441,16 @@ def read_build_repeats(instances_file: Path) -> int | None:
     if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
         raise InputError(f"{path}: 'repeats' is not a positive integer: {repeats!r}")
     return repeats
+
+
+def read_items(path: Path) -> tuple[DimensionItem, ...]:
+    """Read ``items.jsonl`` of ``dimensions score``, in file order.
+
+    Raises:
+        InputError: When the file cannot be read, a line is not an item record (naming
+            the line), or there is no item.
+    """
+    items = tuple(r for _, r in read_records(path, DimensionItem.from_json, "an item record"))
+    if not items:
+        raise InputError(f"{path}: no items")
+    return items

@@ -267,6 +267,7 @@ def generation_verdict(
     arcgen_digests: set[str] | None = None,
     digest: str | None = None,
     strict: bool = False,
+    earlier: Iterable[tuple[Grid, Grid]] = (),
 ) -> RuleVerdict:
     """verifier(input) == output, and the pair is no copy of a demonstration.
 
@@ -282,24 +283,26 @@ def generation_verdict(
         digest: The pair's digest (needed with ``arcgen_digests``).
         strict: Input and output must each be farther than the threshold from every
             demonstration.
+        earlier: Pairs the model had accepted in earlier configurations: a copy of one of
+            them fails as a copy of a demonstration does (``detail.earlier_pair`` its index).
     """
     nearest = None
-    for i, demo in enumerate(avoid):
-        copied, d_in, d_out = is_copy(pair, demo, min_distance, strict)
-        low = max(d_in, d_out) if not strict else min(d_in, d_out)
-        nearest = low if nearest is None else min(nearest, low)
-        if copied:
-            return RuleVerdict(
-                False,
-                f"copy of demonstration {i}: input distance {float(d_in):.4f}, output "
-                f"distance {float(d_out):.4f} (threshold {min_distance}"
-                f"{', strict' if strict else ''})",
-                {
-                    "demonstration": i,
-                    "input_distance": float(d_in),
-                    "output_distance": float(d_out),
-                },
-            )
+    for what, name, shown in (
+        ("demonstration", "demonstration", avoid),
+        ("earlier_pair", "earlier accepted pair", earlier),
+    ):
+        for i, other in enumerate(shown):
+            copied, d_in, d_out = is_copy(pair, other, min_distance, strict)
+            low = max(d_in, d_out) if not strict else min(d_in, d_out)
+            nearest = low if nearest is None else min(nearest, low)
+            if copied:
+                return RuleVerdict(
+                    False,
+                    f"copy of {name} {i}: input distance {float(d_in):.4f}, output "
+                    f"distance {float(d_out):.4f} (threshold {min_distance}"
+                    f"{', strict' if strict else ''})",
+                    {what: i, "input_distance": float(d_in), "output_distance": float(d_out)},
+                )
     detail = {"nearest_distance": None if nearest is None else float(nearest)}
     if arcgen_digests is not None and digest in arcgen_digests:
         return RuleVerdict(False, "the pair is an ARC-GEN stable pair", detail)

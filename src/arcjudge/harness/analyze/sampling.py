@@ -1,0 +1,195 @@
+"""Section 3.2 of the study, increased sampling: Table 6 and the numbers of Figure 4.
+
+The inputs are K configurations of one build (``dimensions build --configurations K``),
+each scored on its own: configuration 1 is the analysis' ``items`` and ``instances``,
+configurations 2..K are :attr:`AnalysisInputs.configurations`, in order. Per model:
+
+* each configuration's accuracy of the five dimensions and of the full task, pooled over
+  runs, computed exactly as Table 3 does (:func:`model_statistics` of the configuration's
+  items, full task over the configuration's tasks with all five instances);
+* at each budget ``k = 1..K``: the mean and the sample standard deviation (``n - 1`` in
+  the denominator; none for one value) of those accuracies over configurations ``1..k``
+  (configurations where the model has no item of the measure are left out; ``n`` says
+  how many were used), and the *hard* full-task accuracy: the share of ``(run, task)``
+  passing all five dimensions in every configuration ``1..k``, with its Wilson 95%
+  interval. Hard accuracy is counted over fixed cells, so it never rises with ``k``: the
+  runs the model has items of in every configuration, times the tasks with all five
+  instances in every configuration (a missing item is a failure, as for Table 3; from
+  the first configuration where the model has no item of some dimension, there is no
+  full task and hard accuracy is ``None``).
+
+The output grid is left out: it is the task's own test, the same in every configuration.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from arcjudge.harness.analyze.inputs import AnalysisInputs, Configuration
+from arcjudge.harness.analyze.sections import FULL_TASK, LABELS, Section
+from arcjudge.harness.analyze.tables import Cell, Column, Share, Table, rounded, share_or_none
+from arcjudge.harness.dimensions.records import DimensionInstance, DimensionItem
+from arcjudge.harness.dimensions.statistics import model_statistics
+from arcjudge.vocabulary import DIMENSIONS, Dimension
+
+__all__ = ["SAMPLING_MEASURES", "cumulative", "hard_full_task", "increased_sampling"]
+
+SAMPLING_MEASURES: tuple[str, ...] = (FULL_TASK, *DIMENSIONS)
+"""Table 6's measures, in column order: full task, then the five dimensions."""
+
+NOTE = (
+    "Increased sampling over K independent configurations of the build (dimensions build "
+    "--configurations K; configuration 1 is --items/--instances, then each --configuration "
+    "in order). Per model and budget k: the mean and sample standard deviation (n-1; n/a "
+    "for one value) over configurations 1..k of each configuration's accuracy, pooled over "
+    "runs and computed as Table 3 does (full task: the share of (run, task) passing all "
+    "five dimensions, over the configuration's tasks with all five instances). Hard full "
+    "task: the share of (run, task) passing all five dimensions in every configuration "
+    "1..k, with a Wilson 95% interval, over the runs the model has items of in every "
+    "configuration and the tasks with all five instances in every configuration (fixed "
+    "for all k; a missing item fails; n/a from the first configuration where the model "
+    "answered some dimension not at all). The output grid is the same in every configuration "
+    "and left out."
+)
+
+
+def _full_tasks(instances: Mapping[tuple[str, Dimension], DimensionInstance]) -> list[str]:
+    tasks = sorted({task for task, _ in instances})
+    return [t for t in tasks if all((t, d) in instances for d in DIMENSIONS)]
+
+
+def _rates(configuration: Configuration) -> dict[str, dict[str, tuple[int, int] | None]]:
+    """Model -> measure -> (passed, total) of one configuration (Table 3's numbers)."""
+    items, instances = configuration
+    found: dict[str, dict[str, tuple[int, int] | None]] = {}
+    for model, entry in model_statistics(items, _full_tasks(instances)).items():
+        counts: dict[str, tuple[int, int] | None] = {}
+        for measure in SAMPLING_MEASURES:
+            share = entry["full_task"] if measure == FULL_TASK else entry["dimensions"][measure]
+            counts[measure] = None if share is None else (share["passed"], share["total"])
+        found[model] = counts
+    return found
+
+
+def cumulative(values: Sequence[float]) -> dict[str, Any]:
+    """``{"n", "mean", "sd"}`` of ``values``: mean, sample sd (``None`` below two values).
+
+    Rounded to 6 decimals; ``mean`` is ``None`` for no value.
+    """
+    return {
+        "n": len(values),
+        "mean": rounded(statistics.fmean(values)) if values else None,
+        "sd": rounded(statistics.stdev(values)) if len(values) > 1 else None,
+    }
+
+
+def _passes(items: Sequence[DimensionItem], model: str) -> dict[tuple[str, str], bool]:
+    """``(run, task)`` -> whether the model passed all five dimensions there."""
+    cells: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
+    for item in items:
+        if item.model == model:
+            cells[(item.run, item.task_id)][item.dimension] = item.passed
+    return {cell: all(dims.get(d, False) for d in DIMENSIONS) for cell, dims in cells.items()}
+
+
+def hard_full_task(
+    configurations: Sequence[Configuration], model: str
+) -> tuple[list[tuple[str, str]], list[Share | None]]:
+    """The cells hard accuracy is counted over, and its share at each budget ``1..K``.
+
+    Returns:
+        The ``(run, task)`` cells (runs with items of ``model`` in every configuration,
+        tasks with all five instances in every one), and per budget ``k`` the share of
+        them passing all five dimensions in each of configurations ``1..k`` (``None``
+        when there is no cell, and from the first configuration on where the model has
+        no item of some dimension: no full task there, as in Table 3).
+    """
+    runs = set.intersection(
+        *({i.run for i in items if i.model == model} for items, _ in configurations)
+    )
+    tasks = set.intersection(*(set(_full_tasks(instances)) for _, instances in configurations))
+    cells = [(run, task) for run in sorted(runs) for task in sorted(tasks)]
+    alive = set(cells)
+    shares: list[Share | None] = []
+    defined = True
+    for items, _ in configurations:
+        defined = defined and set(DIMENSIONS) <= {i.dimension for i in items if i.model == model}
+        passes = _passes(items, model)
+        alive = {cell for cell in alive if passes.get(cell, False)}
+        shares.append(share_or_none(len(alive), len(cells)) if defined else None)
+    return cells, shares
+
+
+def _share_json(counts: tuple[int, int] | None) -> dict[str, Any] | None:
+    return None if counts is None else Share(*counts).to_json()
+
+
+def _seed(instances: Mapping[tuple[str, Dimension], DimensionInstance]) -> int | None:
+    seeds = {i.seed for i in instances.values()}
+    return seeds.pop() if len(seeds) == 1 else None
+
+
+def increased_sampling(inputs: AnalysisInputs) -> Section:
+    """Table 6: cumulative accuracy and hard full-task accuracy per model and budget."""
+    first: Configuration = (inputs.items, inputs.instances)
+    configurations = [first, *inputs.configurations]
+    columns = (
+        Column("model"),
+        Column("budget", "int", "Budget (configurations)"),
+        *(
+            Column(f"{m}_{part}", "number", f"{LABELS[m]} {title}")
+            for m in SAMPLING_MEASURES
+            for part, title in (("mean", "mean"), ("sd", "sd"))
+        ),
+        Column("hard_full_task", "share", "Hard full task (every configuration)"),
+    )
+    title = "Table 6: increased sampling (Section 3.2)"
+    count = len(configurations)
+    if count == 1:
+        table = Table("table6", title, NOTE + " Not computed: one configuration.", columns, ())
+        return Section("increased_sampling", {"configurations": 1, "computed": False}, (table,))
+    seeds = [_seed(instances) for _, instances in configurations]
+    same = [
+        [a + 1, b + 1]
+        for a in range(count)
+        for b in range(a + 1, count)
+        if seeds[a] is not None and seeds[a] == seeds[b]
+    ]
+    per_configuration = [_rates(c) for c in configurations]
+    models = sorted({m for rates in per_configuration for m in rates})
+    data_models: dict[str, Any] = {}
+    rows: list[tuple[Cell, ...]] = []
+    for model in models:
+        counts = [rates.get(model, {}) for rates in per_configuration]
+        cells, hard = hard_full_task(configurations, model)
+        budgets = []
+        for k in range(1, count + 1):
+            entry: dict[str, Any] = {"budget": k}
+            for measure in SAMPLING_MEASURES:
+                found = [c.get(measure) for c in counts[:k]]
+                entry[measure] = cumulative([p / t for p, t in (f for f in found if f) if t])
+            share = hard[k - 1]
+            entry["hard_full_task"] = None if share is None else share.to_json()
+            budgets.append(entry)
+            means = [entry[m][part] for m in SAMPLING_MEASURES for part in ("mean", "sd")]
+            rows.append((model, k, *means, share))
+        data_models[model] = {
+            "per_configuration": [
+                {"configuration": n, **{m: _share_json(c.get(m)) for m in SAMPLING_MEASURES}}
+                for n, c in enumerate(counts, 1)
+            ],
+            "hard_cells": len(cells),
+            "budgets": budgets,
+        }
+    data = {
+        "configurations": count,
+        "computed": True,
+        "seeds": seeds,
+        "same_seed": same,
+        "models": data_models,
+    }
+    table = Table("table6", title, NOTE, columns, tuple(rows))
+    return Section("increased_sampling", data, (table,))

@@ -44,6 +44,7 @@ from typing import Any
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.dimensions.replies import MAX_REPLY_SIDE, parse_reply
 from arcjudge.vocabulary import BUILT_DIMENSIONS, DEFINITION_ENTRY_POINTS, Dimension
+from helpers import grids_in, strings_in
 
 Grid = list[list[int]]
 Runner = Callable[[list[str]], str]
@@ -474,33 +475,6 @@ def reply_records(model: str, replies: Iterable[OracleReply]) -> Iterator[dict[s
 
 GENERIC_WORDS = frozenset({"valid", "invalid", "input", "output", "train", "test", "arc-gen"})
 """Key strings the templates use in their own sense (labels are checked bound to candidates)."""
-
-
-def grids_in(value: object) -> Iterator[Grid]:
-    """Every grid (a non-empty list of non-empty lists of ints) anywhere in a JSON value."""
-    if isinstance(value, list):
-        if value and all(
-            isinstance(row, list) and row and all(type(c) is int for c in row) for row in value
-        ):
-            yield value
-            return
-        for item in value:
-            yield from grids_in(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from grids_in(item)
-
-
-def strings_in(value: object) -> Iterator[str]:
-    """Every string anywhere in a JSON value."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from strings_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings_in(item)
 
 
 def leaks(

@@ -69,8 +69,11 @@ def test_every_section_and_the_build_were_checked(world):
 
 def test_the_build_has_every_candidate_type_and_the_three_editing_types_only(world):
     report, _ = world
-    assert set(report.counts["editing pairs"]) <= {"human_error", "corrupted_verifier",
-                                                   "color_flip"}  # fmt: skip
+    assert set(report.counts["editing pairs"]) <= {
+        "human_error",
+        "corrupted_verifier",
+        "color_flip",
+    }
     assert len(report.counts["classification slots"]) == 6
     assert "all checks passed" in report.check_build
 
@@ -96,15 +99,27 @@ def test_the_checks_hold_on_the_analysis_as_written(world):
     [
         ("accuracy", "models", ONE_TYPE_WRONG, "classification", "count"),
         ("accuracy", "models", ALWAYS_VALID, "independence_baseline"),
-        ("classification_types", "models", ONE_TYPE_WRONG, "corrupted_verifier", "failures",
-         "rate"),
+        (
+            "classification_types",
+            "models",
+            ONE_TYPE_WRONG,
+            "corrupted_verifier",
+            "failures",
+            "rate",
+        ),
         ("classification_baselines", "always_valid", "strict", "passed"),
-        ("self_consistency", "definition_correct", ONE_TYPE_WRONG, "classification", "wrong",
-         "count"),
+        (
+            "self_consistency",
+            "definition_correct",
+            ONE_TYPE_WRONG,
+            "classification",
+            "wrong",
+            "count",
+        ),
         ("run_agreement", "models", TWO_RUNS, "jaccard"),
         ("definition_failures", "models", TWO_RUNS, "failures", "runtime"),
         ("generation_control", "models", ALWAYS_VALID, "arcgen_exact_passes"),
-    ],  # fmt: skip
+    ],
 )
 def test_a_changed_number_is_caught(world, where):
     report, analysis = world

@@ -67,7 +67,6 @@ from oracle_pipeline import (
     arcgen_pairs,
     compact_json,
     copy_inputs,
-    known_pairs,
     lookup_source,
     oracle_answer,
     read_jsonl,
@@ -139,12 +138,14 @@ def shifted(grid: Grid) -> Grid:
 
 @dataclass(frozen=True)
 class TaskData:
-    """A task's pairs, read here with plain JSON."""
+    """A task's pairs, read here with plain JSON, and its lookup verifier's table."""
 
     train: list[list[Grid]]
     test: list[list[Grid]]
     arcgen: list[list[Grid]]
+    keys: list[str]  # compact input of each pair of train + test + arcgen, in that order
     table: dict[str, Grid]  # the lookup verifier: compact input -> output
+    verdicts: dict[tuple[str, bool], bool] = field(default_factory=dict, compare=False)
 
     def verifier(self, grid: Grid) -> Grid | None:
         """What the lookup-table verifier returns (``None``: it raises)."""
@@ -154,17 +155,31 @@ class TaskData:
         """Whether the verifier maps the pair's input to its output."""
         return self.verifier(pair[0]) == pair[1]
 
+    def right(self, kind: str, everywhere: bool) -> bool:
+        """Whether a program of this kind is right on every train and test pair, and with
+        ``everywhere`` on every ARC-GEN pair too (remembered)."""
+        if (kind, everywhere) not in self.verdicts:
+            pairs = [*self.train, *self.test, *(self.arcgen if everywhere else [])]
+            if kind == LOOKUP:  # the table's answer for each pair's input
+                found = all(
+                    self.table[k] == p[1]
+                    for k, p in zip(self.keys[: len(pairs)], pairs, strict=True)
+                )
+            else:
+                found = all(behaviour(kind, self, p[0]) == p[1] for p in pairs)
+            self.verdicts[(kind, everywhere)] = found
+        return self.verdicts[(kind, everywhere)]
+
 
 def read_task(tasks_dir: Path, arcgen_dir: Path, task_id: str) -> TaskData:
     """A task's pairs and its lookup verifier's table (as ``lookup_source`` builds it)."""
     task = json.loads((tasks_dir / f"{task_id}.json").read_text())
-    pairs = known_pairs(tasks_dir, arcgen_dir, task_id)
-    return TaskData(
-        [[p["input"], p["output"]] for p in task["train"]],
-        [[p["input"], p["output"]] for p in task["test"]],
-        arcgen_pairs(arcgen_dir, task_id),
-        {compact_json(i): o for i, o in pairs},
-    )
+    train = [[p["input"], p["output"]] for p in task["train"]]
+    test = [[p["input"], p["output"]] for p in task["test"]]
+    arcgen = arcgen_pairs(arcgen_dir, task_id)
+    keys = [compact_json(i) for i, _ in [*train, *test, *arcgen]]
+    table = {k: p[1] for k, p in zip(keys, [*train, *test, *arcgen], strict=True)}
+    return TaskData(train, test, arcgen, keys, table)
 
 
 def behaviour(kind: str, data: TaskData, grid: Grid) -> Grid | None:
@@ -178,17 +193,12 @@ def behaviour(kind: str, data: TaskData, grid: Grid) -> Grid | None:
     return None  # static: never loads; runtime: always raises
 
 
-def right_on(kind: str, data: TaskData, pairs: Iterable[Sequence[Grid]]) -> bool:
-    """Whether a program of this kind is right on every pair."""
-    return all(behaviour(kind, data, p[0]) == p[1] for p in pairs)
-
-
 def passes(kind: str | None, data: TaskData) -> bool:
     """The Definition verdict: right on train, test and ARC-GEN pairs.
 
     (The generator samples ``score`` adds are ARC-GEN pairs, by construction.)
     """
-    return kind is not None and right_on(kind, data, [*data.train, *data.test, *data.arcgen])
+    return kind is not None and data.right(kind, everywhere=True)
 
 
 # ---------------------------------------------------------------------------- construction
@@ -429,7 +439,7 @@ def _expect_consistency(c: Construction) -> None:
         if kind is None or dim not in CONSISTENCY_DIMENSIONS:
             continue
         data = c.data[task]
-        tt = right_on(kind, data, [*data.train, *data.test])  # static, runtime: never
+        tt = data.right(kind, everywhere=False)  # static, runtime: never
         instance = c.instances[(task, dim)]
         if dim == Dimension.CLASSIFICATION:
             agree, right = [], []

@@ -330,7 +330,7 @@ class _Builder:
                 ref = instance["key"]["reference_edit"]
                 self.editing(task, _pair(ref), ref is not None)
             elif dim == Dimension.INVERSION:
-                self.inversion(task, oracle_answer(instance, ""))  # type: ignore[arg-type]
+                self.inversion(task, oracle_answer(instance, ""))
             elif dim == Dimension.DEFINITION:
                 self.definition(task, LOOKUP)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -25,3 +26,40 @@ def cached_rows(path: Path) -> int:
             return db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     except sqlite3.Error:
         return 0
+
+
+def grids_in(value: object) -> Iterator[list[list[int]]]:
+    """Every grid anywhere in a JSON-like value, as lists of lists.
+
+    A grid is a non-empty list (or tuple) of non-empty lists (or tuples) of ints; lists,
+    tuples and dict values are searched. Used by the prompt leak checks
+    (``tests/test_dimensions_prompts.py``, ``tests/oracle_pipeline.py``).
+    """
+    if isinstance(value, list | tuple):
+        if value and all(
+            isinstance(row, list | tuple) and row and all(type(c) is int for c in row)
+            for row in value
+        ):
+            yield [list(row) for row in value]
+            return
+        for item in value:
+            yield from grids_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from grids_in(item)
+
+
+def strings_in(value: object) -> Iterator[str]:
+    """Every string anywhere in a JSON-like value (labels, kinds, mutant ids, digests...).
+
+    Strings in lists, tuples and dict values are found (dict keys are field names, not
+    values, and are left out).
+    """
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings_in(item)

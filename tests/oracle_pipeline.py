@@ -44,6 +44,7 @@ from typing import Any
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.dimensions.replies import MAX_REPLY_SIDE, parse_reply
 from arcjudge.vocabulary import BUILT_DIMENSIONS, DEFINITION_ENTRY_POINTS, Dimension
+from helpers import grids_in, strings_in
 
 Grid = list[list[int]]
 Runner = Callable[[list[str]], str]
@@ -158,6 +159,112 @@ def write_verifiers(tasks_dir: Path, arcgen_dir: Path, out: Path) -> int:
     for task in ids:
         (out / f"{task}.py").write_text(lookup_source(known_pairs(tasks_dir, arcgen_dir, task)))
     return len(ids)
+
+
+def arcgen_pairs(arcgen_dir: Path, task_id: str) -> list[list[Grid]]:
+    """``[input, output]`` of every ARC-GEN pair of a task, in file order (none: ``[]``)."""
+    path = arcgen_dir / f"{task_id}.json"
+    if not path.is_file():
+        return []
+    return [[p["input"], p["output"]] for p in json.loads(path.read_text())]
+
+
+def generator_source(pairs: Sequence[Sequence[Grid]]) -> str:
+    """An ARC-GEN layout generator of our own: ``generate()`` draws one of ``pairs``.
+
+    It draws with the global ``random``, so the harness's ``random.seed(SEED + i)`` before
+    sample ``i`` makes the samples reproducible; the pairs are one JSON string literal.
+    """
+    data = json.dumps(pairs, separators=(",", ":"))
+    return (
+        '"""A generator of our own: one of the task\'s ARC-GEN stable pairs, at random."""\n'
+        "\n"
+        "import json\n"
+        "import random\n"
+        "\n"
+        f"_PAIRS = json.loads({data!r})\n"
+        "\n"
+        "\n"
+        "def generate():\n"
+        "    grid_in, grid_out = random.choice(_PAIRS)\n"
+        '    return {"input": grid_in, "output": grid_out}\n'
+    )
+
+
+def write_generators(arcgen_dir: Path, ids: Sequence[str], out: Path) -> int:
+    """``out/tasks/task_<id>.py`` per task with ARC-GEN pairs (``--generator arc-gen:out``).
+
+    Returns:
+        How many generators were written.
+    """
+    (out / "tasks").mkdir(parents=True)
+    written = 0
+    for task in ids:
+        pairs = arcgen_pairs(arcgen_dir, task)
+        if pairs:
+            (out / "tasks" / f"task_{task}.py").write_text(generator_source(pairs))
+            written += 1
+    return written
+
+
+def write_human_errors(tasks_dir: Path, ids: Sequence[str], out: Path) -> int:
+    """An H-ARC style ``incorrect_submissions.csv`` of our own.
+
+    Per task, its first test output with the top-left cell's color plus one (mod 10),
+    count 2, so that the human-error type exists.
+
+    Returns:
+        The number of rows written.
+    """
+    rows = ["task_name,task_type,test_output_grid,count"]
+    for task in ids:
+        test = json.loads((tasks_dir / f"{task}.json").read_text())["test"][0]
+        if "output" not in test:
+            continue
+        grid = [list(row) for row in test["output"]]
+        grid[0][0] = (grid[0][0] + 1) % 10
+        cells = "|".join("".join(map(str, row)) for row in grid)
+        rows.append(f"{task}.json,training,|{cells}|,2")
+    out.write_text("\n".join(rows) + "\n")
+    return len(rows) - 1
+
+
+def corrupted(grid: Grid) -> Grid:
+    """A grid with every cell of its first row one color up (mod 10): never the same grid."""
+    return [[(c + 1) % 10 for c in grid[0]], *(list(row) for row in grid[1:])]
+
+
+def write_corruptions(tasks_dir: Path, arcgen_dir: Path, ids: Sequence[str], out: Path) -> int:
+    """A ``corruptions.jsonl`` of our own, as if ``mutate`` had killed a mutant per pair.
+
+    Per task, the first three ARC-GEN pairs whose input is no demonstration input, and the
+    first one whose input is (which the build must drop: no candidate shows a
+    demonstration input), each with its output :func:`corrupted`.
+
+    Returns:
+        The number of records written.
+    """
+    records = []
+    for task in ids:
+        train = [p["input"] for p in json.loads((tasks_dir / f"{task}.json").read_text())["train"]]
+        pairs = list(enumerate(arcgen_pairs(arcgen_dir, task)))
+        fresh = [(i, p) for i, p in pairs if p[0] not in train][:3]
+        shown = [(i, p) for i, p in pairs if p[0] in train][:1]
+        for index, (grid_in, grid_out) in sorted(fresh + shown, key=lambda e: e[0]):
+            wrong = corrupted(grid_out)
+            records.append({
+                "task_id": task,
+                "kind": "corrupted_verifier",
+                "mutant_id": f"{task}:table:first_row_up:arc-gen-{index}",
+                "split": "arc-gen",
+                "index": index,
+                "input": grid_in,
+                "output": wrong,
+                "correct_output": grid_out,
+                "hamming": round(len(grid_out[0]) / (len(grid_out) * len(grid_out[0])), 6),
+                "same_shape": True,
+            })  # fmt: skip
+    return write_jsonl(out, records)
 
 
 def write_neighbours(ids: Sequence[str], out: Path) -> None:
@@ -474,33 +581,6 @@ def reply_records(model: str, replies: Iterable[OracleReply]) -> Iterator[dict[s
 
 GENERIC_WORDS = frozenset({"valid", "invalid", "input", "output", "train", "test", "arc-gen"})
 """Key strings the templates use in their own sense (labels are checked bound to candidates)."""
-
-
-def grids_in(value: object) -> Iterator[Grid]:
-    """Every grid (a non-empty list of non-empty lists of ints) anywhere in a JSON value."""
-    if isinstance(value, list):
-        if value and all(
-            isinstance(row, list) and row and all(type(c) is int for c in row) for row in value
-        ):
-            yield value
-            return
-        for item in value:
-            yield from grids_in(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from grids_in(item)
-
-
-def strings_in(value: object) -> Iterator[str]:
-    """Every string anywhere in a JSON value."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from strings_in(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings_in(item)
 
 
 def leaks(

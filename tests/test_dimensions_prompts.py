@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +45,7 @@ from arcjudge.vocabulary import (
     GRID_FORMATS,
     Dimension,
 )
+from helpers import grids_in, strings_in
 
 SAMPLE = sample_dir()
 SOURCES = [
@@ -163,30 +163,6 @@ def by_id(instances: list[DimensionInstance]) -> dict[str, DimensionInstance]:
 
 
 # ---------------------------------------------------------------------------- leaks
-
-
-def grids_in(value: object) -> Iterator[list[list[int]]]:
-    """Every grid (a non-empty list of non-empty lists of ints) anywhere in a JSON value."""
-    if isinstance(value, list):
-        if value and all(
-            isinstance(row, list) and row and all(type(c) is int for c in row) for row in value
-        ):
-            yield value
-            return
-        for item in value:
-            yield from grids_in(item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from grids_in(item)
-
-
-def strings_in(value: object) -> Iterator[str]:
-    """Every string value anywhere in a JSON value (labels, kinds, mutant ids, digests...)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list | dict):
-        for item in value.values() if isinstance(value, dict) else value:
-            yield from strings_in(item)
 
 
 # Words the templates use in their own sense; the labels' binding to candidates is checked
@@ -675,3 +651,15 @@ def test_the_shipped_templates_use_only_their_placeholders():
             assert "demonstrations" in used
             assert "Answer format:" in templates.templates[name].template
     assert {p.name for p in TEMPLATE_DIR.iterdir()} == {f"{n}.txt" for n in TEMPLATE_NAMES}
+
+
+def test_the_leak_helpers_find_every_grid_and_string_in_a_value():
+    value = {
+        "labels": ["valid", "invalid"],
+        "nested": [{"kind": "color_flip"}, ("mutant:1", [[1, 2], [3, 4]])],
+        "grid": ((5,), (6,)),
+        "no grid": [[1], []],  # an empty row: not a grid, and [1] holds no rows
+        "count": 3,
+    }
+    assert sorted(strings_in(value)) == ["color_flip", "invalid", "mutant:1", "valid"]
+    assert list(grids_in(value)) == [[[1, 2], [3, 4]], [[5], [6]]]

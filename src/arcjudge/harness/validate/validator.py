@@ -10,6 +10,7 @@ an interrupted run resumes where it stopped and writes byte-identical outputs.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -90,6 +91,7 @@ class Validator:
         self.generator_report: dict[str, dict[str, Any]] = {}
         self.records: dict[str, list[VerdictRecord]] = {}
         self.analyses: dict[str, TaskAnalysis] = {}
+        self.splits: dict[str, dict[str, int]] = {}  # inputs per split of each task
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
@@ -146,6 +148,8 @@ class Validator:
             records.append(record)
         self.records[task_id] = records
         self.analyses[task_id] = analysis
+        counts = Counter(str(i.split) for i in instances)
+        self.splits[task_id] = {split: counts[split] for split in sorted(counts)}
         if self.progress:
             self.progress(task_id)
 
@@ -209,6 +213,7 @@ class Validator:
             for r in records:
                 per_source[r.source][r.verdict] += 1
             entry: dict[str, Any] = {"chosen": valid[0] if valid else None, "valid": valid}
+            entry["splits"] = self.splits.get(task_id, {})  # which inputs the task had
             if self.config.quarantine_suspects:
                 loose = [
                     r.source

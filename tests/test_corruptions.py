@@ -444,6 +444,30 @@ def test_human_errors_json_reads_grids_counts_and_test_indices(tmp_path):
             read_human_errors_json(path)
 
 
+def test_human_errors_from_loose_files_merge_into_one_json(tmp_path):
+    from arcjudge import cli
+
+    loose = tmp_path / "errors"
+    loose.mkdir()
+    (loose / "t1_error_1.json").write_text(json.dumps([[1, 2], [3, 4]]))
+    (loose / "t1_error_2.json").write_text(json.dumps([[1, 2], [3, 4]]))  # same grid: 2
+    (loose / "t1_error_3.json").write_text(json.dumps([[9]]))
+    (loose / "t2.json").write_text(json.dumps([[[5]], {"output": [[6]], "test_index": 1}]))
+    (loose / "t3.json").write_text("{broken")
+    (loose / "notes.txt").write_text("not read")
+    harc = tmp_path / "harc.csv"
+    harc.write_text("task_name,task_type,test_output_grid,count\nt1.json,training,|9|,4\n")
+    out = tmp_path / "merged" / "human_errors.json"
+    assert cli.main(["dimensions", "human-errors", str(loose), str(harc), "--out", str(out)]) == 0
+    merged = read_human_errors_json(out)
+    assert merged.tests == {
+        "t1": {0: [(g("12", "34"), 2), (g("9"), 5)]},
+        "t2": {0: [(g("5"), 1)], 1: [(g("6"), 1)]},
+    }
+    assert merged.skipped == []
+    assert cli.main(["dimensions", "human-errors", str(tmp_path / "nope"), "--out", str(out)]) == 2
+
+
 def test_a_human_error_for_a_later_test_input_says_which(tmp_path):
     test_pair = Pair(g("1"), g("2"))
     cand = human_error("t", test_pair, [(g("3"), 1)], random.Random(0), test_index=1)

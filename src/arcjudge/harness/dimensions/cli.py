@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from arcjudge.errors import UsageError
+from arcjudge.errors import InputError, UsageError
 from arcjudge.harness.core.commandline import (
     INTERRUPTED,
     Progress,
@@ -45,6 +45,7 @@ from arcjudge.harness.dimensions.grading import (
     DimensionScorer,
     read_instances,
 )
+from arcjudge.harness.dimensions.human_errors import collect_human_errors, human_errors_json
 from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
 from arcjudge.harness.dimensions.mixture import load_mixture
 from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
@@ -207,6 +208,16 @@ def add_arguments(
     convert.add_argument("log", type=Path, help="the log of `inspect eval arcjudge/potarcin`")
     convert.add_argument("--out", type=Path, required=True, help="replies JSONL to write")
     convert.add_argument("--model", help="the replies' model name (default: the eval's model)")
+
+    errors = sub.add_parser(
+        "human-errors",
+        help="merge human errors (H-ARC CSVs, human_errors.json, directories of per-task "
+        "JSON files) into one human_errors.json for build --human-errors",
+    )
+    errors.add_argument(
+        "sources", type=Path, nargs="+", metavar="SOURCE", help="a file or a directory"
+    )
+    errors.add_argument("--out", type=Path, required=True, help="human_errors.json to write")
 
     prompts = sub.add_parser("prompts", help="model-ready prompts for every instance")
     prompts.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
@@ -512,6 +523,26 @@ def _the_cell(
     )
 
 
+def cmd_human_errors(args: argparse.Namespace) -> int:
+    """Run ``arcjudge dimensions human-errors``."""
+    for source in args.sources:
+        if not source.exists():
+            raise UsageError(f"{source}: no such file or directory")
+    try:
+        found = collect_human_errors(list(args.sources))
+    except (ValueError, OSError) as exc:
+        raise InputError(str(exc)) from None
+    write_atomic(args.out.parent, {args.out.name: human_errors_json(found)})
+    for reason in found.skipped[:10]:
+        warn(f"skipped {reason}")
+    if len(found.skipped) > 10:
+        warn(f"... and {len(found.skipped) - 10} more skipped")
+    grids = sum(len(e) for tests in found.tests.values() for e in tests.values())
+    print(f"wrote {grids} wrong output(s) of {len(found.tests)} task(s) to "
+          f"{terminal_safe(str(args.out))}")  # fmt: skip
+    return 0
+
+
 def cmd_dimensions(args: argparse.Namespace) -> int:
     """Dispatch ``arcjudge dimensions``."""
     if args.dimensions_command == "build":
@@ -520,4 +551,6 @@ def cmd_dimensions(args: argparse.Namespace) -> int:
         return cmd_replies_from_inspect(args)
     if args.dimensions_command == "prompts":
         return cmd_prompts(args)
+    if args.dimensions_command == "human-errors":
+        return cmd_human_errors(args)
     return cmd_score(args)

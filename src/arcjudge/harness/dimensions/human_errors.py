@@ -14,6 +14,12 @@ Two formats, told apart by the file's suffix (:func:`load_human_errors`):
 
 Malformed rows and entries are skipped, each with a reason in ``HumanErrors.skipped``; a
 file that is not one of the formats at all raises ``ValueError``.
+
+Human errors kept as loose files (P-ARC's three wrong grids per task, say) become one
+``human_errors.json`` with :func:`collect_human_errors` (``arcjudge dimensions
+human-errors``): from H-ARC CSVs, ``human_errors.json`` files, and directories of
+``<task_id>.json`` or ``<task_id>_<anything>.json`` files, each holding one wrong grid or a
+list of entries as above; :func:`human_errors_json` writes the merged result.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from arcjudge.harness.dimensions.corruptions import normalize_task_id, read_utf8
 __all__ = [
     "HARC_COLUMNS",
     "HumanErrors",
+    "collect_human_errors",
+    "human_errors_json",
     "load_human_errors",
     "parse_harc_grid",
     "read_harc_csv",
@@ -166,6 +174,46 @@ def _count(value: object) -> int:
     return value
 
 
+def _merge(errors: list[tuple[Grid, int]], grid: Grid, count: int) -> None:
+    """Add ``count`` of ``grid`` to ``errors`` (a grid already there: counts added)."""
+    for i, (known, seen) in enumerate(errors):
+        if known == grid:
+            errors[i] = (known, seen + count)
+            return
+    errors.append((grid, count))
+
+
+def _entries(
+    result: HumanErrors, task: str, entries: object, where: str
+) -> None:  # fmt: skip
+    """Add a task's entries (a list of grids or entry objects) to ``result.tests``."""
+    if not isinstance(entries, list):
+        result.skipped.append(f"{where}: not a list of wrong outputs")
+        return
+    merged = result.tests.setdefault(task, {})
+    for number, entry in enumerate(entries):
+        at = f"{where} entry {number}"
+        try:
+            if isinstance(entry, dict):
+                unknown = sorted(set(entry) - {"output", "count", "test_index"})
+                if unknown:
+                    raise ValueError(f"unknown field(s) {', '.join(unknown)}")
+                grid = to_grid(entry["output"])
+                count = _count(entry.get("count", 1))
+                test = _count(entry.get("test_index", 0))
+            else:
+                grid, count, test = to_grid(entry), 1, 0
+        except KeyError:
+            result.skipped.append(f"{at}: no 'output'")
+            continue
+        except (ValueError, TypeError) as exc:
+            result.skipped.append(f"{at}: {exc}")
+            continue
+        _merge(merged.setdefault(test, []), grid, count)
+    if not merged:
+        del result.tests[task]
+
+
 def read_human_errors_json(path: str | Path) -> HumanErrors:
     """Read a ``human_errors.json`` (the format is in the module docstring).
 
@@ -186,37 +234,7 @@ def read_human_errors_json(path: str | Path) -> HumanErrors:
         if not task:
             result.skipped.append(f"task {raw_task!r}: empty task id")
             continue
-        if not isinstance(entries, list):
-            result.skipped.append(f"task {task}: not a list of wrong outputs")
-            continue
-        merged = result.tests.setdefault(task, {})
-        for number, entry in enumerate(entries):
-            where = f"task {task} entry {number}"
-            try:
-                if isinstance(entry, dict):
-                    unknown = sorted(set(entry) - {"output", "count", "test_index"})
-                    if unknown:
-                        raise ValueError(f"unknown field(s) {', '.join(unknown)}")
-                    grid = to_grid(entry["output"])
-                    count = _count(entry.get("count", 1))
-                    test = _count(entry.get("test_index", 0))
-                else:
-                    grid, count, test = to_grid(entry), 1, 0
-            except KeyError:
-                result.skipped.append(f"{where}: no 'output'")
-                continue
-            except (ValueError, TypeError) as exc:
-                result.skipped.append(f"{where}: {exc}")
-                continue
-            errors = merged.setdefault(test, [])
-            for i, (known, seen) in enumerate(errors):
-                if known == grid:
-                    errors[i] = (known, seen + count)
-                    break
-            else:
-                errors.append((grid, count))
-        if not merged:
-            del result.tests[task]
+        _entries(result, task, entries, f"task {task}")
     result.by_task = {t: tests[0] for t, tests in result.tests.items() if 0 in tests}
     return result
 
@@ -232,3 +250,63 @@ def load_human_errors(path: str | Path) -> HumanErrors:
     if path.suffix.lower() == ".json":
         return read_human_errors_json(path)
     return read_harc_csv(path)
+
+
+def _folder_file(result: HumanErrors, path: Path) -> None:
+    """One file of a directory of human errors: ``<task_id>[_<anything>].json``."""
+    task = path.stem.split("_", 1)[0]
+    try:
+        data = json.loads(read_utf8(path))
+    except (ValueError, OSError) as exc:
+        result.skipped.append(f"{path.name}: not JSON ({exc})")
+        return
+    try:
+        grid = to_grid(data)
+    except (ValueError, TypeError):  # not one grid: a list of entries
+        _entries(result, task, data, path.name)
+        return
+    _merge(result.tests.setdefault(task, {}).setdefault(0, []), grid, 1)
+
+
+def collect_human_errors(sources: list[Path]) -> HumanErrors:
+    """Merge human errors from files and directories (see the module docstring).
+
+    Each source is an H-ARC CSV, a ``human_errors.json``, or a directory whose ``*.json``
+    files are one task's wrong grids each. Grids of the same task and test input are
+    merged (counts added); what cannot be read is listed in ``skipped``.
+
+    Raises:
+        ValueError: A file source is not of its format (header, encoding, JSON shape).
+        OSError: A source cannot be read.
+    """
+    result = HumanErrors()
+    for source in sources:
+        if source.is_dir():
+            found = HumanErrors()
+            for path in sorted(source.glob("*.json")):
+                _folder_file(found, path)
+        else:
+            found = load_human_errors(source)
+        result.skipped.extend(f"{source}: {reason}" for reason in found.skipped)
+        for task, tests in found.tests.items():
+            for test, errors in tests.items():
+                target = result.tests.setdefault(task, {}).setdefault(test, [])
+                for grid, count in errors:
+                    _merge(target, grid, count)
+        for task, kind in found.task_types.items():
+            result.task_types.setdefault(task, kind)
+    result.by_task = {t: tests[0] for t, tests in result.tests.items() if 0 in tests}
+    return result
+
+
+def human_errors_json(errors: HumanErrors) -> str:
+    """``errors`` as a ``human_errors.json`` text (tasks and test inputs sorted)."""
+    data = {
+        task: [
+            {"output": [list(row) for row in grid], "count": count, "test_index": test}
+            for test in sorted(errors.tests[task])
+            for grid, count in errors.tests[task][test]
+        ]
+        for task in sorted(errors.tests)
+    }
+    return json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n"

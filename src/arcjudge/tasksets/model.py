@@ -22,7 +22,12 @@ from arcjudge.tasksets.entrypoints import (
     expose_entry_point,
     find_entry_point,
 )
-from arcjudge.vocabulary import GENERATOR_ENTRY_POINT, VERIFIER_ENTRY_POINTS, TaskSetFormat
+from arcjudge.vocabulary import (
+    GENERATOR_ENTRY_POINT,
+    VERIFIER_ENTRY_POINTS,
+    Split,
+    TaskSetFormat,
+)
 
 __all__ = [
     "STABLE_KEYS",
@@ -40,7 +45,7 @@ __all__ = [
 TASK_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 """Task ids become file names: letters, digits, ``_``, ``.``, ``-``; not starting with a dot."""
 
-STABLE_KEYS = ("train", "test")
+STABLE_KEYS: tuple[str, ...] = (Split.TRAIN, Split.TEST)
 """The lists of pairs a stable bundle given as an object holds, concatenated in this order."""
 
 
@@ -153,7 +158,7 @@ def stable_pairs(raw: object, what: str) -> tuple[Pair, ...]:
         RowError: The bundle is neither, or a pair is not two grids.
     """
     if isinstance(raw, dict):
-        lists = [(key, raw[key]) for key in STABLE_KEYS if key in raw]
+        lists = [(str(key), raw[key]) for key in STABLE_KEYS if key in raw]
         if not lists:
             keys = ", ".join(sorted(map(str, raw))[:5]) or "none"
             raise RowError(f"{what}: an object without {' or '.join(STABLE_KEYS)} (keys: {keys})")

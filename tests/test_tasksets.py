@@ -380,3 +380,13 @@ def test_the_example_sets_human_errors_are_a_human_errors_json(tmp_path):
     assert errors.skipped == []
     assert sorted(errors.by_task) == ["mirror", "recolor"]
     assert [count for _, count in errors.by_task["recolor"]] == [3, 1]
+
+
+def test_arc_json_directories_in_use_are_read_as_they_are(shared_data, tmp_path):
+    for name in ("arc-agi-1/training", "arc-agi-2/training", "arc-agi-2/evaluation"):
+        assert detect_format(shared_data / name) is TaskSetFormat.ARC_JSON
+    kaggle = tmp_path / "kaggle"
+    kaggle.mkdir()
+    pair = {"input": [[1]], "output": [[2]]}
+    (kaggle / "k.json").write_text(json.dumps({"train": [pair], "test": [pair], "arc-gen": [pair]}))
+    assert read_task_set(kaggle) is None

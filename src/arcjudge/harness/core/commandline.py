@@ -1,6 +1,7 @@
 """Command-line plumbing the workflows' ``cli.py`` modules share.
 
-The options every sandboxed command takes (backend, workers, executor), the warning and
+The options every sandboxed command takes (backend, workers, executor), ``--tasks`` as any
+task set (:func:`use_task_set`: materialized, with the set's defaults), the warning and
 interruption messages, and the one place that turns a library's :class:`ArcjudgeError` into
 ``arcjudge: error: ...``. Library modules never import this: they raise and return; only
 the ``cli.py`` modules print.

@@ -60,22 +60,39 @@ def _read_json(path: Path) -> object:
 
 
 def _pairs(path: Path, where: str, raw: object, need_output: bool) -> tuple[Pair, ...]:
+    return read_pairs(raw, f"{path}: {where}", need_output)
+
+
+def read_pairs(raw: object, where: str, need_output: bool = True) -> tuple[Pair, ...]:
+    """Check decoded JSON as a list of ``{input, output}`` pairs (grids checked strictly).
+
+    Args:
+        raw: The decoded JSON.
+        where: What it is, for messages (``"t3: train"`` gives ``"t3: train[1].input ..."``).
+        need_output: Whether every pair must have an output.
+
+    Returns:
+        The pairs (``output`` ``None`` where there is none and none is needed).
+
+    Raises:
+        TaskFormatError: Naming ``where`` and the first pair that is wrong.
+    """
     if not isinstance(raw, list):
-        raise TaskFormatError(f"{path}: {where} is not a list of pairs")
+        raise TaskFormatError(f"{where} is not a list of pairs")
     pairs = []
     for i, item in enumerate(raw):
         if not isinstance(item, dict) or "input" not in item:
-            raise TaskFormatError(f"{path}: {where}[{i}] is not an {{input, output}} pair")
+            raise TaskFormatError(f"{where}[{i}] is not an {{input, output}} pair")
         grid_in, reason = validate_plain(item["input"])
         if grid_in is None:
-            raise TaskFormatError(f"{path}: {where}[{i}].input is not a grid ({reason})")
+            raise TaskFormatError(f"{where}[{i}].input is not a grid ({reason})")
         grid_out = None
         if "output" in item:
             grid_out, reason = validate_plain(item["output"])
             if grid_out is None:
-                raise TaskFormatError(f"{path}: {where}[{i}].output is not a grid ({reason})")
+                raise TaskFormatError(f"{where}[{i}].output is not a grid ({reason})")
         elif need_output:
-            raise TaskFormatError(f"{path}: {where}[{i}] has no output")
+            raise TaskFormatError(f"{where}[{i}] has no output")
         pairs.append(Pair(grid_in, grid_out))
     return tuple(pairs)
 

@@ -23,12 +23,15 @@ __all__ = [
     "DIMENSIONS",
     "EDITING_KINDS",
     "FAILURE_CLASSES",
+    "GENERATOR_ENTRY_POINT",
     "GRID_FORMATS",
     "INVALID_KINDS",
     "MUTANT_STATUSES",
     "REPORTED_SPLITS",
     "RUNTIME_STATUSES",
     "RUN_ENTRY_POINTS",
+    "TASK_SET_FORMATS",
+    "TASK_SET_SOURCE",
     "TASK_SPLITS",
     "VERDICTS",
     "VERIFIER_ENTRY_POINTS",
@@ -39,6 +42,7 @@ __all__ = [
     "Judgment",
     "MutantStatus",
     "Split",
+    "TaskSetFormat",
     "Verdict",
 ]
 
@@ -212,3 +216,26 @@ VERIFIER_ENTRY_POINTS: tuple[str, ...] = ("verify", "transform", "solve", "p")
 
 RUN_ENTRY_POINTS: tuple[str, ...] = ("transform", "solve", "verify", "p", "main")
 """Functions ``arcjudge run`` tries in order: a Definition program's, then a verifier's."""
+
+GENERATOR_ENTRY_POINT = "generate"
+"""The function an ``arc-gen`` generator source defines (``generate(**params)``)."""
+
+
+class TaskSetFormat(StrEnum):
+    """What ``--tasks`` names (``arcjudge.tasksets`` tells them apart)."""
+
+    ARC_JSON = "arc-json"
+    """A directory of ARC task JSON files (ARC-AGI-1/2, Kaggle's with ``arc-gen``)."""
+    P_ARC_CSV = "p-arc-csv"
+    """P-ARC's tabular export as CSV (UTF-8)."""
+    P_ARC_PARQUET = "p-arc-parquet"
+    """P-ARC's tabular export as Parquet."""
+    TASK_FOLDERS = "task-folders"
+    """A directory of ``<task_id>/task.json`` folders (``docs/task-sets.md``)."""
+
+
+TASK_SET_FORMATS: tuple[TaskSetFormat, ...] = tuple(TaskSetFormat)
+"""Every task-set format: the ARC JSON directory first."""
+
+TASK_SET_SOURCE = "taskset"
+"""The verifier source name a task set's own verifiers get (``--source taskset=module:...``)."""

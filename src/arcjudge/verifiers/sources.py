@@ -29,7 +29,7 @@ from pathlib import Path
 from arcjudge.errors import InputError
 from arcjudge.sandbox.types import Program
 from arcjudge.verifiers.slicing import FunctionIndex, index_functions, slice_function
-from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
+from arcjudge.vocabulary import GENERATOR_ENTRY_POINT, VERIFIER_ENTRY_POINTS
 
 VERIFIER_KINDS = ("re-arc", "golf", "module")
 GENERATOR_KINDS = ("arc-gen", "re-arc")
@@ -208,7 +208,7 @@ class GeneratorSource:
             source = self._file.program_source(entry)
             prov = {"kind": self.kind, "file": str(self._file.path), "entry_point": entry}
         else:
-            entry = "generate"
+            entry = GENERATOR_ENTRY_POINT
             file = self.path / "tasks" / f"task_{task_id}.py"
             source = _read(file)
             prov = {"kind": self.kind, "file": str(file), "entry_point": entry}

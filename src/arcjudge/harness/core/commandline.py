@@ -1,6 +1,7 @@
 """Command-line plumbing the workflows' ``cli.py`` modules share.
 
-The options every sandboxed command takes (backend, workers, executor), the warning and
+The options every sandboxed command takes (backend, workers, executor), ``--tasks`` as any
+task set (:func:`use_task_set`: materialized, with the set's defaults), the warning and
 interruption messages, and the one place that turns a library's :class:`ArcjudgeError` into
 ``arcjudge: error: ...``. Library modules never import this: they raise and return; only
 the ``cli.py`` modules print.
@@ -14,11 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arcjudge.errors import UsageError
+from arcjudge.errors import InputError, UsageError
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import EXECUTORS
 from arcjudge.sandbox.registry import backend_names
 from arcjudge.sandbox.types import Limits
+from arcjudge.tasksets import EXPORT_SUFFIXES, detect_format, read_task_set
+from arcjudge.vocabulary import TASK_SET_SOURCE, TaskSetFormat
 
 __all__ = [
     "INTERRUPTED",
@@ -28,6 +31,7 @@ __all__ = [
     "limits_from",
     "require_directories",
     "require_files",
+    "use_task_set",
     "warn",
 ]
 
@@ -142,3 +146,84 @@ class Progress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+TASKSET_DIR = "taskset"
+"""Where in a command's output directory a task set is materialized."""
+
+
+def use_task_set(
+    args: argparse.Namespace,
+    out_dir: Path,
+    *,
+    source: bool = False,
+    generator: bool = False,
+    human_errors: bool = False,
+) -> dict[str, Any] | None:
+    """Turn ``--tasks`` into an ARC JSON directory, with the task set's defaults.
+
+    An ARC JSON directory is left as it is (``None`` is returned). A P-ARC export or a
+    directory of task folders is read, written once into ``OUT_DIR/taskset/<digest>/``
+    (:mod:`arcjudge.harness.core.materialize`) and ``args.tasks`` set to its task
+    directory; rows or folders left out are warned about, one line each. Each default
+    asked for that the command line leaves open is then the set's, said in one line:
+    ``source`` (``args.source``: ``taskset=module:...``), ``generator`` (``args.generator``:
+    ``arc-gen:...``), ``human_errors`` (``args.human_errors``).
+
+    Returns:
+        ``None`` for an ARC JSON directory, else the record for manifests and summaries:
+        the set's format, path, digest, counts, rows left out and ``defaults`` (the flags
+        it filled in).
+
+    Raises:
+        UsageError: The set has no usable task.
+        InputError: The file or directory is not a task set (see
+            :func:`arcjudge.tasksets.detect_format`).
+    """
+    from arcjudge.harness.core.materialize import materialize
+
+    path = Path(args.tasks)
+    if not path.exists() and path.suffix.lower() not in EXPORT_SUFFIXES:
+        return None  # the command's own "no such directory"
+    try:
+        if detect_format(path) is TaskSetFormat.ARC_JSON:
+            return None
+    except InputError:
+        if path.is_dir():
+            return None  # the command's own "no *.json task files"
+        raise
+    task_set = read_task_set(path)
+    assert task_set is not None
+    for item in task_set.left_out:
+        warn(f"--tasks {path}: left out {item.message}")
+    if not task_set.entries:
+        raise UsageError(f"--tasks {path}: no usable task ({len(task_set.left_out)} left out)")
+    made = materialize(task_set, out_dir / TASKSET_DIR)
+    args.tasks = made.tasks_dir
+    counts = made.description["counts"]
+    parts = ", ".join(
+        f"{counts[key]} {label}"
+        for key, label in (
+            ("with_verifier", "with a verifier"),
+            ("with_generator", "with a generator"),
+            ("with_stable_pairs", "with stable pairs"),
+            ("with_human_errors", "with human errors"),
+        )
+    )
+    left = f", {counts['left_out']} left out" if counts["left_out"] else ""
+    print(terminal_safe(f"--tasks {path}: {task_set.format.value}, {counts['tasks']} task(s) "
+                        f"({parts}){left}; as ARC task files in {made.root}"))  # fmt: skip
+    defaults: dict[str, str] = {}
+    if source and not args.source and made.verifiers_dir is not None:
+        args.source = [f"{TASK_SET_SOURCE}=module:{made.verifiers_dir}"]
+        defaults["source"] = args.source[0]
+    if generator and args.generator is None and made.generators_dir is not None:
+        args.generator = f"arc-gen:{made.generators_dir}"
+        defaults["generator"] = args.generator
+    if human_errors and args.human_errors is None and made.human_errors_file is not None:
+        args.human_errors = made.human_errors_file
+        defaults["human_errors"] = str(made.human_errors_file)
+    for flag, value in defaults.items():
+        print(terminal_safe(f"using the task set's {flag.replace('_', ' ')}: "
+                            f"--{flag.replace('_', '-')} {value}"))  # fmt: skip
+    return {**made.record(), "defaults": defaults}

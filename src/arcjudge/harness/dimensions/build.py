@@ -168,6 +168,8 @@ class BuildConfig:
             also takes the ``corrupted_verifier`` candidates from position
             ``(k - 1) * per_kind`` of the task's list on (wrapping around), so it gets
             other corruptions when ``mutate`` made more than ``per_kind``.
+        task_set: The task set ``--tasks`` named, when not an ARC JSON directory
+            (recorded in ``build.json``).
     """
 
     tasks_dir: Path
@@ -189,6 +191,7 @@ class BuildConfig:
     editing_kinds: tuple[CandidateKind, ...] = EDITING_KINDS
     repeats: int = 1
     configuration: int | None = None
+    task_set: dict[str, Any] | None = None
 
 
 @dataclass
@@ -767,8 +770,10 @@ class Builder:
             dropped.update(info["demonstration_inputs_dropped"])
         generator = c.generator
         configuration = {} if c.configuration is None else {"configuration": c.configuration}
+        task_set = {} if c.task_set is None else {"task_set": c.task_set}
         return {
             **configuration,
+            **task_set,
             "seed": c.seed,
             "repeats": c.repeats,
             "mixture": c.mixture.to_json(),

@@ -17,6 +17,7 @@ from arcjudge.harness.core.commandline import (
     limits_from,
     require_directories,
     require_files,
+    use_task_set,
     warn,
 )
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
@@ -63,6 +64,8 @@ from arcjudge.vocabulary import (
     GridFormat,
 )
 
+TASKS_HELP = "ARC task JSON directory, task folders or a P-ARC export"
+
 
 def add_arguments(
     parser: argparse.ArgumentParser,
@@ -75,7 +78,7 @@ def add_arguments(
     """
     sub = parser.add_subparsers(dest="dimensions_command", required=True)
     build = sub.add_parser("build", help="evaluation instances for every task and dimension")
-    build.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    build.add_argument("--tasks", type=Path, required=True, help=TASKS_HELP)
     build.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
     build.add_argument("--manifest", type=Path, required=True, help="validate output dir")
     build.add_argument(
@@ -221,7 +224,7 @@ def add_arguments(
 
     prompts = sub.add_parser("prompts", help="model-ready prompts for every instance")
     prompts.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
-    prompts.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    prompts.add_argument("--tasks", type=Path, required=True, help=TASKS_HELP)
     prompts.add_argument("--out", type=Path, required=True, help="the prompts JSONL to write")
     prompts.add_argument(
         "--grid-format",
@@ -272,6 +275,7 @@ def _run_then_write(
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions build`` (``--configurations K``: K builds, one directory each)."""
+    task_set = use_task_set(args, args.out, generator=True, human_errors=True)
     task_files(args.tasks)
     require_directories(("--manifest", args.manifest), ("--arcgen", args.arcgen))
     require_files(
@@ -324,6 +328,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
         editing_kinds=tuple(CandidateKind(k) for k in dict.fromkeys(editing)),
         repeats=args.repeats,
+        task_set=task_set,
     )
     if args.configurations == 1:
         summary = _build_one(args, base)
@@ -484,6 +489,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     require_directories(("--templates", args.templates))
     if args.out.is_dir():
         raise UsageError(f"--out {args.out}: a directory (give the file to write)")
+    use_task_set(args, args.out.parent)
     if not args.after and (args.model is not None or args.run is not None):
         raise UsageError("--model and --run name whose accepted pairs --after adds: give --after")
     instances = list(read_instances(args.instances).values())

@@ -13,6 +13,7 @@ from arcjudge.harness.core.commandline import (
     add_backend_arguments,
     limits_from,
     require_directories,
+    use_task_set,
     warn,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SEED
@@ -30,9 +31,19 @@ PAPER = "paper"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``mutate`` options to a sub-parser."""
-    parser.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    parser.add_argument(
+        "--tasks",
+        type=Path,
+        required=True,
+        help="ARC task JSON directory, task folders or a P-ARC export",
+    )
     parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
-    parser.add_argument("--source", action="append", required=True, help="NAME=KIND:PATH")
+    parser.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        help="NAME=KIND:PATH (default with a task set: its verifiers)",
+    )
     parser.add_argument("--manifest", type=Path, help="validate output dir: mutate valid only")
     parser.add_argument(
         "--operators",
@@ -60,6 +71,10 @@ def _config(args: argparse.Namespace) -> MutateConfig:
     from arcjudge.mutation import OPERATORS
 
     task_files(args.tasks)
+    if not args.source:
+        raise UsageError(
+            "give at least one --source NAME=KIND:PATH (or --tasks a task set with verifiers)"
+        )
     require_directories(("--arcgen", args.arcgen), ("--manifest", args.manifest))
     operators = None
     paper = (args.operators or "").strip() == PAPER
@@ -91,6 +106,7 @@ def _config(args: argparse.Namespace) -> MutateConfig:
 
 def cmd_mutate(args: argparse.Namespace) -> int:
     """Run ``arcjudge mutate``; return the exit code."""
+    task_set = use_task_set(args, args.out, source=True)
     config = _config(args)
     module_dirs = tuple(d for s in config.sources for d in s.module_dirs)
     store = None
@@ -101,7 +117,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
             with Progress(total, "task", not args.no_progress) as bar:
                 mutator = Mutator(config, sb, store, bar.update)
                 mutator.run()
-        summary = mutator.summary()
+        summary = mutator.summary() | ({"task_set": task_set} if task_set else {})
         write_atomic(
             args.out,
             {

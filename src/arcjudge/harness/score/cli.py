@@ -13,6 +13,7 @@ from arcjudge.harness.core.commandline import (
     add_backend_arguments,
     limits_from,
     require_directories,
+    use_task_set,
     warn,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
@@ -30,7 +31,12 @@ from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``score`` options to a sub-parser."""
     parser.add_argument("--programs", type=Path, required=True, help="programs JSONL file")
-    parser.add_argument("--tasks", type=Path, required=True, help="directory of task JSON")
+    parser.add_argument(
+        "--tasks",
+        type=Path,
+        required=True,
+        help="ARC task JSON directory, task folders or a P-ARC export",
+    )
     parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
     parser.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
     parser.add_argument(
@@ -85,6 +91,7 @@ def _config(args: argparse.Namespace) -> ScoreConfig:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Run ``arcjudge score``; return the exit code."""
+    task_set = use_task_set(args, args.out, generator=True)
     config = _config(args)
     module_dirs = config.generator.module_dirs if config.generator else ()
     store_path = args.store or args.out / "cache.sqlite"
@@ -105,7 +112,12 @@ def cmd_score(args: argparse.Namespace) -> int:
             {
                 "results.jsonl": "".join(scorer.result_lines()),
                 "timings.jsonl": "".join(scorer.timing_lines()),
-                "summary.json": json_dumps(summary.to_json(), sort_keys=True, indent=1) + "\n",
+                "summary.json": json_dumps(
+                    summary.to_json() | ({"task_set": task_set} if task_set else {}),
+                    sort_keys=True,
+                    indent=1,
+                )
+                + "\n",
                 "runtime.json": runtime_json(scorer.runtime),
                 "report.html": render_score_report(summary, scorer.scored()),
             },

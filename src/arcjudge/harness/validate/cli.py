@@ -14,6 +14,7 @@ from arcjudge.harness.core.commandline import (
     add_backend_arguments,
     limits_from,
     require_directories,
+    use_task_set,
     warn,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
@@ -34,7 +35,9 @@ from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``validate`` options to a sub-parser."""
-    parser.add_argument("--tasks", type=Path, help="directory of ARC task JSON files")
+    parser.add_argument(
+        "--tasks", type=Path, help="ARC task JSON directory, task folders or a P-ARC export"
+    )
     parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
     parser.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
     parser.add_argument(
@@ -107,8 +110,12 @@ def _config(args: argparse.Namespace) -> ValidateConfig:
         raise UsageError("--tasks DIR is required (or --sample)")
     if args.out is None:
         raise UsageError("--out DIR is required")
+    task_set = use_task_set(args, args.out, source=True, generator=True)
     if not args.source:
-        raise UsageError("give at least one --source NAME=KIND:PATH (or --sample)")
+        raise UsageError(
+            "give at least one --source NAME=KIND:PATH (or --sample, or --tasks a task set "
+            "with verifiers)"
+        )
     task_files(args.tasks)  # a clear error for a missing or empty directory
     require_directories(("--arcgen", args.arcgen))
     if args.samples is None:
@@ -139,6 +146,7 @@ def _config(args: argparse.Namespace) -> ValidateConfig:
         policy=PolicyMode(args.policy),
         quarantine_suspects=args.quarantine_suspects,
         probe_samples=args.probe_samples if args.generator else 0,
+        task_set=task_set,
     )
 
 

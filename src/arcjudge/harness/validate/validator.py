@@ -58,6 +58,8 @@ class ValidateConfig:
     policy: PolicyMode = PolicyMode.WARN
     quarantine_suspects: bool = False
     probe_samples: int = 0
+    task_set: dict[str, Any] | None = None
+    """The task set ``--tasks`` named, when not an ARC JSON directory (in the manifest)."""
 
 
 def _graded(
@@ -266,7 +268,7 @@ class Validator:
             "differential": differential,
             "per_source": per_source,
             "tasks": tasks,
-        }
+        } | ({"task_set": self.config.task_set} if self.config.task_set is not None else {})
 
     def differential_records(self) -> Iterator[DifferentialRecord]:
         """Suspects, disputes and ambiguity flags, in task order (``suspects.jsonl``)."""

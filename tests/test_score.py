@@ -215,10 +215,12 @@ def test_stop_at_first_failure_keeps_verdicts(world):
 
 def test_same_results_on_docker(world, docker_image):
     # The memory bomb needs about 0.6 s per call to reach its limit (over 4 s seen on a
-    # 2-core machine at load average 9): the wall and budget leave it clear of a timeout.
+    # 2-core machine at load average 9): the wall leaves it clear of a timeout. The fork
+    # bomb times out on each of its 4 inputs (4 x 8 s): the budget leaves all four their
+    # own timeout (at 40 s, on a loaded machine, docker's last one hit the budget instead).
     a, b = world / "process", world / "docker"
-    assert cli.main(score_argv(world, a, "--wall", "8", "--budget", "40")) == 0
-    argv = score_argv(world, b, "--wall", "8", "--budget", "40")
+    assert cli.main(score_argv(world, a, "--wall", "8", "--budget", "120")) == 0
+    argv = score_argv(world, b, "--wall", "8", "--budget", "120")
     argv[argv.index("process")] = "docker"
     assert cli.main(argv) == 0
     assert (a / "results.jsonl").read_bytes() == (b / "results.jsonl").read_bytes()

@@ -5,14 +5,16 @@ Run by hand:  python bench/analyze_synthetic.py [--tasks 400] [--data DIR] [--ba
 
 The pipeline is ``tests/synthetic_analysis.py``'s (the test
 ``tests/test_analyze_synthetic.py`` runs it on a dozen tasks): lookup-table verifiers and
-ARC-GEN-sampling generators of our own, ``validate``, ``dimensions build --generator``
-(checked by ``bench/check_build.py --strict``), answers and Definition programs of five
-synthetic answerers whose every number is known by construction (oracle, always valid,
-always invalid, one candidate type wrong, two runs passing all five on known task sets),
-``score`` of the programs in the sandbox, ``dimensions score --answers``, ``dimensions
-analyze``; then every item and every section of ``analysis.json`` against the
-construction. All through the command line, each step timed. ``--tasks N`` takes the first
-N task ids (sorted).
+ARC-GEN-sampling generators of our own, ``validate``, ``dimensions build --generator
+--repeats 6 --configurations 2`` (each configuration checked by ``bench/check_build.py
+--strict``), per configuration answers and Definition programs of six synthetic answerers
+whose every number is known by construction (oracle, always valid, always invalid, one
+candidate type wrong, two runs passing all five on known task sets, six runs failing by a
+seeded draw), ``score`` of the programs in the sandbox (each configuration's seed),
+``dimensions score --answers`` (configuration 2 ``--after`` configuration 1), ``dimensions
+analyze --configuration``; then every item and every section of ``analysis.json``
+(Section 3.1 and Table 6 included) against the construction. All through the command
+line, each step timed. ``--tasks N`` takes the first N task ids (sorted).
 
 Prints the build's counts, the construction, every check (section: name: ok/FAILED), the
 step timings and "all checks passed"; exits 1 when any check failed.

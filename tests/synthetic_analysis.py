@@ -11,23 +11,32 @@ runs through the ``arcjudge`` command line:
    task's ARC-GEN pairs (so valid candidates are generator samples), an H-ARC style
    human-error file, a ``corruptions.jsonl`` (corrupted-verifier pairs, one per task on a
    demonstration input, which the build must drop) and a neighbours file;
-2. ``validate``, ``dimensions build --generator``, and ``bench/check_build.py --strict``
-   on the build (Editing only from the study's three types, no candidate with a
-   demonstration input, valid candidates and Inversion instances generator samples);
-3. answers (the ``dimensions score --answers`` JSONL) and Definition programs of five
-   synthetic answerers whose every number is known from how they were made
-   (:func:`construct`): ``oracle`` (right everywhere), ``always_valid`` and
-   ``always_invalid`` (Classification's trivial answerers; ``always_valid`` also answers
-   the other dimensions in fixed, known ways), ``one_type_wrong`` (the oracle, but every
-   candidate of one type judged wrong) and ``two_runs`` (two runs passing all five
-   dimensions on two constructed task sets, failing Definition by a known class
-   elsewhere);
-4. ``arcjudge score`` of the programs (in the sandbox: they are untrusted code),
-   ``dimensions score --answers --definitions --programs``, ``dimensions analyze``;
-5. every item against its constructed outcome, then every section of ``analysis.json``
-   against numbers computed here from the construction (counts, textbook Wilson
-   intervals, products, set sizes; no arcjudge function): :data:`SECTION_CHECKS` has one
-   check function per section, and a section without one fails the run.
+2. ``validate``, one ``dimensions build --generator --repeats 6 --configurations 2``
+   (``dims/configuration-1``, the plain build, and ``dims/configuration-2``, seed
+   77 + 1,000,000), and ``bench/check_build.py --strict`` on each configuration (Editing
+   only from the study's three types, no candidate with a demonstration input, valid
+   candidates and Inversion instances generator samples);
+3. per configuration, from its own instances' keys, answers (the ``dimensions score
+   --answers`` JSONL) and Definition programs of six synthetic answerers whose every
+   number is known from how they were made (:func:`construct`): ``oracle`` (right
+   everywhere), ``always_valid`` and ``always_invalid`` (Classification's trivial
+   answerers; ``always_valid`` also answers the other dimensions in fixed, known ways),
+   ``one_type_wrong`` (the oracle, but every candidate of one type judged wrong),
+   ``two_runs`` (two runs passing all five dimensions on constructed task sets, other
+   sets in each configuration, failing Definition by a known class elsewhere) and
+   ``six_runs`` (six runs, Section 3.1's repeats, failing dimensions by a seeded draw per
+   configuration, task and run);
+4. per configuration ``arcjudge score`` of the programs (in the sandbox: they are
+   untrusted code) with the configuration's seed (its Definition sees its own generator
+   samples), ``dimensions score --answers --definitions --programs`` (configuration 2
+   ``--after`` configuration 1's items: a Generation pair accepted there is a copy), then
+   one ``dimensions analyze --configuration``;
+5. every item of each configuration against its constructed outcome, then every section
+   of ``analysis.json`` against numbers computed here from the construction (counts,
+   textbook Wilson intervals, products, set sizes, Section 3.1's trials listed one by one
+   with exact fractions and scipy's p-values on the vectors so made, Table 6's means and
+   sample standard deviations; no arcjudge function): :data:`SECTION_CHECKS` has one check
+   function per section, and a section without one fails the run.
 
 Generation is scored with ``--min-distance 0``: a pair is then a copy of a demonstration
 exactly when both its grids equal the demonstration's, which this module can tell without
@@ -40,17 +49,25 @@ every check held.
 from __future__ import annotations
 
 import csv
+import functools
+import itertools
 import json
 import math
+import random
 import statistics
 import subprocess
 import sys
 import time
+import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+from scipy import stats
 
 from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
@@ -85,7 +102,24 @@ ALWAYS_VALID = "always_valid"
 ALWAYS_INVALID = "always_invalid"
 ONE_TYPE_WRONG = "one_type_wrong"
 TWO_RUNS = "two_runs"
-MODELS = (ALWAYS_INVALID, ALWAYS_VALID, ONE_TYPE_WRONG, ORACLE, TWO_RUNS)  # sorted
+SIX_RUNS = "six_runs"
+MODELS = (ALWAYS_INVALID, ALWAYS_VALID, ONE_TYPE_WRONG, ORACLE, SIX_RUNS, TWO_RUNS)  # sorted
+
+REPEATS = 6
+"""``six_runs``' runs, and the build's ``--repeats`` (Section 3.1 needs at least five)."""
+
+BUDGET = 5
+"""Section 3.1's probes per trial: the five dimensions once, or one of them five times."""
+
+CONFIGURATIONS = 2
+"""The build's ``--configurations`` (Section 3.2): every answerer answers each one."""
+
+SIX_RUNS_LEVELS = (0.0, 0.2, 0.0, 0.4)
+"""``six_runs``' failure probability per dimension and run, by task position ``i % 4``.
+
+Half the tasks without a failure: their differences are zero, so with a dozen tasks the
+signed-rank test has six or fewer (below 14 differences with ties, scipy's p-value
+enumerates every sign pattern: 2^12 of them take seconds per test)."""
 
 WRONG_KIND = CandidateKind.CORRUPTED_VERIFIER
 """The candidate type ``one_type_wrong`` judges wrong (every other one right)."""
@@ -95,6 +129,9 @@ EXCLUDED = ALWAYS_VALID
 
 POOLED = "(all models)"
 """The analysis' label of rows pooled over every model."""
+
+FULL_TASK = "full_task"
+"""The full-task measure's name beside the dimensions."""
 
 TABLES = (
     "table3",
@@ -106,6 +143,9 @@ TABLES = (
     "table5",
     "table7",
     "table9",
+    "matched_budget",
+    "matched_budget_dimensions",
+    "table6",
 )
 """The table files ``dimensions analyze`` writes (each as .csv and .md)."""
 
@@ -232,6 +272,24 @@ class Construction:
     sets: dict[str, set[str]] = field(default_factory=dict)  # two_runs: run -> tasks
     full: list[str] = field(default_factory=list)  # tasks with all five instances
     passable: list[str] = field(default_factory=list)  # where the oracle passes all five
+    configuration: int = 1  # of the build's configurations
+    earlier: dict[Cell, list[list[Grid]]] = field(default_factory=dict)  # accepted before
+    later: list[Construction] = field(default_factory=list)  # configurations 2, 3, ...
+
+    def accepted(self) -> dict[Cell, list[list[Grid]]]:
+        """The Generation pairs each (model, run, task) had accepted up to this configuration.
+
+        (What ``dimensions score --after`` reads from the earlier items: the pairs of
+        passed Generation items, earlier configurations first.)
+        """
+        found = {cell: list(pairs) for cell, pairs in self.earlier.items()}
+        for key, answer in sorted(self.answers.items()):
+            if key[3] == Dimension.GENERATION and self.passed[key]:
+                pair = [answer["input"], answer["output"]]
+                pairs = found.setdefault(key[:3], [])
+                if pair not in pairs:
+                    pairs.append(pair)
+        return found
 
     def runs(self, model: str) -> list[str]:
         """The runs of a model, sorted as text."""
@@ -297,6 +355,7 @@ class _Builder:
             self.answer(task, Dimension.GENERATION, None, False)
             return
         copy = pair in data.train  # --min-distance 0: a copy is an equal demonstration
+        copy = copy or pair in self.c.earlier.get((self.model, self.run, task), [])
         answer = {"input": pair[0], "output": pair[1]}
         self.answer(task, Dimension.GENERATION, answer, data.valid(pair) and not copy)
         self.c.exact[self.key(task, Dimension.GENERATION)] = pair in data.arcgen
@@ -313,6 +372,30 @@ class _Builder:
         if kind is not None:
             self.c.programs[(self.model, self.run, task)] = kind
         self.c.passed[self.key(task, Dimension.DEFINITION)] = passes(kind, self.c.data[task])
+
+    def fail(self, task: str, dim: str, k: int, answer: bool = True) -> None:
+        """Fail a dimension on purpose (``k`` picks Definition's failure class).
+
+        Definition: the failing program ``FAILING[k % 3]``; Classification: the first
+        judgment flipped (no answer without ``answer``); Generation: the first
+        demonstration (a copy); Editing: the shown pair unchanged; Inversion: an input the
+        verifier does not know.
+        """
+        data = self.c.data[task]
+        if dim == Dimension.DEFINITION:
+            self.definition(task, FAILING[k % 3])
+        elif dim == Dimension.CLASSIFICATION:
+            labels = list(self.c.instances[(task, dim)]["key"]["labels"])
+            labels[0] = "invalid" if labels[0] == "valid" else "valid"
+            self.classification(task, labels if answer else None)
+        elif dim == Dimension.GENERATION:
+            self.generation(task, data.train[0])
+        elif dim == Dimension.EDITING:
+            self.editing(task, *_unchanged(self.c, task))
+        elif dim == Dimension.INVERSION:
+            self.inversion(task, unknown_grid(data))
+        else:
+            raise ValueError(f"no way to fail {dim} on purpose")
 
     def oracle(self, task: str, dims: Iterable[str]) -> None:
         """The oracle's answers (from the instances' keys) for these dimensions."""
@@ -346,23 +429,56 @@ def _unchanged(c: Construction, task: str) -> tuple[list[Grid], bool]:
     return pair, c.data[task].valid(pair)
 
 
+def in_two_runs_set(configuration: int, run: str, position: int) -> bool:
+    """Whether ``two_runs``' run passes all five at this position (of the full tasks).
+
+    Configuration 1: run ``1`` at ``i % 3 != 2``, run ``2`` at ``i % 3 != 0`` (sets A and
+    B); configuration 2: run ``1`` at ``i % 2 == 0``, run ``2`` at ``i % 4 != 3``.
+    """
+    if configuration == 1:
+        return position % 3 != (2 if run == "1" else 0)
+    return position % 2 == 0 if run == "1" else position % 4 != 3
+
+
+def six_runs_failures(c: Construction, position: int, task: str, run: str) -> list[str]:
+    """The dimensions ``six_runs`` fails in this run on this task (of those it has).
+
+    A seeded draw per (configuration, task, run): each of the five dimensions fails with
+    probability :data:`SIX_RUNS_LEVELS` ``[position % 4]``.
+    """
+    rng = random.Random(f"{SIX_RUNS}/{c.configuration}/{task}/{run}")
+    level = SIX_RUNS_LEVELS[position % len(SIX_RUNS_LEVELS)]
+    drawn = [str(d) for d in DIMENSIONS if rng.random() < level]
+    return [d for d in drawn if (task, d) in c.instances]
+
+
 def construct(c: Construction) -> Construction:
     """Every synthetic answerer's answers and programs, and what each item must be.
 
+    Each configuration of the build is constructed on its own (from its own instances'
+    keys), ``c.earlier`` holding the Generation pairs accepted in the earlier ones (which
+    ``dimensions score --after`` makes copies).
+
     * ``oracle``: every answer from the instance's key, Definition the lookup table.
     * ``always_valid``: Classification all valid; output grid the first demonstration's
-      output for every test input; Generation the first test pair; Editing the shown
-      pair unchanged; Inversion the shown output itself; Definition the identity.
+      output for every test input; Generation the first test pair (in configuration 2 a
+      copy of the pair accepted in configuration 1 wherever it passed there); Editing the
+      shown pair unchanged; Inversion the shown output itself; Definition the identity.
     * ``always_invalid``: Classification all invalid, nothing else (no program).
     * ``one_type_wrong``: the oracle, but every :data:`WRONG_KIND` candidate judged the
       other way.
-    * ``two_runs``: run ``1`` passes all five dimensions on set A, run ``2`` on set B (of
-      the tasks where the oracle passes all five: positions ``i % 3 != 2`` and
-      ``i % 3 != 0``); elsewhere it answers as the oracle, and on those tasks outside its
-      run's set it fails Definition with a static, runtime or rule failure (in rotation,
-      ``(i // 3) % 3``) and one more dimension (``(i // 3) % 4``: Classification with the
-      first judgment flipped (run 1) or no answer (run 2), Generation with the first
-      demonstration (a copy), Editing with the shown pair, Inversion with an unknown grid).
+    * ``two_runs``: each run passes all five dimensions on a set of tasks
+      (:func:`in_two_runs_set` of the task's position among the tasks with all five
+      instances, where the oracle passes all five): sets A and B in configuration 1,
+      others in configuration 2. Elsewhere it answers as the oracle, and on the tasks with
+      all five instances outside its run's set it fails Definition with a static, runtime
+      or rule failure (in rotation, ``(i // 3) % 3``) and one more dimension
+      (``(i // 3) % 4``: Classification with the first judgment flipped (run 1) or no
+      answer (run 2), Generation with the first demonstration (a copy), Editing with the
+      shown pair, Inversion with an unknown grid).
+    * ``six_runs``: :data:`REPEATS` runs (Section 3.1's repeats), the oracle but for the
+      dimensions :func:`six_runs_failures` draws, failed as ``two_runs`` fails them
+      (Definition by the failure class ``(i + run) % 3``, Classification flipped).
     """
     all_dims = [str(d) for d in BUILT_DIMENSIONS]
     for task in c.tasks:
@@ -397,10 +513,11 @@ def construct(c: Construction) -> Construction:
                 for label, kind in zip(key["labels"], key["kinds"], strict=True)
             ]
             w.classification(task, judged)
-    position = {t: i for i, t in enumerate(c.passable)}
+    position = {t: i for i, t in enumerate(c.full)}
+    passable = set(c.passable)
     c.sets = {
-        "1": {t for t, i in position.items() if i % 3 != 2},
-        "2": {t for t, i in position.items() if i % 3 != 0},
+        run: {t for t in c.passable if in_two_runs_set(c.configuration, run, position[t])}
+        for run in ("1", "2")
     }
     for run, chosen in c.sets.items():
         b = _Builder(c, TWO_RUNS, run)
@@ -408,7 +525,7 @@ def construct(c: Construction) -> Construction:
             if task not in position or task in chosen:
                 b.oracle(task, all_dims)
                 continue
-            data, k = c.data[task], position[task] // 3
+            k = position[task] // 3
             fail = (
                 Dimension.CLASSIFICATION,
                 Dimension.GENERATION,
@@ -416,17 +533,16 @@ def construct(c: Construction) -> Construction:
                 Dimension.INVERSION,
             )[k % 4]
             b.oracle(task, [d for d in all_dims if d not in (fail, Dimension.DEFINITION)])
-            b.definition(task, FAILING[k % 3])
-            if fail == Dimension.CLASSIFICATION:
-                labels = list(c.instances[(task, fail)]["key"]["labels"])
-                labels[0] = "invalid" if labels[0] == "valid" else "valid"
-                b.classification(task, labels if run == "1" else None)
-            elif fail == Dimension.GENERATION:
-                b.generation(task, data.train[0])
-            elif fail == Dimension.EDITING:
-                b.editing(task, *_unchanged(c, task))
-            else:
-                b.inversion(task, unknown_grid(data))
+            b.fail(task, Dimension.DEFINITION, k)
+            b.fail(task, fail, k, answer=run == "1")
+    assert all(c.sets[r] <= passable for r in c.sets)
+    for run in (str(r) for r in range(1, REPEATS + 1)):
+        b = _Builder(c, SIX_RUNS, run)
+        for i, task in enumerate(c.tasks):
+            failing = six_runs_failures(c, i, task, run)
+            b.oracle(task, [d for d in all_dims if d not in failing])
+            for dim in failing:
+                b.fail(task, dim, i + int(run))
     _expect_consistency(c)
     return c
 
@@ -581,7 +697,7 @@ def _measures(c: Construction, model: str) -> dict[str, tuple[int, int] | None]:
     for dim in BUILT_DIMENSIONS:
         keys = c.items(model, dim)
         found[str(dim)] = c.count(keys) if keys else None
-    found["full_task"] = _full_task(c, model, c.passed)
+    found[FULL_TASK] = _full_task(c, model, c.passed)
     return found
 
 
@@ -610,7 +726,7 @@ def check_inputs(data: Mapping[str, Any], c: Construction, paths: Mapping[str, s
     """``inputs``: what was read (counts, models, files).
 
     Only these fields are compared: ``inputs`` describes the run, and other fields a
-    section adds there (``repeats`` of the matched budget) are that section's to check.
+    section may add there are that section's to check.
     """
     want = {
         "items": len(c.passed),
@@ -618,6 +734,7 @@ def check_inputs(data: Mapping[str, Any], c: Construction, paths: Mapping[str, s
         "definition_results": len(c.programs),
         "models": list(MODELS),
         "exclude_models": [EXCLUDED],
+        "repeats": REPEATS,
         **paths,
     }
     got = {k: data[k] for k in want if k in data}
@@ -923,6 +1040,320 @@ def check_definition_failures(data: Mapping[str, Any], c: Construction) -> list[
     return [check("definition_failures", "Table 9, Appendix D", data, want)]
 
 
+SEED = 77
+"""The study's seed: the build's (configuration 1's), and the bootstrap's by default."""
+
+SEED_STRIDE = 1_000_000
+"""Configuration ``k`` is built with ``SEED + (k - 1) * SEED_STRIDE`` (docs/study.md)."""
+
+BOOTSTRAP_RESAMPLES = 10_000
+"""Section 3.1's bootstrap resamples by default (docs/study.md)."""
+
+
+def exposure(failed: Sequence[Sequence[bool]]) -> tuple[Fraction, list[Fraction]]:
+    """One task's Section 3.1 shares, by listing every trial (``failed[run][dimension]``).
+
+    Every subset of five runs is a trial; five dimensions once: in each of the five
+    cyclic rotations, dimension ``j`` is probed in the subset's run ``(j + rotation) % 5``,
+    exposed when a probed dimension fails there; one dimension five times: dimension ``j``
+    in all five runs, exposed when it fails in one.
+    """
+    subsets = list(itertools.combinations(range(len(failed)), BUDGET))
+    exposed = sum(
+        any(failed[subset[(j + rotation) % BUDGET]][j] for j in range(BUDGET))
+        for subset in subsets
+        for rotation in range(BUDGET)
+    )
+    single = [
+        Fraction(sum(any(failed[r][j] for r in subset) for subset in subsets), len(subsets))
+        for j in range(BUDGET)
+    ]
+    return Fraction(exposed, BUDGET * len(subsets)), single
+
+
+def closed_form(runs: int, failing: int) -> Fraction:
+    """One dimension five times, from the number of runs it fails in: 1 - C(R-f,5)/C(R,5)."""
+    return 1 - Fraction(math.comb(runs - failing, BUDGET), math.comb(runs, BUDGET))
+
+
+@dataclass
+class BudgetVectors:
+    """A model's Section 3.1 per-task shares, over the tasks with all five instances."""
+
+    runs: list[str]
+    missing: int  # (run, task, dimension) without an item: failures
+    once: list[Fraction]  # five dimensions once, per task
+    single: dict[str, list[Fraction]]  # one dimension five times, per dimension and task
+    closed: list[str]  # (task, dimension) where brute force and closed form disagree
+
+
+def budget_vectors(c: Construction, model: str) -> BudgetVectors:
+    """The shares of a model with five or more runs, from its constructed outcomes."""
+    runs = c.runs(model)
+    once: list[Fraction] = []
+    single: dict[str, list[Fraction]] = {str(d): [] for d in DIMENSIONS}
+    missing, closed = 0, []
+    for task in c.full:
+        failed = []
+        for run in runs:
+            row = []
+            for dim in DIMENSIONS:
+                found = c.passed.get((model, run, task, dim))
+                missing += found is None
+                row.append(not found)
+            failed.append(row)
+        a, b = exposure(failed)
+        once.append(a)
+        for j, dim in enumerate(DIMENSIONS):
+            single[str(dim)].append(b[j])
+            if b[j] != closed_form(len(runs), sum(row[j] for row in failed)):
+                closed.append(f"{task}/{dim}")
+    return BudgetVectors(runs, missing, once, single, closed)
+
+
+def wilcoxon_statistic(diffs: Sequence[Fraction]) -> float:
+    """The two-sided signed-rank statistic: zero differences dropped, ties ranked by their
+    mean rank, the smaller of the positive and negative rank sums."""
+    nonzero = sorted((abs(d), d > 0) for d in diffs if d != 0)
+    plus = minus = Fraction(0)
+    i = 0
+    while i < len(nonzero):
+        j = i
+        while j < len(nonzero) and nonzero[j][0] == nonzero[i][0]:
+            j += 1
+        rank = Fraction(i + 1 + j, 2)  # ranks i+1 .. j share their mean
+        for _, positive in nonzero[i:j]:
+            if positive:
+                plus += rank
+            else:
+                minus += rank
+        i = j
+    return float(min(plus, minus))
+
+
+@functools.cache
+def _wilcoxon_p(diffs: tuple[float, ...]) -> float:
+    """scipy's two-sided signed-rank p-value of these differences, zeros dropped (before
+    the call: below 14 differences with ties scipy enumerates every sign pattern)."""
+    return float(stats.wilcoxon([d for d in diffs if d]).pvalue)
+
+
+def paired(
+    a: Sequence[Fraction],
+    b: Sequence[Fraction],
+    seed: int = SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+) -> dict[str, Any]:
+    """The expected comparison of paired shares ``a`` (five dimensions once) and ``b``.
+
+    Means and the mean difference (exactly); the paired t statistic from its formula and
+    the Wilcoxon statistic from ranks of the exact differences, both p-values from scipy
+    on these vectors as floats (the signed-rank test on the exact differences; ``None``
+    without variance, resp. without a non-zero difference); the percentile bootstrap 95%
+    interval of the mean difference drawn again: ``numpy.random.default_rng(seed)``, one
+    ``integers(0, n, size=(resamples, n))`` draw of task indices, the 2.5th and 97.5th
+    percentiles of the resampled means.
+    """
+    n = len(a)
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs, Fraction(0)) / n
+    floats = [float(x) for x in a], [float(y) for y in b]
+    t = t_p = w = w_p = None
+    variance = sum(((d - mean) ** 2 for d in diffs), Fraction(0)) / (n - 1) if n > 1 else 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if variance > 0:
+            t = float(mean) / math.sqrt(variance / n)
+            t_p = float(stats.ttest_rel(*floats).pvalue)
+        if any(diffs):
+            w = wilcoxon_statistic(diffs)
+            w_p = _wilcoxon_p(tuple(float(d) for d in diffs))
+    picks = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    resampled = np.asarray([float(d) for d in diffs])[picks].mean(axis=1)
+    low, high = np.percentile(resampled, [2.5, 97.5])
+    return {
+        "units": n,
+        "five_dimensions_once": near(float(sum(a, Fraction(0)) / n)),
+        "one_dimension_five_times": near(float(sum(b, Fraction(0)) / n)),
+        "difference": near(float(mean)),
+        "bootstrap_ci95": [near(float(low)), near(float(high))],
+        "t": near(t),
+        "t_p": near(t_p),
+        "wilcoxon": near(w),
+        "wilcoxon_p": near(w_p),
+    }
+
+
+def mean_over_dimensions(single: Mapping[str, Sequence[Fraction]]) -> list[Fraction]:
+    """One dimension five times, per task the mean over the five dimensions."""
+    tasks = len(single[str(DIMENSIONS[0])])
+    return [sum(single[str(d)][t] for d in DIMENSIONS) / len(DIMENSIONS) for t in range(tasks)]
+
+
+def _comparisons(a: Sequence[Fraction], single: Mapping[str, Sequence[Fraction]]) -> dict[str, Any]:
+    """Five dimensions once against the mean over the dimensions, and against each one."""
+    mean = mean_over_dimensions(single)
+    return {
+        "mean_over_dimensions": paired(a, mean),
+        "dimensions": {str(d): paired(a, single[str(d)]) for d in DIMENSIONS},
+    }
+
+
+def check_matched_budget(data: Mapping[str, Any], c: Construction) -> list[Check]:
+    """Section 3.1: per task the shares by brute force, then means, tests and bootstrap."""
+    models: dict[str, Any] = {}
+    pooled_a: list[Fraction] = []
+    pooled_single: dict[str, list[Fraction]] = {str(d): [] for d in DIMENSIONS}
+    counted = []
+    closed: list[str] = []
+    for model in MODELS:
+        runs = c.runs(model)
+        if len(runs) < BUDGET:
+            why = f"{len(runs)} run(s); at least {BUDGET} needed"
+            models[model] = {"computed": False, "runs": runs, "why": why}
+            continue
+        v = budget_vectors(c, model)
+        closed += [f"matched_budget: {model} {where}: not the closed form" for where in v.closed]
+        models[model] = {
+            "computed": True,
+            "runs": runs,
+            "tasks": len(c.full),
+            "subsets": math.comb(len(runs), BUDGET),
+            "missing_items": v.missing,
+            **_comparisons(v.once, v.single),
+            "per_task": {
+                task: {
+                    "five_dimensions_once": near(float(v.once[t])),
+                    "one_dimension_five_times": {
+                        str(d): near(float(v.single[str(d)][t])) for d in DIMENSIONS
+                    },
+                }
+                for t, task in enumerate(c.full)
+            },
+        }
+        counted.append(model)
+        pooled_a += v.once
+        for d in DIMENSIONS:
+            pooled_single[str(d)] += v.single[str(d)]
+    want = {
+        "budget": BUDGET,
+        "repeats_built": REPEATS,
+        "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": SEED},
+        "models": models,
+        "pooled": {"models": counted, **_comparisons(pooled_a, pooled_single)} if counted else None,
+    }
+    checks = [
+        check("matched_budget", "every model, every task, the pooled row", data, want),
+        Check("matched_budget", "one dimension five times by its closed form", closed),
+    ]
+    outside = []  # the interval holds the mean difference
+    entries = [(m, e) for m, e in (data.get("models") or {}).items() if e.get("computed")]
+    entries += [(POOLED, data["pooled"])] if data.get("pooled") else []
+    for name, entry in entries:
+        for what, comparison in [
+            ("mean", entry.get("mean_over_dimensions") or {}),
+            *(entry.get("dimensions") or {}).items(),
+        ]:
+            ci, diff = comparison.get("bootstrap_ci95"), comparison.get("difference")
+            if ci is None or diff is None or not ci[0] <= diff <= ci[1]:
+                outside.append(f"matched_budget: {name} {what}: {diff} outside {ci}")
+    checks.append(Check("matched_budget", "the bootstrap interval holds the difference", outside))
+    return checks
+
+
+def _cumulative(values: Sequence[float]) -> dict[str, Any]:
+    n = len(values)
+    mean = math.fsum(values) / n if n else None
+    sd = None
+    if mean is not None and n > 1:
+        sd = math.sqrt(math.fsum((x - mean) ** 2 for x in values) / (n - 1))
+    return {"n": n, "mean": near(mean), "sd": near(sd)}
+
+
+def _sampling_model(configs: Sequence[Construction], model: str) -> dict[str, Any]:
+    measures = [str(FULL_TASK), *(str(d) for d in DIMENSIONS)]
+    found = [_measures(x, model) for x in configs]
+    runs = set.intersection(*(set(x.runs(model)) for x in configs))
+    tasks = set.intersection(*(set(x.full) for x in configs))
+    cells = [(r, t) for r in sorted(runs) for t in sorted(tasks)]
+    alive, defined = set(cells), True
+    budgets = []
+    for k, x in enumerate(configs, 1):
+        defined = defined and all(x.items(model, d) for d in DIMENSIONS)
+        alive = {
+            (r, t)
+            for r, t in alive
+            if all(x.passed.get((model, r, t, d), False) for d in DIMENSIONS)
+        }
+        entry: dict[str, Any] = {"budget": k}
+        for m in measures:
+            shares = [f[m] for f in found[:k]]
+            entry[m] = _cumulative([p / n for p, n in (s for s in shares if s) if n])
+        entry["hard_full_task"] = share(len(alive), len(cells)) if defined else None
+        budgets.append(entry)
+    return {
+        "per_configuration": [
+            {"configuration": n, **{m: _as_share(f[m]) for m in measures}}
+            for n, f in enumerate(found, 1)
+        ],
+        "hard_cells": len(cells),
+        "budgets": budgets,
+    }
+
+
+def check_increased_sampling(data: Mapping[str, Any], c: Construction) -> list[Check]:
+    """Table 6: each configuration's shares, mean and sample sd at budgets 1..K, hard."""
+    configs = [c, *c.later]
+    want = {
+        "configurations": len(configs),
+        "computed": True,
+        "seeds": [SEED + k * SEED_STRIDE for k in range(len(configs))],
+        "same_seed": [],
+        "models": {m: _sampling_model(configs, m) for m in MODELS},
+    }
+    checks = [check("increased_sampling", "Table 6, every model and budget", data, want)]
+    # What the answerers were made to do, said directly.
+    models = data.get("models") or {}
+    two = models.get(TWO_RUNS) or {}
+    per = two.get("per_configuration") or []
+    said = {
+        "full task per configuration": [
+            (per[k].get(FULL_TASK) or {}).get("count") if k < len(per) else None
+            for k in range(len(configs))
+        ],
+        "hard full task at budget K": ((two.get("budgets") or [{}])[-1].get("hard_full_task")
+                                       or {}).get("count"),
+    }  # fmt: skip
+    want_said = {
+        "full task per configuration": [sum(len(s) for s in x.sets.values()) for x in configs],
+        "hard full task at budget K": sum(
+            len(set.intersection(*(x.sets[r] for x in configs))) for r in c.sets
+        ),
+    }
+    checks.append(
+        check(
+            "increased_sampling",
+            "two_runs: |A|+|B| in each configuration, hard the runs' sets in all of them",
+            said,
+            want_said,
+        )
+    )
+    valid = [
+        (f.get(str(Dimension.GENERATION)) or {}).get("count")
+        for f in (models.get(ALWAYS_VALID) or {}).get("per_configuration") or []
+    ]
+    first = _measures(c, ALWAYS_VALID)[str(Dimension.GENERATION)]
+    checks.append(
+        check(
+            "increased_sampling",
+            "always_valid: Generation passes only in configuration 1 (then copies of them)",
+            valid,
+            [None if first is None else first[0], *([0] * len(c.later))],
+        )
+    )
+    return checks
+
+
 SectionCheck = Callable[[Mapping[str, Any], Construction], list[Check]]
 
 SECTION_CHECKS: dict[str, SectionCheck] = {
@@ -933,10 +1364,12 @@ SECTION_CHECKS: dict[str, SectionCheck] = {
     "self_consistency": check_self_consistency,
     "run_agreement": check_run_agreement,
     "definition_failures": check_definition_failures,
+    "matched_budget": check_matched_budget,
+    "increased_sampling": check_increased_sampling,
 }
 """One check per section of ``analysis.json`` (its key -> a function of the section's data
-and the construction); a section without one fails the run. A new analysis section (the
-matched budget of Section 3.1, the increased sampling of Section 3.2) gets its entry here."""
+and the construction); a section without one fails the run. A new analysis section gets
+its entry here."""
 
 
 def check_analysis(
@@ -956,7 +1389,10 @@ def check_analysis(
 
 
 def check_items(items: Sequence[Mapping[str, Any]], c: Construction) -> list[Check]:
-    """Every item: there, passed as constructed, its wrong slots, ARC-GEN match, consistency."""
+    """Every item: there, passed as constructed, its wrong slots, ARC-GEN match, consistency.
+
+    (Of configuration 2, 3...: the checks' names say which.)
+    """
     found = {(i["model"], i["run"], i["task_id"], i["dimension"]): i for i in items}
     problems = [f"{'/'.join(k)}: no item" for k in sorted(set(c.passed) - set(found))]
     problems += [f"{'/'.join(k)}: not expected" for k in sorted(set(found) - set(c.passed))]
@@ -986,11 +1422,12 @@ def check_items(items: Sequence[Mapping[str, Any]], c: Construction) -> list[Che
             want["agree"] = info.agree[0]
         if got != want:
             consistency.append(f"{name}: consistency {got}, constructed {want}")
+    which = "" if c.configuration == 1 else f"configuration {c.configuration}: "
     return [
-        Check("items", "every item there and passed as constructed", problems),
-        Check("items", "Classification wrong slots as constructed", slots),
-        Check("items", "Generation ARC-GEN matches as constructed", exact),
-        Check("items", "self-consistency as constructed", consistency),
+        Check("items", f"{which}every item there and passed as constructed", problems),
+        Check("items", f"{which}Classification wrong slots as constructed", slots),
+        Check("items", f"{which}Generation ARC-GEN matches as constructed", exact),
+        Check("items", f"{which}self-consistency as constructed", consistency),
     ]
 
 
@@ -1022,6 +1459,15 @@ def check_construction(c: Construction) -> list[Check]:
             if not s
         ],
     }
+    six = budget_vectors(c, SIX_RUNS)
+    diffs = [a - b for a, b in zip(six.once, mean_over_dimensions(six.single), strict=True)]
+    wants["six_runs: paired differences that vary, some non-zero (every test defined)"] = [
+        n for n, ok in (("variance", len(set(diffs)) > 1), ("non-zero", any(diffs))) if not ok
+    ]
+    for x in c.later:
+        wants[f"configuration {x.configuration}: two_runs' sets differ from configuration 1's"] = [
+            f"run {r}" for r in c.sets if x.sets[r] == c.sets[r]
+        ]
     return [
         Check("construction", name, [f"missing: {m}" for m in missing])
         for name, missing in wants.items()
@@ -1084,6 +1530,16 @@ def run_check_build(build: Path, tasks: Path) -> tuple[int, str]:
     return proc.returncode, proc.stdout + proc.stderr
 
 
+def configuration_dir(root: Path, k: int) -> Path:
+    """Where the build wrote configuration ``k``."""
+    return root / "dims" / f"configuration-{k}"
+
+
+def scored_dir(root: Path, k: int) -> Path:
+    """Where ``dimensions score`` wrote configuration ``k``'s items."""
+    return root / ("scored" if k == 1 else f"scored-{k}")
+
+
 def run_pipeline(
     data_tasks: Path,
     data_arcgen: Path,
@@ -1093,6 +1549,11 @@ def run_pipeline(
     box: Sequence[str] = (),
 ) -> Report:
     """Every step of the acceptance check in ``root`` (a new or empty directory).
+
+    The build is one ``dimensions build --repeats 6 --configurations 2`` (``dims/
+    configuration-1`` is the plain build); each configuration is answered, scored
+    (``score --seed`` its own seed; configuration 2's ``dimensions score --after`` the
+    items of configuration 1) and checked on its own, and ``analyze`` reads both.
 
     Args:
         data_tasks: The ARC-AGI-1 training task directory.
@@ -1138,8 +1599,9 @@ def run_pipeline(
             *box,
         ],
     )
+    build_start = time.time()
     step(
-        "dimensions build",
+        f"dimensions build (--repeats {REPEATS} --configurations {CONFIGURATIONS})",
         [
             "dimensions",
             "build",
@@ -1154,90 +1616,122 @@ def run_pipeline(
             str(corruptions),
             "--neighbours",
             str(root / "neighbours.jsonl"),
+            "--repeats",
+            str(REPEATS),
+            "--configurations",
+            str(CONFIGURATIONS),
             "--out",
             str(root / "dims"),
             *store,
             *box,
         ],
     )
-    start = time.perf_counter()
-    status, printed = run_check_build(root / "dims", tasks)
-    report.check_build = printed
-    problems = [line for line in printed.splitlines() if line.startswith("FAIL")]
-    if status and not problems:
-        problems = [f"check_build.py exited {status}: {printed[-500:]}"]
-    report.checks.append(
-        Check(
-            "build",
-            "check_build.py --strict: Editing from the three types, "
-            "no demonstration input, valid candidates generator samples",
-            problems,
-        )
-    )
-    timed("check_build.py", start)
+    # Each configuration's share of the build: when its files were written.
+    written = [build_start] + [
+        (configuration_dir(root, k) / "build.json").stat().st_mtime
+        for k in range(1, CONFIGURATIONS + 1)
+    ]
+    for k in range(1, CONFIGURATIONS + 1):
+        report.steps.append((f"  of which configuration {k}", written[k] - written[k - 1], ""))
+    listed = json.loads((root / "dims" / "configurations.json").read_text())
+    seeds = {e["configuration"]: e["seed"] for e in listed["configurations"]}
 
     start = time.perf_counter()
-    instances_file = root / "dims" / "instances.jsonl"
-    records = read_jsonl(instances_file)
-    instances = {(r["task_id"], r["dimension"]): r for r in records}
-    report.counts["instances"] = dict(Counter(r["dimension"] for r in records))
-    report.counts["classification slots"] = dict(
-        Counter(
-            k
-            for r in records
-            if r["dimension"] == Dimension.CLASSIFICATION
-            for k in r["key"]["kinds"]
+    for k in range(1, CONFIGURATIONS + 1):
+        status, printed = run_check_build(configuration_dir(root, k), tasks)
+        report.check_build += ("" if k == 1 else f"configuration {k}:\n") + printed
+        problems = [line for line in printed.splitlines() if line.startswith("FAIL")]
+        if status and not problems:
+            problems = [f"check_build.py exited {status}: {printed[-500:]}"]
+        report.checks.append(
+            Check(
+                "build",
+                f"configuration {k}: check_build.py --strict: Editing from the three types, "
+                "no demonstration input, valid candidates generator samples",
+                problems,
+            )
         )
-    )
-    report.counts["editing pairs"] = dict(
-        Counter(r["key"]["kind"] for r in records if r["dimension"] == Dimension.EDITING)
-    )
-    data = {t: read_task(tasks, arcgen, t) for t in sorted({r["task_id"] for r in records})}
-    c = construct(Construction(sorted(data), data, instances))
+    timed("check_build.py (each configuration)", start)
+
+    constructions: list[Construction] = []
+    for k in range(1, CONFIGURATIONS + 1):
+        start = time.perf_counter()
+        instances_file = configuration_dir(root, k) / "instances.jsonl"
+        records = read_jsonl(instances_file)
+        instances = {(r["task_id"], r["dimension"]): r for r in records}
+        if k == 1:
+            _count_build(report, records)
+            data = {t: read_task(tasks, arcgen, t) for t in sorted({r["task_id"] for r in records})}
+        else:
+            data.update(
+                (t, read_task(tasks, arcgen, t))
+                for t in {r["task_id"] for r in records} - set(data)
+            )
+        earlier = constructions[-1].accepted() if constructions else {}
+        own = sorted({t for t, _ in instances})
+        c = construct(Construction(own, data, instances, configuration=k, earlier=earlier))
+        constructions.append(c)
+        suffix = "" if k == 1 else f"-{k}"
+        answers, programs = root / f"answers{suffix}.jsonl", root / f"programs{suffix}.jsonl"
+        report.counts[f"answers{suffix}"] = write_jsonl(answers, answer_records(c))
+        report.counts[f"programs{suffix}"] = write_jsonl(programs, program_records(c))
+        timed(f"configuration {k}: construct answers and programs", start)
+        defs = root / f"defs{suffix}"
+        step(
+            f"configuration {k}: score (Definition programs, seed {seeds[k]})",
+            [
+                "score",
+                "--programs",
+                str(programs),
+                *common,
+                "--generator",
+                generator,
+                "--seed",
+                str(seeds[k]),
+                "--out",
+                str(defs),
+                *store,
+                *box,
+            ],
+        )
+        after = [
+            a for j in range(1, k) for a in ("--after", str(scored_dir(root, j) / "items.jsonl"))
+        ]
+        step(
+            f"configuration {k}: dimensions score" + (" --after" if after else ""),
+            [
+                "dimensions",
+                "score",
+                "--instances",
+                str(instances_file),
+                "--answers",
+                str(answers),
+                "--definitions",
+                str(defs),
+                "--programs",
+                str(programs),
+                "--min-distance",
+                MIN_DISTANCE,
+                *after,
+                "--out",
+                str(scored_dir(root, k)),
+                *store,
+                *box,
+            ],
+        )
+    c = constructions[0]
+    c.later = constructions[1:]
     report.construction = c
     report.checks.extend(check_construction(c))
-    answers, programs = root / "answers.jsonl", root / "programs.jsonl"
-    report.counts["answers"] = write_jsonl(answers, answer_records(c))
-    report.counts["programs"] = write_jsonl(programs, program_records(c))
-    timed("construct answers and programs", start)
-
-    step(
-        "score (Definition programs)",
+    items_file = scored_dir(root, 1) / "items.jsonl"
+    instances_file = configuration_dir(root, 1) / "instances.jsonl"
+    later = [
         [
-            "score",
-            "--programs",
-            str(programs),
-            *common,
-            "--generator",
-            generator,
-            "--out",
-            str(root / "defs"),
-            *store,
-            *box,
-        ],
-    )
-    step(
-        "dimensions score",
-        [
-            "dimensions",
-            "score",
-            "--instances",
-            str(instances_file),
-            "--answers",
-            str(answers),
-            "--definitions",
-            str(root / "defs"),
-            "--programs",
-            str(programs),
-            "--min-distance",
-            MIN_DISTANCE,
-            "--out",
-            str(root / "scored"),
-            *store,
-            *box,
-        ],
-    )
-    items_file = root / "scored" / "items.jsonl"
+            str(scored_dir(root, k) / "items.jsonl"),
+            str(configuration_dir(root, k) / "instances.jsonl"),
+        ]
+        for k in range(2, CONFIGURATIONS + 1)
+    ]
     step(
         "dimensions analyze",
         [
@@ -1251,18 +1745,21 @@ def run_pipeline(
             str(root / "defs"),
             "--exclude-model",
             EXCLUDED,
+            *(a for files in later for a in ("--configuration", *files)),
             "--out",
             str(root / "analysis"),
         ],
     )
 
     start = time.perf_counter()
-    report.checks.extend(check_items(read_jsonl(items_file), c))
+    for k, x in enumerate(constructions, 1):
+        report.checks.extend(check_items(read_jsonl(scored_dir(root, k) / "items.jsonl"), x))
     analysis = json.loads((root / "analysis" / "analysis.json").read_text())
     paths = {
         "items_file": str(items_file),
         "instances_file": str(instances_file),
         "definitions_file": str(root / "defs"),
+        "configuration_files": later,
     }
     report.checks.extend(check_analysis(analysis, c, paths))
     missing = [
@@ -1275,6 +1772,22 @@ def run_pipeline(
     report.checks.append(check_table3_csv(root / "analysis" / "tables" / "table3.csv", c))
     timed("checks", start)
     return report
+
+
+def _count_build(report: Report, records: Sequence[Mapping[str, Any]]) -> None:
+    """Configuration 1's counts, for the printed summary."""
+    report.counts["instances"] = dict(Counter(r["dimension"] for r in records))
+    report.counts["classification slots"] = dict(
+        Counter(
+            k
+            for r in records
+            if r["dimension"] == Dimension.CLASSIFICATION
+            for k in r["key"]["kinds"]
+        )
+    )
+    report.counts["editing pairs"] = dict(
+        Counter(r["key"]["kind"] for r in records if r["dimension"] == Dimension.EDITING)
+    )
 
 
 def check_table3_csv(path: Path, c: Construction) -> Check:
@@ -1319,6 +1832,30 @@ def summary_lines(report: Report) -> list[str]:
     lines.append(
         "Definition failures: " + ", ".join(f"{m} {f} {n}" for (m, f), n in sorted(classes.items()))
     )
+    six = budget_vectors(c, SIX_RUNS)
+    once, single = six.once, mean_over_dimensions(six.single)
+    n = len(once)
+    if n:
+        lines.append(
+            f"six_runs (Section 3.1, {len(six.runs)} runs, {n} tasks): five dimensions once "
+            f"{float(sum(once, Fraction(0)) / n):.4f}, one dimension five times "
+            f"{float(sum(single, Fraction(0)) / n):.4f}; tasks where once > five times "
+            f"{sum(a > b for a, b in zip(once, single, strict=True))}, equal "
+            f"{sum(a == b for a, b in zip(once, single, strict=True))}, below "
+            f"{sum(a < b for a, b in zip(once, single, strict=True))}"
+        )
+    for x in c.later:
+        k = x.configuration
+        found = {m: _measures(x, m) for m in MODELS}
+        lines.append(
+            f"configuration {k}: tasks {len(x.tasks)}, with all five {len(x.full)}, where the "
+            f"oracle passes all five {len(x.passable)}; two_runs |A{k}| {len(x.sets['1'])}, "
+            f"|B{k}| {len(x.sets['2'])}, in both configurations run 1 "
+            f"{len(c.sets['1'] & x.sets['1'])}, run 2 {len(c.sets['2'] & x.sets['2'])}"
+        )
+        for model in MODELS:
+            cells = ", ".join(f"{m} {v[0]}/{v[1]}" for m, v in found[model].items() if v)
+            lines.append(f"  {model}: {cells}")
     return lines
 
 

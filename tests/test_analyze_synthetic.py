@@ -1,11 +1,13 @@
 """Issue 17's acceptance check on a dozen training tasks (``bench/analyze_synthetic.py``: 400).
 
 The pipeline (``tests/synthetic_analysis.py``): our own lookup verifiers and generators,
-``validate``, ``dimensions build --generator`` checked by ``bench/check_build.py``, five
-synthetic answerers of known behaviour (answers and sandboxed Definition programs),
-``score``, ``dimensions score``, ``dimensions analyze``; every item and every section of
-``analysis.json`` against what the construction says. The tasks include ones whose first
-test pair is an ARC-GEN pair and ones with an ARC-GEN pair on a demonstration input.
+``validate``, one ``dimensions build --generator --repeats 6 --configurations 2`` checked by
+``bench/check_build.py``, six synthetic answerers of known behaviour (answers and sandboxed
+Definition programs, per configuration; one of them with six runs), ``score``,
+``dimensions score`` (configuration 2 ``--after`` configuration 1), ``dimensions analyze
+--configuration``; every item and every section of ``analysis.json`` (Section 3.1's matched
+budget and Table 6 too) against what the construction says. The tasks include ones whose
+first test pair is an ARC-GEN pair and ones with an ARC-GEN pair on a demonstration input.
 Needs the shared data (skipped without it).
 """
 
@@ -22,7 +24,9 @@ from arcjudge import cli
 from synthetic_analysis import (
     ALWAYS_VALID,
     ONE_TYPE_WRONG,
+    ORACLE,
     SECTION_CHECKS,
+    SIX_RUNS,
     TWO_RUNS,
     Report,
     by_section,
@@ -32,6 +36,7 @@ from synthetic_analysis import (
 )
 
 TASKS = 12
+FIRST = object()  # in a path below: the first task with all five instances
 
 
 def run_cli(argv: list[str]) -> str:
@@ -85,7 +90,8 @@ def _failures(analysis: dict, report: Report) -> list[str]:
     c = report.construction
     assert c is not None
     inputs = analysis["inputs"]
-    paths = {k: inputs[k] for k in ("items_file", "instances_file", "definitions_file")}
+    named = ("items_file", "instances_file", "definitions_file", "configuration_files")
+    paths = {k: inputs[k] for k in named}
     return [p for check in check_analysis(analysis, c, paths) for p in check.problems]
 
 
@@ -119,6 +125,23 @@ def test_the_checks_hold_on_the_analysis_as_written(world):
         ("run_agreement", "models", TWO_RUNS, "jaccard"),
         ("definition_failures", "models", TWO_RUNS, "failures", "runtime"),
         ("generation_control", "models", ALWAYS_VALID, "arcgen_exact_passes"),
+        ("matched_budget", "models", SIX_RUNS, "mean_over_dimensions", "wilcoxon_p"),
+        ("matched_budget", "models", SIX_RUNS, "dimensions", "editing", "bootstrap_ci95", 0),
+        ("matched_budget", "models", SIX_RUNS, "per_task", FIRST, "five_dimensions_once"),
+        ("matched_budget", "models", ORACLE, "runs", 0),
+        ("matched_budget", "pooled", "mean_over_dimensions", "t"),
+        ("increased_sampling", "models", TWO_RUNS, "budgets", 1, "full_task", "sd"),
+        ("increased_sampling", "models", TWO_RUNS, "budgets", 1, "hard_full_task", "count"),
+        (
+            "increased_sampling",
+            "models",
+            ALWAYS_VALID,
+            "per_configuration",
+            1,
+            "generation",
+            "count",
+        ),
+        ("increased_sampling", "models", SIX_RUNS, "budgets", 0, "definition", "mean"),
     ],
 )
 def test_a_changed_number_is_caught(world, where):
@@ -126,14 +149,22 @@ def test_a_changed_number_is_caught(world, where):
     changed = copy.deepcopy(analysis)
     target = changed
     for key in where[:-1]:
-        target = target[key]
-    value = target[where[-1]]
-    target[where[-1]] = value + 1 if isinstance(value, int | float) else 1
+        target = target[key if key != FIRST else report.construction.full[0]]
+    last = where[-1] if where[-1] != FIRST else report.construction.full[0]
+    value = target[last]
+    target[last] = value + 1 if isinstance(value, int | float) else 1
     found = _failures(changed, report)
     assert found and all(where[0] in p for p in found), found
 
 
 def test_a_section_without_a_check_is_caught(world):
     report, analysis = world
-    found = _failures({**analysis, "matched_budget": {}}, report)
-    assert found == ["matched_budget: no check in SECTION_CHECKS"]
+    found = _failures({**analysis, "a_new_section": {}}, report)
+    assert found == ["a_new_section: no check in SECTION_CHECKS"]
+
+
+def test_a_missing_section_is_caught(world):
+    report, analysis = world
+    for key in ("matched_budget", "increased_sampling"):
+        found = _failures({k: v for k, v in analysis.items() if k != key}, report)
+        assert found == [f"{key}: missing"], key

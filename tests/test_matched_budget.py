@@ -13,6 +13,7 @@ import json
 import math
 import random
 import statistics
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -179,6 +180,38 @@ def test_the_section_is_what_counting_trials_gives(tmp_path):
     assert pooled["mean_over_dimensions"]["difference"] == pytest.approx(
         statistics.mean(pooled_a) - statistics.mean(pooled_b), abs=1e-6
     )
+
+
+def test_an_exact_zero_difference_is_dropped():
+    # On task "zero" five dimensions once and the mean over dimensions are both 11/15, but
+    # the mean of the five per-dimension floats is 0.7333333333333334 against
+    # 11/15 = 0.7333333333333333: with floats the difference was -1.1e-16, kept by the
+    # Wilcoxon test (ranked below every other), and its statistic and p-value were off.
+    zero = [[0, 0, 0, 0, 0], [0, 0, 0, 0, 1], [1, 0, 1, 0, 0], [0, 0, 0, 1, 1], [0, 0, 0, 1, 1],
+            [0, 0, 0, 0, 1]]  # fmt: skip
+    multi, single = brute_force(zero)
+    assert multi - statistics.mean(single) != 0  # the floats' difference is no zero
+    tasks = ["zero", "down", "two", "three"]
+    fails = {(r + 1, "zero", str(d)): bool(zero[r][j]) for r in range(6)
+             for j, d in enumerate(DIMENSIONS)}  # fmt: skip
+    for r in range(1, 7):
+        fails[(r, "down", "inversion")] = True
+        fails[(r, "down", "editing")] = r % 2 == 0
+        fails[(r, "three", "generation")] = r < 4
+    fails[(1, "two", "definition")] = fails[(2, "two", "definition")] = True
+    data = analyze(inputs_of(full_build(tasks), items_of("m", fails, 6, tasks))).to_json()
+    mean = data["matched_budget"]["models"]["m"]["mean_over_dimensions"]
+    diffs = []
+    for task in tasks:
+        failed = [[fails.get((r, task, str(d)), False) for d in DIMENSIONS] for r in range(1, 7)]
+        once, each = brute_force(failed)  # shares k / 30 and k / 6, made exact
+        exact = [Fraction(round(x * 6), 6) for x in each]
+        diffs.append(Fraction(round(once * 30), 30) - sum(exact) / 5)
+    assert diffs[0] == 0 and all(diffs[1:])
+    nonzero = [float(d) for d in diffs if d != 0]
+    assert mean["wilcoxon"] == pytest.approx(hand_wilcoxon(nonzero))
+    assert mean["wilcoxon_p"] == pytest.approx(stats.wilcoxon(nonzero).pvalue, abs=1e-6)
+    assert mean["difference"] == pytest.approx(float(sum(diffs) / len(diffs)), abs=1e-6)
 
 
 def test_a_missing_item_counts_as_a_failure_and_is_counted():

@@ -19,12 +19,14 @@ every subset ``S`` of five of the ``R`` runs is a trial, ``C(R, 5)`` of them:
   dimensions (the repeated dimension picked at random).
 
 A missing item (no answer, no Definition result) counts as a failure. The per-task shares
-are paired vectors over the tasks: their means, the mean difference (five dimensions
-minus one dimension) with a percentile bootstrap 95% interval (tasks resampled with
-replacement, seeded), the paired t-test (``scipy.stats.ttest_rel``) and the Wilcoxon
-signed-rank test (``scipy.stats.wilcoxon``, zero differences dropped), for the mean over
-dimensions and for each dimension. A pooled row pools the (model, task) pairs of every
-model with enough runs.
+(exact fractions: their differences are exact, so a zero difference is dropped and equal
+ones tie) are paired vectors over the tasks: their means, the mean difference (five
+dimensions minus one dimension) with a percentile bootstrap 95% interval (tasks resampled
+with replacement: ``numpy.random.default_rng(seed).integers(0, n, size=(resamples, n))``,
+the 2.5th and 97.5th percentiles of the resampled means), the paired t-test
+(``scipy.stats.ttest_rel``) and the Wilcoxon signed-rank test (``scipy.stats.wilcoxon``,
+zero differences dropped), for the mean over dimensions and for each dimension. A pooled
+row pools the (model, task) pairs of every model with enough runs.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import warnings
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -51,6 +54,7 @@ __all__ = [
     "BUDGET",
     "Comparison",
     "compare",
+    "exposure_fractions",
     "exposure_shares",
     "matched_budget",
 ]
@@ -59,8 +63,8 @@ BUDGET = len(DIMENSIONS)
 """Probes per trial: one per dimension, or one dimension this many times."""
 
 
-def exposure_shares(failed: NDArray[np.bool_]) -> tuple[float, tuple[float, ...]]:
-    """One task's shares of trials exposing a failure.
+def exposure_fractions(failed: NDArray[np.bool_]) -> tuple[Fraction, tuple[Fraction, ...]]:
+    """One task's shares of trials exposing a failure, exactly (counts over trials).
 
     Args:
         failed: Shape ``(R, 5)``: whether dimension ``j`` (in ``DIMENSIONS`` order) failed
@@ -77,14 +81,24 @@ def exposure_shares(failed: NDArray[np.bool_]) -> tuple[float, tuple[float, ...]
         raise ValueError(f"need shape (R >= {BUDGET}, {BUDGET}), got {failed.shape}")
     subsets = np.array(list(itertools.combinations(range(runs), BUDGET)), dtype=np.intp)
     # one dimension five times: d fails in a run of the subset
-    single = failed[subsets, :].any(axis=1).mean(axis=0)  # (C, 5, 5) -> (5,)
+    single = failed[subsets, :].any(axis=1).sum(axis=0)  # (C, 5, 5) -> (5,)
     # five dimensions once, rotation r: dimension j probed in the subset's run (j + r) % 5
     exposed = 0
     for rotation in range(BUDGET):
         positions = [(j + rotation) % BUDGET for j in range(BUDGET)]
         probed = failed[subsets[:, positions], np.arange(BUDGET)]  # (C, 5)
         exposed += int(probed.any(axis=1).sum())
-    multi = exposed / (BUDGET * len(subsets))
+    count = len(subsets)
+    return Fraction(exposed, BUDGET * count), tuple(Fraction(int(s), count) for s in single)
+
+
+def exposure_shares(failed: NDArray[np.bool_]) -> tuple[float, tuple[float, ...]]:
+    """:func:`exposure_fractions` as floats.
+
+    Raises:
+        ValueError: Fewer than five runs, or not five dimensions.
+    """
+    multi, single = exposure_fractions(failed)
     return float(multi), tuple(float(s) for s in single)
 
 
@@ -135,8 +149,14 @@ def _finite(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def compare(a: Sequence[float], b: Sequence[float], seed: int, resamples: int) -> Comparison:
+def compare(
+    a: Sequence[float | Fraction], b: Sequence[float | Fraction], seed: int, resamples: int
+) -> Comparison:
     """Compare paired shares ``a`` and ``b`` (see the module docstring).
+
+    The differences are taken exactly (give :class:`~fractions.Fraction` shares): a
+    difference that is zero, or equal to another, is so for the tests too, where floats
+    would leave ``1e-16`` (a zero kept, a tie split, a variance from rounding alone).
 
     Raises:
         ValueError: ``a`` and ``b`` differ in length.
@@ -146,25 +166,28 @@ def compare(a: Sequence[float], b: Sequence[float], seed: int, resamples: int) -
     n = len(a)
     if n == 0:
         return Comparison(0, None, None, None, None, None, None, None, None)
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    diff = x - y
+    x, y = np.asarray([float(v) for v in a]), np.asarray([float(v) for v in b])
+    exact = [Fraction(p) - Fraction(q) for p, q in zip(a, b, strict=True)]
+    diff = np.asarray([float(d) for d in exact])
     rng = np.random.default_rng(seed)
     means = diff[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     t = t_p = w = w_p = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns on constant input; we report n/a
-        if n >= 2 and float(np.std(diff)) > 0:
-            paired = stats.ttest_rel(x, y)
+        if n >= 2 and len(set(exact)) > 1:
+            paired = stats.ttest_rel(diff, np.zeros(n))  # = ttest_rel(x, y), exact x - y
             t, t_p = _finite(paired.statistic), _finite(paired.pvalue)
-        if bool(np.any(diff != 0)):
-            signed = stats.wilcoxon(x, y, zero_method="wilcox")
+        if any(exact):
+            # = wilcoxon(x, y, zero_method="wilcox"); the zeros dropped first, as that
+            # drops them, or below 14 differences with ties scipy enumerates 2^n signs
+            signed = stats.wilcoxon(np.asarray([float(d) for d in exact if d]))
             w, w_p = _finite(signed.statistic), _finite(signed.pvalue)
     return Comparison(
         n,
         float(x.mean()),
         float(y.mean()),
-        float(diff.mean()),
+        float(sum(exact, Fraction(0)) / n),
         (float(low), float(high)),
         t,
         t_p,
@@ -208,9 +231,9 @@ def matched_budget(
         runs_of[item.model].add(item.run)
         dims_of[item.model].add(item.dimension)
     models: dict[str, Any] = {}
-    pooled_a: list[float] = []
-    pooled_b: list[float] = []
-    pooled_dims: dict[Dimension, list[float]] = defaultdict(list)
+    pooled_a: list[Fraction] = []
+    pooled_b: list[Fraction] = []
+    pooled_dims: dict[Dimension, list[Fraction]] = defaultdict(list)
     counted: list[str] = []
     for model in sorted(runs_of):
         runs = sorted(runs_of[model])
@@ -222,10 +245,10 @@ def matched_budget(
             models[model] = {"computed": False, "runs": runs, "why": why}
             continue
         failed, missing = _failures(inputs, model, runs, full_tasks)
-        shares = [exposure_shares(failed[t]) for t in range(len(full_tasks))]
+        shares = [exposure_fractions(failed[t]) for t in range(len(full_tasks))]
         a = [s[0] for s in shares]
         per_dim = {d: [s[1][j] for s in shares] for j, d in enumerate(DIMENSIONS)}
-        b = [sum(s[1]) / BUDGET for s in shares]
+        b = [sum(s[1], Fraction(0)) / BUDGET for s in shares]
         seed, resamples = inputs.seed, inputs.bootstrap_resamples
         models[model] = {
             "computed": True,
@@ -238,8 +261,8 @@ def matched_budget(
                 str(d): compare(a, per_dim[d], seed, resamples).to_json() for d in DIMENSIONS
             },
             "per_task": {
-                task: {"five_dimensions_once": rounded(a[t]),
-                       "one_dimension_five_times": {str(d): rounded(per_dim[d][t])
+                task: {"five_dimensions_once": rounded(float(a[t])),
+                       "one_dimension_five_times": {str(d): rounded(float(per_dim[d][t]))
                                                     for d in DIMENSIONS}}
                 for t, task in enumerate(full_tasks)
             },

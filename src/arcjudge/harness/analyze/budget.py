@@ -179,8 +179,8 @@ def compare(
             paired = stats.ttest_rel(diff, np.zeros(n))  # = ttest_rel(x, y), exact x - y
             t, t_p = _finite(paired.statistic), _finite(paired.pvalue)
         if any(exact):
-            # = wilcoxon(x, y, zero_method="wilcox"); the zeros dropped first, as that
-            # drops them, or below 14 differences with ties scipy enumerates 2^n signs
+            # = wilcoxon(x, y, zero_method="wilcox"), the zeros dropped here instead: with
+            # them, below 14 differences and ties, scipy enumerates 2^n signs (seconds)
             signed = stats.wilcoxon(np.asarray([float(d) for d in exact if d]))
             w, w_p = _finite(signed.statistic), _finite(signed.pvalue)
     return Comparison(

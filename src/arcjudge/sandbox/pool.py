@@ -20,7 +20,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from arcjudge.sandbox.interface import Job, Sandbox
@@ -35,7 +35,13 @@ from arcjudge.sandbox.types import (
     ProgramResult,
     ProgramStatus,
 )
-from arcjudge.sandbox.wire import Frame, decode_result, encode_job
+from arcjudge.sandbox.wire import (
+    Frame,
+    decode_result,
+    decode_variants,
+    encode_job,
+    encode_variants,
+)
 
 RESPONSE_SLACK_SECONDS = 30.0
 STRONG_PROTECTIONS = ("network_namespace", "read_only_root", "pid_namespace", "privilege_drop")
@@ -111,6 +117,22 @@ class Transport(abc.ABC, Generic[SlotT, RequestT]):
         Raises:
             ValueError: If the job cannot run here (e.g. an unmounted module directory).
         """
+
+    def prepare_variants(
+        self,
+        program: Program,
+        variants: Sequence[bytes],
+        inputs: Sequence[Grid],
+        limits: Limits,
+        call_seconds: float,
+    ) -> RequestT:
+        """Turn a batch of variants into what ``send`` ships (see ``Sandbox.run_variants``).
+
+        Raises:
+            ValueError: As ``prepare``.
+            NotImplementedError: If this transport cannot carry variants.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot run variants")
 
     @abc.abstractmethod
     def send(self, slot: SlotT, request: RequestT, timeout: float) -> Reply:
@@ -221,6 +243,17 @@ class LocalWorkers(Transport[WorkerT, Frame]):
     def prepare(self, program: Program, inputs: Inputs, limits: Limits, mode: str) -> Frame:
         """The request frame for the job (module directories as the workers see them)."""
         return encode_job(self._prepare(program), inputs, limits, mode)
+
+    def prepare_variants(
+        self,
+        program: Program,
+        variants: Sequence[bytes],
+        inputs: Sequence[Grid],
+        limits: Limits,
+        call_seconds: float,
+    ) -> Frame:
+        """The request frame for a batch of variants (module directories as for ``prepare``)."""
+        return encode_variants(self._prepare(program), variants, inputs, limits, call_seconds)
 
     def send(self, slot: WorkerT, request: Frame, timeout: float) -> Frame:
         """Send the frame to the worker and wait for its reply (raises ``WorkerLost``)."""
@@ -389,9 +422,77 @@ class PooledSandbox(Sandbox):
             ValueError: If the job cannot run here (see ``Transport.prepare``).
         """
         self.start()
+        request = self._transport.prepare(program, inputs, limits, mode)
+        timeout = limits.total_seconds + limits.wall_seconds + self._transport.response_slack
+        return self._send(request, timeout)
+
+    def run_variants(
+        self,
+        program: Program,
+        variants: Sequence[bytes],
+        inputs: Sequence[Grid],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        call_seconds: float,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> tuple[ProgramResult, ...]:
+        """See :meth:`Sandbox.run_variants`."""
+        findings: list[tuple[str, ...]] = []
+        sent: list[int] = []
+        results: list[ProgramResult | None] = [None] * len(variants)
+        for k, source in enumerate(variants):
+            rejected = False
+            found: tuple[str, ...] = ()
+            if PolicyMode(policy) is not PolicyMode.OFF:
+                rejected, found = decide(policy, _checked(source))
+            if rejected:
+                results[k] = ProgramResult(
+                    ProgramStatus.POLICY_REJECTED, error="; ".join(found)[:4000], findings=found
+                )
+            else:
+                sent.append(k)
+                findings.append(tuple(found))
+        if sent:
+            reply = self.exchange_variants(
+                program, [variants[k] for k in sent], inputs, limits, call_seconds
+            )
+            if isinstance(reply, ProgramResult):
+                decoded = tuple(replace(reply, findings=f) for f in findings)
+            else:
+                decoded = decode_variants(reply, len(inputs), findings)
+            for k, result in zip(sent, decoded, strict=True):
+                results[k] = result
+        return tuple(r for r in results if r is not None)
+
+    def exchange_variants(
+        self,
+        program: Program,
+        variants: Sequence[bytes],
+        inputs: Sequence[Grid],
+        limits: Limits,
+        call_seconds: float,
+    ) -> Reply:
+        """``exchange`` for a batch of variants (no policy check; the reply undecoded).
+
+        Returns:
+            The supervisor's reply frame, or an ``infra`` result when none could answer.
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            ValueError: As ``exchange``.
+            NotImplementedError: If the transport cannot carry variants.
+        """
+        self.start()
         transport = self._transport
-        request = transport.prepare(program, inputs, limits, mode)
-        timeout = limits.total_seconds + limits.wall_seconds + transport.response_slack
+        request = transport.prepare_variants(program, variants, inputs, limits, call_seconds)
+        call = min(call_seconds, limits.wall_seconds)
+        per_variant = min(limits.total_seconds, limits.wall_seconds + len(inputs) * call)
+        timeout = len(variants) * (per_variant + 2 * limits.wall_seconds)
+        return self._send(request, timeout + transport.response_slack)
+
+    def _send(self, request: Any, timeout: float) -> Reply:
+        """Send a prepared request to a free slot, recovering lost workers (``attempts``)."""
+        transport = self._transport
         problem = "no worker answered"
         for attempt in range(transport.attempts):
             slot = self._take_slot()

@@ -30,7 +30,7 @@ import os
 import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -46,7 +46,14 @@ from arcjudge.sandbox.pool import (
     WorkerLost,
 )
 from arcjudge.sandbox.registry import BackendUnavailable
-from arcjudge.sandbox.types import GeneratorCall, Grid, Limits, Program, ProgramStatus
+from arcjudge.sandbox.types import (
+    GeneratorCall,
+    Grid,
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+)
 
 __all__ = [
     "NodeSpec",
@@ -161,6 +168,26 @@ class NodePool:
         grids = [g for g in inputs if not isinstance(g, GeneratorCall)]
         return box.run(program, grids, limits, policy=PolicyMode.OFF)
 
+    def execute_variants(
+        self,
+        program: Program,
+        variants: tuple[bytes, ...],
+        inputs: list[Grid],
+        limits: Limits,
+        call_seconds: float,
+    ) -> Reply:
+        """Run a batch of variants on this node's pool (policy checked by the driver).
+
+        Returns:
+            The supervisor's raw reply, or an ``infra`` result (also from a backend
+            without batches, not a ``PooledSandbox``: the caller then runs each variant
+            alone).
+        """
+        box = self._sandbox()
+        if isinstance(box, PooledSandbox):
+            return box.exchange_variants(program, variants, inputs, limits, call_seconds)
+        return ProgramResult(ProgramStatus.INFRA, error=f"{box.name} runs no batches of variants")
+
     def pid(self) -> int:
         """The actor's process id (tests kill it)."""
         return os.getpid()
@@ -204,8 +231,9 @@ class _Node:
     generation: int = 0
 
 
-_RayRequest = tuple[Any, Any, Limits, str]
-"""Object-store references to a program and a batch, the limits and the mode."""
+_RayRequest = tuple[Any, Any, Limits, str, "tuple[tuple[bytes, ...], float] | None"]
+"""Object-store references to a program and a batch, the limits, the mode, and for a
+batch of variants their sources and call deadline."""
 
 
 class RayNodes(Transport[str, _RayRequest]):
@@ -350,14 +378,32 @@ class RayNodes(Transport[str, _RayRequest]):
         program_ref = self._ref(("program", program), program)
         batch: list[Grid | GeneratorCall] = list(inputs)
         inputs_ref = self._ref(("inputs", tuple(id(x) for x in batch)), batch)
-        return program_ref, inputs_ref, limits, mode
+        return program_ref, inputs_ref, limits, mode, None
+
+    def prepare_variants(
+        self,
+        program: Program,
+        variants: Sequence[bytes],
+        inputs: Sequence[Grid],
+        limits: Limits,
+        call_seconds: float,
+    ) -> _RayRequest:
+        """As ``prepare``, with the variants' sources and their call deadline."""
+        program_ref, inputs_ref, _, _, _ = self.prepare(program, inputs, limits, "transform")
+        return program_ref, inputs_ref, limits, "variants", (tuple(variants), call_seconds)
 
     def send(self, slot: str, request: _RayRequest, timeout: float) -> Reply:
         """Run the item on the slot's node (raises ``WorkerLost`` on actor or node loss)."""
         node = self.nodes[slot]
         generation, actor = node.generation, node.actor
         try:
-            reply: Reply = self._ray.get(actor.execute.remote(*request), timeout=timeout)
+            program_ref, inputs_ref, limits, mode, variants = request
+            if variants is None:
+                call = actor.execute.remote(program_ref, inputs_ref, limits, mode)
+            else:
+                call = actor.execute_variants.remote(program_ref, variants[0], inputs_ref,
+                                                     limits, variants[1])  # fmt: skip
+            reply: Reply = self._ray.get(call, timeout=timeout)
         except Exception as exc:  # actor or node death, object loss, timeout
             if not self._closed:
                 self._node_lost(node, generation, exc)

@@ -120,6 +120,10 @@ class GeneratorCall:
     kwargs: tuple[tuple[str, object], ...] = ()
 
 
+SHARED_STATE_ERROR = "changed state the variants of its batch share"
+"""How an ``infra`` result of ``Sandbox.run_variants`` starts when the variant changed a
+module the batch shares (see :func:`changed_shared_state`)."""
+
 VERIFIER_LIMITS = Limits(wall_seconds=10.0)
 DEFINITION_LIMITS = Limits(wall_seconds=5.0)
 
@@ -170,6 +174,17 @@ class ProgramResult:
     def statuses(self) -> list[Status]:
         """Return the per-input statuses in input order."""
         return [r.status for r in self.results]
+
+
+def changed_shared_state(result: ProgramResult) -> bool:
+    """Whether a variant's result was discarded because it changed the batch's shared state.
+
+    Such a variant (e.g. one that rebinds a global of an imported module, or a builtin)
+    must be run again on its own (``Sandbox.run``) for a result that is its own.
+    """
+    return result.status is ProgramStatus.INFRA and (result.error or "").startswith(
+        SHARED_STATE_ERROR
+    )
 
 
 def to_plain(grid: Sequence[Sequence[int]]) -> list[list[int]]:

@@ -15,6 +15,7 @@ from typing import Any
 from arcjudge.safetext import clean_text
 from arcjudge.sandbox.runtime import canonical
 from arcjudge.sandbox.types import (
+    SHARED_STATE_ERROR,
     GeneratorCall,
     Grid,
     Limits,
@@ -78,6 +79,34 @@ def encode_job(
     }
 
 
+def encode_variants(
+    program: Program,
+    variants: Sequence[bytes],
+    inputs: Sequence[Grid],
+    limits: Limits,
+    call_seconds: float,
+) -> Frame:
+    """Build the request frame for a batch of variants of one program.
+
+    Args:
+        program: The base program: its top level is loaded once per child (the imports
+            every variant shares) and never called; its entry points, module directories
+            and input format are every variant's.
+        variants: The variants' sources, run one after another over every input.
+        inputs: Input grids only.
+        limits: Limits to enforce (``total_seconds`` per variant).
+        call_seconds: Deadline of each call of a variant (at most ``wall_seconds``).
+
+    Returns:
+        A JSON-ready request.
+    """
+    frame = encode_job(program, inputs, limits)
+    frame["op"] = "variants"
+    frame["variants"] = [base64.b64encode(v).decode("ascii") for v in variants]
+    frame["call_seconds"] = min(float(call_seconds), limits.wall_seconds)
+    return frame
+
+
 def _text(value: object, limit: int = 4000) -> str | None:
     """A program-controlled text, cut and made valid UTF-8 (lone surrogates escaped)."""
     return clean_text(value[:limit]) if isinstance(value, str) else None
@@ -135,3 +164,47 @@ def decode_result(
         return ProgramResult(
             ProgramStatus.INFRA, error=f"malformed reply: {exc}", findings=findings
         )
+
+
+def decode_variants(
+    reply: Frame, n_inputs: int, findings: Sequence[tuple[str, ...]]
+) -> tuple[ProgramResult, ...]:
+    """Turn a supervisor's reply to a batch of variants into one result per variant.
+
+    Every field is program-controlled and validated as :func:`decode_result` does. A
+    variant that changed the state variants share gets an ``infra`` result whose error
+    starts with ``SHARED_STATE_ERROR`` (its results are discarded: run it alone).
+
+    Args:
+        reply: The parsed reply frame.
+        n_inputs: How many inputs were sent.
+        findings: Policy findings to attach, one entry per variant sent.
+
+    Returns:
+        One result per variant, in order; all ``infra`` when the reply is malformed or
+        the batch failed as a whole.
+    """
+    n = len(findings)
+    status = reply.get("status") if isinstance(reply, dict) else None
+    raw = reply.get("variants") if isinstance(reply, dict) else None
+    if status != ProgramStatus.LOADED.value:
+        error = _text(reply.get("error")) if isinstance(reply, dict) else None
+        return tuple(ProgramResult(ProgramStatus.INFRA, error=error, findings=f) for f in findings)
+    if not isinstance(raw, list) or len(raw) != n or not all(isinstance(r, dict) for r in raw):
+        return tuple(
+            ProgramResult(ProgramStatus.INFRA, error="malformed reply: wrong number of variants",
+                          findings=f)
+            for f in findings
+        )  # fmt: skip
+    decoded = []
+    for item, found in zip(raw, findings, strict=True):
+        shared = item.get("shared_state")
+        if shared is not None:
+            why = _text(shared) or "?"
+            decoded.append(
+                ProgramResult(ProgramStatus.INFRA, error=f"{SHARED_STATE_ERROR}: {why}",
+                              findings=found)
+            )  # fmt: skip
+            continue
+        decoded.append(decode_result(item, n_inputs, found))
+    return tuple(decoded)

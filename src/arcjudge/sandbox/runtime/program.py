@@ -9,8 +9,11 @@ program's code load. Inputs arrive one frame at a time, each after the previous 
 so nothing a program computes at load time can know a later input.
 
 Frames to the supervisor (result pipe, fd 3): ``{"k": "ready"}``, ``{"k": "setup_failed",
-"e"}``, ``{"k": "load", "ok", "entry"|"error"}``, ``{"k": "out", "i", "s", "g"|"e", "o"?}``.
-Frames from the supervisor (job pipe, fd 4): the job, then ``{"i", "x"}`` per input.
+"e"}``, ``{"k": "load", "ok", "entry"|"error", "v"?}``, ``{"k": "out", "i", "s", "g"|"e",
+"o"?}``, ``{"k": "end", "clean", "e"}`` (variants only).
+Frames from the supervisor (job pipe, fd 4): the job, then ``{"i", "x"}`` per input; for a
+batch of variants (``"variants"`` in the job: the job's own source is the base program,
+loaded but never called) per variant ``{"v", "s"}``, its inputs, then ``{"end"}``.
 """
 
 from __future__ import annotations
@@ -277,39 +280,72 @@ def child_entry(job_r: int, res_w: int, out_w: int, settings: Settings) -> None:
     os._exit(0)
 
 
-def _load(job: JsonObject, workdir: str) -> Callable[..., object]:
-    """Compile and run the program's module; return its entry point (or exit)."""
-    send = framing.write_frame
-    warnings.simplefilter("ignore")
-    sys.path[:0] = list(job["module_dirs"])
-    sys.argv = ["program.py"]
-    source = base64.b64decode(job["source"])
+def _exec_program(
+    source: bytes, job: JsonObject, workdir: str
+) -> tuple[Callable[..., object] | None, dict[str, object]]:
+    """Compile and run a program's module in a fresh namespace; return its entry point.
+
+    Returns:
+        The entry point (``None`` when the program did not load) and the ``load`` frame
+        to send.
+    """
     module = types.ModuleType("program")
     module.__dict__["__builtins__"] = builtins
     module.__dict__["__file__"] = os.path.join(workdir, "program.py")
     sys.modules["program"] = module
-    del job["source"]
     try:
         code = compile(source, "program.py", "exec", dont_inherit=True)
         del source
         exec(code, module.__dict__)
     except BaseException as exc:
-        send(RESULT_FD, {"k": "load", "ok": False, "error": _describe(exc)})
-        os._exit(0)
+        return None, {"k": "load", "ok": False, "error": _describe(exc)}
     for name in job["entry_points"]:
         if callable(module.__dict__.get(name)):
-            _flush_output()
-            send(RESULT_FD, {"k": "load", "ok": True, "entry": name})
             entry: Callable[..., object] = module.__dict__[name]
-            return entry
+            return entry, {"k": "load", "ok": True, "entry": name}
     tried = ", ".join(job["entry_points"])
-    send(RESULT_FD, {"k": "load", "ok": False, "error": f"no entry point defined (tried: {tried})"})
-    os._exit(0)
+    return None, {"k": "load", "ok": False, "error": f"no entry point defined (tried: {tried})"}
+
+
+def _load(job: JsonObject, workdir: str) -> Callable[..., object]:
+    """Compile and run the program's module; return its entry point (or exit)."""
+    warnings.simplefilter("ignore")
+    sys.path[:0] = list(job["module_dirs"])
+    sys.argv = ["program.py"]
+    source = base64.b64decode(job["source"])
+    del job["source"]
+    fn, frame = _exec_program(source, job, workdir)
+    del source
+    _flush_output()
+    framing.write_frame(RESULT_FD, frame)
+    if fn is None:
+        os._exit(0)
+    return fn
+
+
+def _answer(fn: Callable[..., object], item: JsonObject, fmt: str, generate: bool) -> JsonObject:
+    """Call the entry point on one input frame; return the ``out`` frame."""
+    index = item["i"]
+    try:
+        if generate:
+            return _generate_one(fn, item["x"], index)
+        value = fn(_fresh_input(item, fmt))
+        grid, reason = canonical.canonicalize(value)
+        if grid is None:
+            return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
+        return {"k": "out", "i": index, "s": "ok", "g": canonical.to_wire(grid)}
+    except MemoryError as exc:
+        return _out_of_memory(exc, index)
+    except BaseException as exc:  # SystemExit and friends are errors too
+        return {"k": "out", "i": index, "s": "error", "e": _describe(exc)}
 
 
 def _serve(job: JsonObject, workdir: str) -> None:
     """Load the program, then answer one input frame at a time until the pipe closes."""
     fn = _load(job, workdir)
+    if job.get("variants"):
+        _serve_variants(job, workdir)
+        return
     send = framing.write_frame
     read = framing.read_frame
     fmt = job["input_format"]
@@ -323,21 +359,110 @@ def _serve(job: JsonObject, workdir: str) -> None:
             return
         if not isinstance(item, dict):
             return
-        index = item["i"]
-        try:
-            if generate:
-                msg = _generate_one(fn, item["x"], index)
-            else:
-                value = fn(_fresh_input(item, fmt))
-                grid, reason = canonical.canonicalize(value)
-                if grid is None:
-                    msg = {"k": "out", "i": index, "s": "invalid_output", "e": reason}
-                else:
-                    msg = {"k": "out", "i": index, "s": "ok", "g": canonical.to_wire(grid)}
-        except MemoryError as exc:
-            msg = _out_of_memory(exc, index)
-        except BaseException as exc:  # SystemExit and friends are errors too
-            msg = {"k": "out", "i": index, "s": "error", "e": _describe(exc)}
+        msg = _answer(fn, item, fmt, generate)
         del item
         _flush_output()
         send(RESULT_FD, msg)
+
+
+def _container_state(value: object) -> object:
+    """A mutable container's shallow contents as ids (what a variant could have changed)."""
+    kind = type(value)
+    if kind is list:
+        return tuple(map(id, value))  # type: ignore[call-overload]
+    if kind is dict:
+        return tuple((id(k), id(v)) for k, v in value.items())  # type: ignore[attr-defined]
+    if kind is set:
+        return frozenset(map(id, value))  # type: ignore[call-overload]
+    if kind is bytearray:
+        return bytes(value)  # type: ignore[call-overload]
+    return None
+
+
+def _shared_state(module_dirs: list[str]) -> dict[str, object]:
+    """What variants of one batch share: modules from the module directories, builtins.
+
+    Per module: its identity, the identity of each global and the shallow contents of
+    each global list, dict, set or bytearray. Cheap (ids only); compared before and after
+    each variant.
+    """
+    roots = tuple(os.path.join(os.path.abspath(d), "") for d in module_dirs)
+    state: dict[str, object] = {}
+    for name, module in list(sys.modules.items()):
+        try:
+            namespace = object.__getattribute__(module, "__dict__")
+        except BaseException:
+            continue
+        if not isinstance(namespace, dict):
+            continue
+        path = namespace.get("__file__")
+        if name != "builtins" and not (isinstance(path, str) and path.startswith(roots)):
+            continue
+        state[name] = (
+            id(module),
+            id(namespace),
+            tuple(
+                (key, id(value), _container_state(value))
+                for key, value in list(namespace.items())
+                if key != "__builtins__"
+            ),
+        )
+    return state
+
+
+def _state_change(before: dict[str, object], after: dict[str, object]) -> str | None:
+    """Which shared module a variant changed (``None``: none)."""
+    for name in sorted(set(before) | set(after)):
+        if before.get(name) != after.get(name):
+            return f"module {name!r} changed" if name in before else f"module {name!r} added"
+    return None
+
+
+def _serve_variants(job: JsonObject, workdir: str) -> None:
+    """Serve a batch of variants of the loaded base program, one after another.
+
+    The base program was loaded (its top level ran: the imports every variant shares are
+    now cached) but is never called. Per variant the supervisor sends ``{"v", "s"}`` (its
+    source), then its inputs one at a time, then ``{"end"}``; the variant is compiled
+    and run in a fresh module namespace, and at its end the shared state is compared
+    with what it was after the base loaded: ``{"k": "end", "v", "clean"}`` (a child
+    whose shared state changed exits: the supervisor replaces it).
+    """
+    send = framing.write_frame
+    read = framing.read_frame
+    fmt = job["input_format"]
+    dirs = list(job["module_dirs"])
+    reference = _shared_state(dirs)
+    fn: Callable[..., object] | None = None
+    while True:
+        try:
+            os.set_blocking(JOB_FD, True)
+            item = read(JOB_FD, MAX_INPUT_BYTES)
+        except (framing.FrameError, OSError):
+            return
+        if not isinstance(item, dict):
+            return
+        if "v" in item:
+            variant = item["v"]
+            source = base64.b64decode(str(item["s"]))
+            del item
+            fn, frame = _exec_program(source, job, workdir)
+            del source
+            frame["v"] = variant
+            _flush_output()
+            send(RESULT_FD, frame)
+        elif "end" in item:
+            fn = None
+            sys.modules.pop("program", None)
+            change = _state_change(reference, _shared_state(dirs))
+            _flush_output()
+            send(RESULT_FD, {"k": "end", "clean": change is None, "e": change})
+            if change is not None:
+                os._exit(0)
+        elif fn is not None:
+            msg = _answer(fn, item, fmt, False)
+            del item
+            _flush_output()
+            send(RESULT_FD, msg)
+        else:
+            return

@@ -281,6 +281,8 @@ class _Child:
             "uid": uid,
             "gids": [],
         }
+        if job.get("op") == "variants":
+            frame["variants"] = True
         if iso_state.namespaced:
             frame["workdir"] = rootfs.WORKDIR
         else:
@@ -508,9 +510,9 @@ class Supervisor:
                 return
             if msg.get("op") == "ping":
                 framing.write_frame(self.chan_out, {"op": "pong"})
-            elif msg.get("op") == "run":
+            elif msg.get("op") in ("run", "variants"):
                 try:
-                    reply = self.run(msg)
+                    reply = self.run(msg) if msg["op"] == "run" else self.run_variants(msg)
                 except zygote.ZygoteGone as exc:
                     reply = {"op": "result", "status": "infra", "error": str(exc)}
                     self.harness_gone = True  # we cannot run programs any more: be replaced
@@ -714,6 +716,178 @@ class Supervisor:
                 if child.kill():
                     self.harness_gone = True  # processes we could not kill: be replaced
         return finish("loaded")
+
+    def _variant_child(
+        self, job: JsonObject, max_frame: int, output: _Output
+    ) -> tuple[_Child | None, str | None]:
+        """A fresh child with the batch's base program loaded (never called)."""
+        child = _Child(self, job, max_frame)
+        problem = self._await_ready(child, output)
+        if problem is None:
+            wall = float(job["limits"]["wall_seconds"])
+            ev = self._pump(child, _now() + wall, output)
+            load = ev.value if ev.kind == "msg" else None
+            if ev.kind == "harness_gone":
+                problem = "harness went away"
+            elif not (isinstance(load, dict) and load.get("k") == "load" and load.get("ok")):
+                problem = f"the base program did not load ({ev.kind})"
+        if problem is not None:
+            self._drain_output(child, output)
+            if child.kill():
+                self.harness_gone = True
+            return None, problem
+        return child, None
+
+    def run_variants(self, job: JsonObject) -> dict[str, object]:
+        """Run a batch of variants of one base program, each over every input.
+
+        A child loads the base program once (the imports every variant shares), then
+        runs the variants one after another, each in a fresh module namespace, one call
+        at a time with a deadline of ``call_seconds`` each. After a variant that timed out
+        (its remaining inputs are not run), crashed, exited, printed too much or corrupted
+        the channel, or that changed the modules the variants share, the child is
+        replaced; a crash or exit mid-variant continues that variant in the fresh child,
+        as ``run`` does. The reply holds one result frame per variant (``run``'s fields).
+        """
+        limits = job["limits"]
+        wall = float(limits["wall_seconds"])
+        call = min(wall, float(job.get("call_seconds") or wall))
+        total = float(limits["total_seconds"])
+        inputs = job["inputs"]
+        n = len(inputs)
+        max_frame = int(limits["output_bytes"]) + 65536
+        start = _now()
+        replies: list[dict[str, object]] = []
+        child: _Child | None = None
+        born = 0.0
+
+        def drop() -> None:
+            nonlocal child
+            if child is not None:
+                if child.kill():
+                    self.harness_gone = True  # processes we could not kill: be replaced
+                child = None
+
+        try:
+            for number, source in enumerate(job["variants"]):
+                v_start = _now()
+                budget_end = v_start + total
+                output: _Output = {"total": 0, "kept": b"", "limit": int(limits["output_bytes"])}
+                results: list[dict[str, object] | None] = [None] * n
+                status, error, entry, shared = "loaded", None, None, None
+                loaded = False
+                next_i = 0
+                while next_i < n or not loaded:
+                    if child is not None and _now() - born > total / 2:
+                        drop()  # its CPU limit counts every variant it ran: recycle it
+                    if child is None:
+                        child, problem = self._variant_child(job, max_frame, output)
+                        born = _now()
+                        if child is None:
+                            if self.harness_gone:
+                                return {"op": "result", "status": "infra", "error": problem}
+                            status, error = "infra", problem
+                            break
+                    child.send({"v": number, "s": source})
+                    ev = self._pump(child, min(_now() + wall, budget_end), output)
+                    load = ev.value if ev.kind == "msg" else None
+                    problem = None
+                    if ev.kind == "harness_gone":
+                        return {"op": "result", "status": "infra", "error": "harness went away"}
+                    if not (isinstance(load, dict) and load.get("k") == "load"):
+                        problem = {
+                            "timeout": f"loading took longer than {wall:g} s",
+                            "output_limit": "printed more than the output limit while loading",
+                            "bad_frame": f"corrupted result channel while loading: {ev.value}",
+                        }.get(ev.kind)
+                        if problem is None:
+                            problem = "the program ended while loading: " + self._fate(child)[1]
+                        drop()
+                    elif load.get("v") != number or (
+                        load.get("ok") and load.get("entry") not in job["entry_points"]
+                    ):
+                        problem = "corrupted result channel: unknown entry point"
+                        drop()
+                    elif not load.get("ok"):
+                        problem = str(load.get("error", ""))[:ERROR_CHARS]
+                    if problem is not None:
+                        if not loaded:
+                            status, error = "load_error", problem
+                        else:
+                            for i in range(next_i, n):
+                                results[i] = {"s": "crashed", "e": f"reload failed: {problem}",
+                                              "t": 0.0}  # fmt: skip
+                        next_i = n
+                        break
+                    assert isinstance(load, dict)
+                    loaded = True
+                    entry = str(load.get("entry"))[:100]
+                    sent = _now()
+                    if next_i < n:
+                        child.send(_input_frame(next_i, inputs[next_i], "transform"))
+                    while next_i < n:
+                        output["total"] = 0  # the output cap applies to each call
+                        ev = self._pump(child, min(sent + call, budget_end), output)
+                        now = _now()
+                        answered = ev.kind == "msg" and _answers(ev.value, next_i)
+                        if answered and next_i + 1 < n:
+                            child.send(_input_frame(next_i + 1, inputs[next_i + 1], "transform"))
+                        record = self._record(ev, next_i, call, now >= budget_end, child, None)
+                        record["t"] = round(now - sent, 6)
+                        results[next_i] = record
+                        next_i += 1
+                        sent = now
+                        if ev.kind == "harness_gone":
+                            return {"op": "result", "status": "infra",
+                                    "error": "harness went away"}  # fmt: skip
+                        if ev.kind != "msg" or record.get("bad"):
+                            record.pop("bad", None)
+                            drop()
+                            if ev.kind == "timeout":  # a variant stops at its first timeout
+                                for i in range(next_i, n):
+                                    results[i] = {"s": "timeout", "t": 0.0,
+                                                  "e": "not run: an earlier call timed out"}  # fmt: skip
+                                next_i = n
+                            break
+                if child is not None:
+                    child.send({"end": number})
+                    ev = self._pump(child, _now() + wall, output)
+                    end = ev.value if ev.kind == "msg" else None
+                    if not (isinstance(end, dict) and end.get("k") == "end" and end.get("clean")):
+                        shared = (
+                            str(end.get("e"))[:ERROR_CHARS]
+                            if isinstance(end, dict) and end.get("k") == "end"
+                            else f"no state check after the variant ({ev.kind})"
+                        )
+                        drop()
+                    self._drain_output_nowait(child, output)
+                kept = output["kept"].decode("utf-8", "replace")
+                replies.append({
+                    "status": status, "error": error, "entry": entry,
+                    "results": results if status == "loaded" else [], "output": kept,
+                    "seconds": _now() - v_start, "shared_state": shared,
+                })  # fmt: skip
+        finally:
+            drop()
+        return {"op": "result", "status": "loaded", "variants": replies, "seconds": _now() - start}
+
+    @staticmethod
+    def _drain_output_nowait(child: _Child | None, output: _Output) -> None:
+        """Collect what a live child printed so far, without waiting for more."""
+        if child is None or child.out_fd < 0:
+            return
+        while len(output["kept"]) < OUTPUT_KEEP:
+            ready, _, _ = select.select([child.out_fd], [], [], 0)
+            if not ready:
+                return
+            try:
+                data = os.read(child.out_fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            output["total"] += len(data)
+            output["kept"] += data[: OUTPUT_KEEP - len(output["kept"])]
 
     def _record(
         self,

@@ -36,6 +36,7 @@ from arcjudge.sandbox.types import (
     ProgramResult,
     ProgramStatus,
     Status,
+    changed_shared_state,
 )
 
 SELFCHECK_LIMITS = Limits(
@@ -104,6 +105,10 @@ class Case:
     # sandbox; without any, it would hit the harness itself, so the case is not run and
     # counts as not contained (e.g. kill(-1) when programs share the harness's uid).
     needs_one_of: tuple[str, ...] = ()
+    # Run the sources as one batch of variants (``Sandbox.run_variants``) of a benign base
+    # program, each call with a deadline of ``call_seconds``, instead of one by one.
+    variants: bool = False
+    call_seconds: float = 0.5
 
 
 def _statuses(result: ProgramResult) -> set[str]:
@@ -199,6 +204,32 @@ _found_nothing = _last_grid(((0,),))
 """The last program answered ``[[0]]`` to every input: its attack found nothing."""
 _SIGNAL_GUARDS = ("pid_namespace", "uid_per_program")
 """Either keeps a program's signals from reaching the harness's processes."""
+
+
+def _variants(name: str, expected: str, accept: Accept, *sources: str, **options: Any) -> Case:
+    """A case whose programs run as one batch of variants (``Sandbox.run_variants``)."""
+    return _case(name, expected, accept, *sources, variants=True, inputs=2, **options)
+
+
+def _grids(*expected: Grid | None) -> Accept:
+    """Variant k answered ``expected[k]`` to every input (``None``: not checked here)."""
+
+    def accept(results: list[ProgramResult]) -> bool:
+        return len(results) == len(expected) and all(
+            want is None or _last_grid(want)([result])
+            for result, want in zip(results, expected, strict=True)
+        )
+
+    return accept
+
+
+def _then(first: Accept, rest: Accept) -> Accept:
+    """``first`` holds for the first result and ``rest`` for the others."""
+    return lambda results: bool(results) and first(results[:1]) and rest(results[1:])
+
+
+def _shared_state_reported(results: list[ProgramResult]) -> bool:
+    return changed_shared_state(results[0])
 
 
 def _survived(name: str, expected: str, accept: Accept, attack: str) -> Case:
@@ -867,6 +898,75 @@ CASES: tuple[Case, ...] = (
             return g
         """,
     ),
+    _variants(
+        "variant_hangs_next_runs_fresh",
+        "timeout at the call deadline (the rest not run); next variant: fresh process, ok",
+        _then(_only("timeout"), _grids(((0,),))),
+        """
+        import os
+        os.environ['ARCJUDGE_VARIANT_WAS_HERE'] = '1'
+        def transform(g):
+            while True:
+                pass
+        """,
+        """
+        import os
+        def transform(g):
+            return [[int('ARCJUDGE_VARIANT_WAS_HERE' in os.environ)]]
+        """,
+    ),
+    _variants(
+        "variant_changes_builtins",
+        "reported as changing shared state; the next variant sees the real builtins: ok [[0]]",
+        _then(_shared_state_reported, _grids(((0,),))),
+        """
+        import builtins
+        def transform(g):
+            builtins.arcjudge_planted = True
+            builtins.abs = lambda x: 7
+            return g
+        """,
+        """
+        import builtins
+        def transform(g):
+            return [[int(hasattr(builtins, 'arcjudge_planted')) + abs(0)]]
+        """,
+    ),
+    _variants(
+        "variant_mutates_its_input",
+        "ok: every call gets a fresh copy; the next variant's input is untouched",
+        _grids(((9, 2), (3, 4)), SAMPLE),
+        """
+        def transform(g):
+            g[0][0] = 9
+            return g
+        """,
+        _ECHO,
+    ),
+    _variants(
+        "variant_exits_or_crashes",
+        "error, crashed; the variants after them still run: ok",
+        lambda results: (
+            _only("error")(results[:1])
+            and _only("crashed", "error", "memory")(results[1:2])
+            and _grids(SAMPLE)(results[2:])
+        ),
+        """
+        import os
+        def transform(g):
+            os._exit(0)
+        """,
+        """
+        import sys
+        sys.setrecursionlimit(10 ** 7)
+        class Deep:
+            def __call__(self, n):
+                return self(n + 1)
+        def transform(g):
+            return Deep()(0)
+        """,
+        _ECHO,
+    ),
     _case(
         "syscalls_reach_host_kernel",
         "gVisor's kernel answers, not the host's (release, /proc/version, boot id): ok [[0]]",
@@ -1064,7 +1164,17 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> CaseOutcome:
             got = f"not run: without {' or '.join(case.needs_one_of)} it would reach the harness"
             return CaseOutcome(case.name, case.expected, got, False, 0.0)
     results = []
-    for k, src in enumerate(case.sources):
+    if case.variants:
+        base = Program(_ECHO.encode(), ENTRY_POINTS)
+        batch = [ctx.fill(src) for src in case.sources]
+        inputs = [SAMPLE] * case.inputs
+        results.extend(
+            sandbox.run_variants(
+                base, batch, inputs, case.limits, call_seconds=case.call_seconds,
+                policy=PolicyMode.OFF,
+            )
+        )  # fmt: skip
+    for k, src in enumerate(() if case.variants else case.sources):
         program = Program(ctx.fill(src), ENTRY_POINTS)
         if k < len(case.modes) and case.modes[k] == "generate":
             calls = [GeneratorCall(seed=s) for s in range(case.inputs)]

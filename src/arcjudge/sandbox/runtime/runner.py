@@ -844,9 +844,9 @@ class Supervisor:
                             record.pop("bad", None)
                             drop()
                             if ev.kind == "timeout":  # a variant stops at its first timeout
+                                skipped = "not run: an earlier call timed out"
                                 for i in range(next_i, n):
-                                    results[i] = {"s": "timeout", "t": 0.0,
-                                                  "e": "not run: an earlier call timed out"}  # fmt: skip
+                                    results[i] = {"s": "timeout", "e": skipped, "t": 0.0}
                                 next_i = n
                             break
                 if child is not None:

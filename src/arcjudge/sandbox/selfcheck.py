@@ -1163,7 +1163,7 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> CaseOutcome:
         if not any(protections.get(name) for name in case.needs_one_of):
             got = f"not run: without {' or '.join(case.needs_one_of)} it would reach the harness"
             return CaseOutcome(case.name, case.expected, got, False, 0.0)
-    results = []
+    results: list[ProgramResult] = []
     if case.variants:
         base = Program(_ECHO.encode(), ENTRY_POINTS)
         batch = [ctx.fill(src) for src in case.sources]

@@ -20,6 +20,7 @@ from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
+from arcjudge.harness.mutate.schemata import BATCH
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.tasks import task_files
@@ -60,6 +61,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also run mutants on the train pairs (their corrupted pairs reuse a "
         "demonstration's input; dimensions build drops them)",
     )
+    parser.add_argument(
+        "--target-pairs",
+        type=int,
+        metavar="K",
+        help="stop a task once its mutants, taken in a seeded order (--seed, task id), "
+        "have K confirmed corrupted pairs (default: every mutant runs)",
+    )
+    parser.add_argument(
+        "--one-program-per-mutant",
+        action="store_true",
+        help="run each mutant as a sandbox program of its own (slower; the default runs "
+        "the mutants of one verifier in batches, one process per batch)",
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=BATCH,
+        metavar="N",
+        help="mutants per batch (default: %(default)s)",
+    )
     parser.add_argument("--wall", type=float, default=10.0, help="seconds per call")
     parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -88,6 +109,8 @@ def _config(args: argparse.Namespace) -> MutateConfig:
         operators = tuple(OPERATORS[n] for n in names)
     if args.inputs < 1 or (args.max_per_task is not None and args.max_per_task < 0):
         raise UsageError("--inputs must be >= 1 and --max-per-task >= 0")
+    if (args.target_pairs is not None and args.target_pairs < 1) or args.batch < 1:
+        raise UsageError("--target-pairs and --batch must be >= 1")
     limits = limits_from(args.wall, max(60.0, args.wall * 4))
     return MutateConfig(
         tasks_dir=args.tasks,
@@ -101,6 +124,9 @@ def _config(args: argparse.Namespace) -> MutateConfig:
         limits=limits,
         study_operators=paper,
         demonstration_inputs=args.demonstration_inputs,
+        target_pairs=args.target_pairs,
+        one_program_per_mutant=args.one_program_per_mutant,
+        batch=args.batch,
     )
 
 

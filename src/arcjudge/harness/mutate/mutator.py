@@ -1,7 +1,9 @@
 """``arcjudge mutate``: corrupted verifiers and the near-miss pairs they produce.
 
 For each task, each valid verifier is mutated by the libcst engine (``arcjudge.mutation``);
-every mutant runs in the sandbox (mutants are untrusted code too) on N valid inputs of the
+every mutant runs in the sandbox (mutants are untrusted code too: in batches of mutants of
+one verifier per sandboxed process, ``schemata.py``, or with ``one_program_per_mutant``
+each as a program of its own through the engine) on N valid inputs of the
 task (a seeded choice among its test and ARC-GEN pairs; never a demonstration's input, so
 no corrupted pair shows a demonstration input with a wrong output) and is classed:
 ``killed`` (some output is a valid grid that differs from the true output),
@@ -11,6 +13,8 @@ non-grids, some inputs failing, none wrong). Each wrong grid of a killed mutant 
 *corrupted pair*, kept only when the original verifier, run on the same input, returns the
 true output, so the pair is confirmed invalid. ``--max-per-task`` keeps the nearest misses
 (same shape first, then smallest Hamming distance), ties broken by a seeded hash.
+``--target-pairs K`` reports per task only the mutants, in a seeded order, up to the one
+that brings the confirmed pairs to K (and runs little more than those).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from arcjudge.harness.core.inputs import DEFAULT_SEED, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.mutate.records import MutantRecord
+from arcjudge.harness.mutate.schemata import BATCH, BatchRunner, target_prefix
 from arcjudge.mutation import (
     Mutant,
     Operator,
@@ -57,6 +62,11 @@ class MutateConfig:
         demonstration_inputs: Also run mutants on the demonstrations (train pairs), as
             ``mutate`` once did: their corrupted pairs show a demonstration input with a
             wrong output (``dimensions build`` drops those).
+        target_pairs: Stop a task once its mutants, taken in a seeded order, have this
+            many confirmed corrupted pairs (``None``: every mutant runs).
+        one_program_per_mutant: Run each mutant as a program of its own through the
+            engine (the path before batches; for comparison and as a fallback).
+        batch: Mutants per batched sandbox job.
     """
 
     tasks_dir: Path
@@ -72,6 +82,9 @@ class MutateConfig:
     limits: Limits = VERIFIER_LIMITS
     policy: PolicyMode = PolicyMode.OFF
     chunk: int = 64
+    target_pairs: int | None = None
+    one_program_per_mutant: bool = False
+    batch: int = BATCH
 
 
 @dataclass
@@ -265,9 +278,29 @@ class Mutator:
         """Mutate, run and classify, task by task."""
         self.runtime = self.sandbox.runtime()
         self.runtime_key = self.sandbox.runtime_fingerprint()
-        engine = Engine(self.sandbox, self.store, self.config.limits, self.config.policy,
-                        self.config.chunk)  # fmt: skip
-        engine.run(self._tasks(), self._task_done)
+        config = self.config
+        if not config.one_program_per_mutant:
+            runner = BatchRunner(self.sandbox, self.store, config.limits, config.policy,
+                                 config.seed, config.target_pairs, config.batch)  # fmt: skip
+            runner.run(self._tasks(), self._task_done)
+            return
+        engine = Engine(self.sandbox, self.store, config.limits, config.policy, config.chunk)
+        engine.run(self._tasks(), self._whole_task_done)
+
+    def _whole_task_done(
+        self,
+        task_id: str,
+        instances: list[TaskInput],
+        candidates: list[Candidate[_Meta]],
+        outcomes: list[CandidateOutcome],
+    ) -> None:
+        """A task the engine ran in full, cut to ``--target-pairs`` as a batched run is."""
+        target = self.config.target_pairs
+        if target is not None:
+            candidates, outcomes = target_prefix(
+                self.config.seed, task_id, instances, candidates, outcomes, target
+            )
+        self._task_done(task_id, instances, candidates, outcomes)
 
     def mutant_lines(self) -> Iterator[str]:
         """Lines of ``mutants.jsonl`` (task order, then enumeration order)."""
@@ -292,7 +325,10 @@ class Mutator:
         operator_set = "all" if self.config.operators is None else "given"
         if self.config.study_operators:
             operator_set = "paper"
-        return {
+        target = (
+            {} if self.config.target_pairs is None else {"target_pairs": self.config.target_pairs}
+        )
+        return target | {
             "seed": self.config.seed,
             "inputs": self.config.inputs,
             "demonstration_inputs": self.config.demonstration_inputs,

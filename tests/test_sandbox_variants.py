@@ -1,0 +1,164 @@
+"""``Sandbox.run_variants``: many variants of one program per sandboxed process.
+
+Run on the process backend and, when dockerd answers and the image exists, on docker.
+Each attack is tried for real: a variant that hangs, changes a shared module or builtins,
+mutates its input or exits must not change what the next variant computes.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arcjudge.sandbox.process import ProcessSandbox
+from arcjudge.sandbox.types import (
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+    Status,
+    changed_shared_state,
+)
+from arcjudge.sandbox.wire import decode_variants
+
+LIMITS = Limits(wall_seconds=5.0, total_seconds=20.0)
+INPUTS = [((1, 2), (3, 4)), ((5, 6), (7, 8))]
+SHARED = "TABLE = [1, 2, 3]\nOFFSET = 1\n\ndef shift(g):\n    return [[c + OFFSET for c in r] for r in g]\n"
+
+
+@pytest.fixture(scope="module")
+def module_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("variants") / "mods"
+    root.mkdir()
+    (root / "shared_mod.py").write_text(SHARED)
+    return str(root)
+
+
+@pytest.fixture(scope="module", params=["process", "docker"])
+def box(request, module_dir):
+    if request.param == "docker":
+        from arcjudge.sandbox.docker import DockerSandbox
+
+        image = request.getfixturevalue("docker_image")
+        sb = DockerSandbox(workers=1, image=image, module_dirs=(module_dir,))
+    else:
+        sb = ProcessSandbox(workers=1)
+    yield sb
+    sb.close()
+
+
+def base(module_dir: str) -> Program:
+    return Program(
+        b"from shared_mod import *\ndef transform(g):\n    return shift(g)\n",
+        module_dirs=(module_dir,),
+    )
+
+
+def variant(body: str) -> bytes:
+    return ("from shared_mod import *\nimport shared_mod\n" + body).encode()
+
+
+def same(a: ProgramResult, b: ProgramResult) -> bool:
+    """Equal but for timings (and a traceback's line of the runtime, identical anyway)."""
+    return (
+        a.status == b.status
+        and a.error == b.error
+        and [(r.status, r.grid, r.error) for r in a.results]
+        == [(r.status, r.grid, r.error) for r in b.results]
+    )
+
+
+def test_each_variant_gets_what_it_would_get_alone(box, module_dir):
+    bodies = [
+        "def transform(g):\n    return shift(g)\n",
+        "def transform(g):\n    return [[c * TABLE[1] for c in r] for r in g]\n",
+        "def transform(g):\n    raise ValueError('no')\n",
+        "def transform(g):\n    return 'not a grid'\n",
+        "def transform(g):\n    return [[1]] if g[0][0] == 1 else 1 / 0\n",
+        "syntax error(\n",
+        "def other(g):\n    return g\n",
+        "import os\ndef transform(g):\n    os._exit(3)\n",
+        "def transform(g):\n    return [[OFFSET]]\n",
+    ]
+    sources = [variant(b) for b in bodies]
+    batch = box.run_variants(base(module_dir), sources, INPUTS, LIMITS, call_seconds=2.0)
+    assert len(batch) == len(sources)
+    for source, got in zip(sources, batch, strict=True):
+        alone = box.run(Program(source, module_dirs=(module_dir,)), INPUTS, LIMITS)
+        assert same(got, alone), (source, got, alone)
+    assert batch[1].results[0].grid == ((2, 4), (6, 8))
+    assert batch[5].status is ProgramStatus.LOAD_ERROR
+    assert batch[8].results[0].grid == ((1,),)
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "shared_mod.OFFSET = 5",
+        "shared_mod.TABLE.append(4)",
+        "import builtins\n    builtins.max = min",
+        "import sys\n    sys.modules['shared_mod'] = sys",
+    ],
+)
+def test_a_variant_that_changes_shared_state_is_reported_and_contained(box, module_dir, attack):
+    sources = [
+        variant(f"def transform(g):\n    {attack}\n    return g\n"),
+        variant("def transform(g):\n    return [[OFFSET, len(TABLE), max(1, 2)]]\n"),
+    ]
+    first, second = box.run_variants(base(module_dir), sources, INPUTS, LIMITS, call_seconds=2.0)
+    assert changed_shared_state(first), first
+    assert second.status is ProgramStatus.LOADED
+    assert [r.grid for r in second.results] == [((1, 3, 2),)] * 2
+
+
+def test_a_hanging_variant_stops_at_its_call_deadline(box, module_dir):
+    sources = [
+        variant("def transform(g):\n    while True:\n        pass\n"),
+        variant("def transform(g):\n    return shift(g)\n"),
+    ]
+    start = time.monotonic()
+    hung, after = box.run_variants(base(module_dir), sources, INPUTS, LIMITS, call_seconds=0.3)
+    assert time.monotonic() - start < LIMITS.wall_seconds  # far below the wall limit
+    assert [r.status for r in hung.results] == [Status.TIMEOUT, Status.TIMEOUT]
+    assert "0.3 s" in (hung.results[0].error or "")
+    assert "not run" in (hung.results[1].error or "")
+    assert [r.grid for r in after.results] == [((2, 3), (4, 5)), ((6, 7), (8, 9))]
+
+
+def test_every_call_gets_a_fresh_input(box, module_dir):
+    sources = [
+        variant("def transform(g):\n    g[0][0] = 9\n    g.append([0, 0])\n    return g\n"),
+        variant("def transform(g):\n    return g\n"),
+    ]
+    changer, reader = box.run_variants(base(module_dir), sources, INPUTS, LIMITS, call_seconds=2.0)
+    assert [r.grid for r in changer.results] == [((9, 2), (3, 4), (0, 0)), ((9, 6), (7, 8), (0, 0))]
+    assert [r.grid for r in reader.results] == list(INPUTS)
+
+
+def test_the_base_program_is_never_called(box, module_dir, tmp_path):
+    noisy = Program(
+        b"from shared_mod import *\nimport builtins\nbuiltins.base_loaded = True\n"
+        b"def transform(g):\n    builtins.base_called = True\n    return g\n",
+        module_dirs=(module_dir,),
+    )
+    probe = variant(
+        "import builtins\ndef transform(g):\n"
+        "    return [[int(hasattr(builtins, 'base_loaded')), int(hasattr(builtins, 'base_called'))]]\n"
+    )
+    (result,) = box.run_variants(noisy, [probe], INPUTS[:1], LIMITS, call_seconds=2.0)
+    assert result.results[0].grid == ((1, 0),)
+
+
+def test_malformed_replies_are_infra():
+    findings = [(), ()]
+    assert all(r.status is ProgramStatus.INFRA for r in decode_variants({}, 1, findings))
+    wrong_count = {"status": "loaded", "variants": [{"status": "loaded", "results": []}]}
+    assert all(r.status is ProgramStatus.INFRA for r in decode_variants(wrong_count, 1, findings))
+    bad_grid = {"status": "loaded", "results": [{"s": "ok", "g": [2, "1"]}]}
+    reply = {"status": "loaded", "variants": [bad_grid, {"status": "load_error", "error": "x"}]}
+    first, second = decode_variants(reply, 1, findings)
+    assert first.status is ProgramStatus.INFRA and "malformed" in (first.error or "")
+    assert second.status is ProgramStatus.LOAD_ERROR
+    shared = {"status": "loaded", "variants": [{"shared_state": "module 'm' changed"}] * 2}
+    assert all(changed_shared_state(r) for r in decode_variants(shared, 1, findings))

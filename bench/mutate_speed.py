@@ -88,13 +88,15 @@ def build(work: Path, root: Path, n_tasks: int, inputs: int, seed: int, scale: f
         extra = [p["input"] for p in json.loads(path.read_bytes())] if path.exists() else []
         extra += [p["input"] for p in task["test"]]
 
-        def pairs(grids: list[list[list[int]]], limit: int) -> list[dict[str, object]]:
+        def pairs(
+            grids: list[list[list[int]]], limit: int, fn: object = fn
+        ) -> list[dict[str, object]]:
             out = []
             for g in grids:
                 if len(out) >= limit:
                     break
                 try:
-                    answer = fn(tuple(tuple(r) for r in g))
+                    answer = fn(tuple(tuple(r) for r in g))  # type: ignore[operator]
                 except Exception:
                     continue
                 if _valid(answer):

@@ -24,7 +24,10 @@ from arcjudge.sandbox.wire import decode_variants
 
 LIMITS = Limits(wall_seconds=5.0, total_seconds=20.0)
 INPUTS = [((1, 2), (3, 4)), ((5, 6), (7, 8))]
-SHARED = "TABLE = [1, 2, 3]\nOFFSET = 1\n\ndef shift(g):\n    return [[c + OFFSET for c in r] for r in g]\n"
+SHARED = (
+    "TABLE = [1, 2, 3]\nOFFSET = 1\n\n"
+    "def shift(g):\n    return [[c + OFFSET for c in r] for r in g]\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +147,8 @@ def test_the_base_program_is_never_called(box, module_dir, tmp_path):
     )
     probe = variant(
         "import builtins\ndef transform(g):\n"
-        "    return [[int(hasattr(builtins, 'base_loaded')), int(hasattr(builtins, 'base_called'))]]\n"
+        "    seen = [hasattr(builtins, 'base_loaded'), hasattr(builtins, 'base_called')]\n"
+        "    return [[int(s) for s in seen]]\n"
     )
     (result,) = box.run_variants(noisy, [probe], INPUTS[:1], LIMITS, call_seconds=2.0)
     assert result.results[0].grid == ((1, 0),)

@@ -21,6 +21,7 @@ from arcjudge.sandbox.registry import (
 )
 from arcjudge.sandbox.types import (
     DEFINITION_LIMITS,
+    SHARED_STATE_ERROR,
     VERIFIER_LIMITS,
     GeneratorCall,
     Grid,
@@ -30,11 +31,13 @@ from arcjudge.sandbox.types import (
     ProgramStatus,
     RunResult,
     Status,
+    changed_shared_state,
 )
 
 __all__ = [
     "DEFINITION_LIMITS",
     "ENTRY_POINT_GROUP",
+    "SHARED_STATE_ERROR",
     "VERIFIER_LIMITS",
     "BackendOptions",
     "BackendUnavailable",
@@ -54,5 +57,6 @@ __all__ = [
     "Transport",
     "WorkerLost",
     "backend_names",
+    "changed_shared_state",
     "sandbox_backend",
 ]

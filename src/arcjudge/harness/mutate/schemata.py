@@ -16,7 +16,8 @@ mutant and input), so a rerun, of either path, serves them from the store.
 With ``target_pairs`` a task stops once the mutants taken in a seeded order
 (:func:`mutant_order`) have ``target_pairs`` confirmed corrupted pairs: the shortest
 prefix of that order that reaches the target is what the task reports
-(:func:`considered`), whatever ran beyond it meanwhile.
+(:func:`considered`), whatever ran beyond it meanwhile. Its batches then run one at a time
+(tasks run side by side), the first ones smaller (a third of ``batch``, doubling).
 """
 
 from __future__ import annotations
@@ -274,12 +275,24 @@ class BatchRunner:
                 source = task.candidates[index].meta.source
                 deadline = call_deadline(result, self.limits)
                 waiting = task.waiting.pop(source, [])
-                for start in range(0, len(waiting), self.batch):
-                    task.batches.append((index, waiting[start : start + self.batch], deadline))
+                for batch in self._cut(waiting):
+                    task.batches.append((index, batch, deadline))
 
             return absorb
 
         return run
+
+    def _cut(self, waiting: list[int]) -> list[list[int]]:
+        """Batches of ``batch`` mutants; under a pair target the first ones smaller
+        (a third, doubling up to ``batch``), so a task that reaches it early wastes less."""
+        size = self.batch if self.target is None else max(1, self.batch // 3)
+        batches = []
+        start = 0
+        while start < len(waiting):
+            batches.append(waiting[start : start + size])
+            start += size
+            size = min(self.batch, size * 2)
+        return batches
 
     def _batch_job(self, task: _Task, original: int, batch: list[int], deadline: float) -> Job:
         base = task.candidates[original].program

@@ -337,3 +337,21 @@ def test_without_ray_installed_the_error_says_how_to_get_it(tmp_path, capsys, mo
     tasks_dir(tmp_path)
     assert cli.main(score_argv(tmp_path, tmp_path / "out", "--executor", "ray")) == 2
     assert "pip install 'arcjudge[ray]'" in capsys.readouterr().err
+
+
+def test_batches_of_variants_run_on_the_nodes(cluster_address):
+    from arcjudge.sandbox.ray_pool import RaySandbox
+    from arcjudge.sandbox.types import Limits, Program, ProgramStatus, changed_shared_state
+
+    base = Program(b"def transform(g):\n    return g\n")
+    variants = [
+        b"def transform(g):\n    return [[7]]\n",
+        b"import builtins\ndef transform(g):\n    builtins.planted = 1\n    return g\n",
+        b"import builtins\ndef transform(g):\n    return [[int(hasattr(builtins, 'planted'))]]\n",
+    ]
+    limits = Limits(wall_seconds=2, total_seconds=5)
+    with RaySandbox("process", cluster_address) as sb:
+        first, planted, probe = sb.run_variants(base, variants, [((1,),)], limits, call_seconds=0.5)
+    assert first.status is ProgramStatus.LOADED and first.results[0].grid == ((7,),)
+    assert changed_shared_state(planted)  # reported, not a silent fallback to infra
+    assert probe.results[0].grid == ((0,),)

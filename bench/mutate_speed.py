@@ -4,7 +4,7 @@ Usage::
 
     python bench/mutate_speed.py [--tasks 41] [--modes before,after] [--target-pairs K]
                                  [--inputs 20] [--workers 2] [--scale 1.0] [--seed 0]
-                                 [--batch N] [--keep DIR]
+                                 [--dsl-padding 160] [--batch N] [--keep DIR]
 
     python bench/mutate_speed.py --tasks 41 --modes before,after
     python bench/mutate_speed.py --tasks 400 --modes after --target-pairs 6
@@ -12,7 +12,9 @@ Usage::
 The source is GENERATED, RE-ARC-shaped (``common.verifier_source``, as
 ``validate_full.py`` makes it: our own ``bench/synthetic/dsl.py`` and a ``verifiers.py``
 of seeded straight-line chains, one ``verify_<task id>`` per task, ``--scale`` sets the
-cost of its smoothing steps). The tasks are the first ``--tasks`` ARC-AGI-1 training
+cost of its smoothing steps; ``--dsl-padding`` generated filler functions, never called,
+bring ``dsl.py`` to RE-ARC's ~3,000 lines, which a fresh process compiles on every
+import: the sandbox writes no bytecode). The tasks are the first ``--tasks`` ARC-AGI-1 training
 tasks' inputs (train inputs as demonstrations, ARC-GEN inputs as the ``--inputs`` test
 pairs) with outputs computed by that synthetic verifier (in this process: our own
 code), so every verifier is right on its task and its mutants' wrong grids confirm.
@@ -20,7 +22,9 @@ code), so every verifier is right on its task and its mutants' wrong grids confi
 Each mode runs ``arcjudge mutate`` (``--backend process --workers N``, every operator, a
 fresh output directory and result store) as a subprocess and prints the mutants, wall
 time, mutants per second and the CPU time of the run (the command and its sandbox
-processes). With two modes on the same settings it also says whether their
+processes), and the CPU time the mutants' own work would take if each mutant cost what
+its original does in-process (a floor no sandbox beats much: mutants that fail early
+cost less). With two modes on the same settings it also says whether their
 ``mutants.jsonl``, ``corruptions.jsonl`` and ``summary.json`` are identical (they may
 differ only where a mutant times out: the batched path stops a mutant at its first
 timeout, with a deadline from the original's time).
@@ -38,6 +42,7 @@ import resource
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -68,13 +73,51 @@ def _valid(grid: object) -> bool:
     )
 
 
-def build(work: Path, root: Path, n_tasks: int, inputs: int, seed: int, scale: float) -> int:
+PAD_TEMPLATE = """
+
+def pad_{n:03d}(grid, k={k}):
+    \"\"\"Generated filler (unused by the verifiers): RE-ARC's dsl.py is ~3,000 lines.\"\"\"
+    rows = tuple(tuple((c * {a} + k) % 10 for c in r) for r in grid)
+    if len(rows) > k:
+        rows = rows[k:] + rows[:k]
+    cols = tuple(zip(*rows))
+    seen = set()
+    for r in cols:
+        for c in r:
+            if c % {b} == 0:
+                seen.add(c)
+    out = []
+    for r in cols:
+        out.append(tuple(c if c in seen else (c + {b}) % 10 for c in r))
+    if not out:
+        return grid
+    return tuple(out)
+"""
+
+
+def pad_dsl(path: Path, functions: int, seed: int) -> None:
+    """Append ``functions`` generated filler functions to the DSL (its import cost)."""
+    import random
+
+    rng = random.Random(seed)
+    parts = [
+        PAD_TEMPLATE.format(n=n, k=rng.randint(1, 3), a=rng.randint(2, 7), b=rng.randint(2, 5))
+        for n in range(functions)
+    ]
+    with open(path, "a") as fh:
+        fh.write("".join(parts))
+
+
+def build(
+    work: Path, root: Path, n_tasks: int, inputs: int, seed: int, scale: float, pad: int
+) -> int:
     """Write ``work/re-arc`` (the source) and ``work/tasks``; return the tasks written."""
     training = data.training_dir(root)
     arcgen = data.arcgen_dir(root)
     ids = data.task_ids(training)[:n_tasks]
     plans = plan_source(ids, seed, False, 15 * len(ids))
     write_source(work / "re-arc", "re-arc", plans, scale)
+    pad_dsl(work / "re-arc" / "dsl.py", pad, seed)
     sys.path.insert(0, str(work / "re-arc"))
     verifiers = _load(work / "re-arc" / "verifiers.py", "bench_mutate_verifiers")
     tasks = work / "tasks"
@@ -108,7 +151,24 @@ def build(work: Path, root: Path, n_tasks: int, inputs: int, seed: int, scale: f
         if train and test:
             (tasks / f"{task_id}.json").write_text(json.dumps({"train": train, "test": test}))
             written += 1
+            start = time.process_time()
+            for pair in test:
+                fn(tuple(tuple(r) for r in pair["input"]))  # type: ignore[operator]
+            ORIGINAL_CPU[task_id] = time.process_time() - start
     return written
+
+
+ORIGINAL_CPU: dict[str, float] = {}
+"""Per task: CPU seconds of the original verifier over its test inputs, in-process."""
+
+
+def work_floor(out: Path) -> float:
+    """CPU seconds the mutants' own work would take if each cost what its original does."""
+    per_task: dict[str, int] = {}
+    for line in open(out / "mutants.jsonl"):
+        task_id = json.loads(line)["task_id"]
+        per_task[task_id] = per_task.get(task_id, 0) + 1
+    return sum(n * ORIGINAL_CPU.get(t, 0.0) for t, n in per_task.items())
 
 
 def run_mode(mode: str, work: Path, args: argparse.Namespace) -> dict[str, float]:
@@ -141,6 +201,7 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> dict[str, float
         "per_second": mutants / wall if wall else 0.0,
         "pairs": summary["corrupted_pairs"],
         "tasks_with_pairs": summary["tasks_with_corrupted_pairs"],
+        "floor": work_floor(out),
     }
 
 
@@ -154,6 +215,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--scale", type=float, default=1.0, help="smoothing cost scale")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--dsl-padding",
+        type=int,
+        default=160,
+        help="generated filler functions appended to dsl.py (RE-ARC's is ~3,000 lines)",
+    )
     parser.add_argument("--batch", type=int, help="mutants per batch (default: mutate's)")
     parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temp dir)")
     args = parser.parse_args()
@@ -166,9 +233,13 @@ def main() -> None:
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
     try:
-        n = build(work, root, args.tasks, args.inputs, args.seed, args.scale)
+        n = build(work, root, args.tasks, args.inputs, args.seed, args.scale, args.dsl_padding)
+        dsl_lines = (work / "re-arc" / "dsl.py").read_text().count("\n")
         print(f"code: {code_state()}; {load_note()}")
-        print(f"{n} tasks (of {args.tasks}), <= {args.inputs} inputs each, scale {args.scale}")
+        print(
+            f"{n} tasks (of {args.tasks}), <= {args.inputs} inputs each, scale {args.scale}, "
+            f"dsl.py {dsl_lines} lines"
+        )
         results = {}
         for mode in modes:
             print(f"{mode}:")
@@ -176,7 +247,8 @@ def main() -> None:
             print(
                 f"  {r['mutants']:.0f} mutants in {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU: "
                 f"{r['per_second']:.1f} mutants/s; {r['pairs']:.0f} pairs, "
-                f"{r['tasks_with_pairs']:.0f} tasks with pairs"
+                f"{r['tasks_with_pairs']:.0f} tasks with pairs; the mutants' own work at "
+                f"their originals' cost: {r['floor']:.1f} s CPU"
             )
         if len(results) == 2:
             speedup = results["after"]["per_second"] / max(1e-9, results["before"]["per_second"])

@@ -283,8 +283,11 @@ class BatchRunner:
         return run
 
     def _cut(self, waiting: list[int]) -> list[list[int]]:
-        """Batches of ``batch`` mutants; under a pair target the first ones smaller
-        (a third, doubling up to ``batch``), so a task that reaches it early wastes less."""
+        """Cut mutants into batches of ``batch``.
+
+        Under a pair target the first ones are smaller (a third, doubling up to ``batch``),
+        so a task that reaches its target early wastes less.
+        """
         size = self.batch if self.target is None else max(1, self.batch // 3)
         batches = []
         start = 0

@@ -22,7 +22,9 @@ prefix of that order that reaches the target is what the task reports
 
 from __future__ import annotations
 
+import queue
 import random
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -173,6 +175,52 @@ class _Task:
 
 
 Job = Callable[[], Any]
+PREFETCH = 4
+"""Tasks enumerated ahead of the loop, in a thread of their own (enumerating a task's
+mutants, libcst, takes as long as running a few of them: the loop meanwhile keeps the
+sandbox busy)."""
+_DONE = object()
+
+
+class _Prefetch(Iterator[Any]):
+    """An iterator's items produced ahead by a thread, up to ``depth`` of them.
+
+    The producer's exception, if any, is raised by ``__next__`` where it happened.
+    """
+
+    def __init__(self, items: Iterator[Any], depth: int) -> None:
+        self._queue: queue.Queue[tuple[str, Any]] = queue.Queue(depth)
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._produce, args=(items,), daemon=True)
+        self._thread.start()
+
+    def _produce(self, items: Iterator[Any]) -> None:
+        try:
+            for item in items:
+                while not self._stopped.is_set():
+                    try:
+                        self._queue.put(("item", item), timeout=0.1)
+                        break
+                    except queue.Full:
+                        continue
+                if self._stopped.is_set():
+                    return
+            self._queue.put(("done", _DONE))
+        except BaseException as exc:  # handed to the consumer
+            self._queue.put(("error", exc))
+
+    def __next__(self) -> Any:
+        kind, value = self._queue.get()
+        if kind == "done":
+            self._queue.put((kind, value))  # every later call ends too
+            raise StopIteration
+        if kind == "error":
+            raise value
+        return value
+
+    def stop(self) -> None:
+        """Let the producer end (after the item it is making)."""
+        self._stopped.set()
 
 
 class BatchRunner:
@@ -394,9 +442,11 @@ class BatchRunner:
                 and their outcomes.
         """
         pool = ThreadPoolExecutor(self.sandbox.size)
+        ahead = _Prefetch(tasks, PREFETCH)
         try:
-            self._loop(pool, iter(tasks), on_task_done)
+            self._loop(pool, ahead, on_task_done)
         except BaseException:
+            ahead.stop()
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
@@ -409,7 +459,7 @@ class BatchRunner:
             [str, list[TaskInput], list[Candidate[Any]], list[CandidateOutcome]], None
         ],
     ) -> None:
-        window = self.sandbox.size * 2
+        window = self.sandbox.size * (4 if self.target is not None else 2)
         ready: deque[tuple[_Task, Job]] = deque()
         running: dict[Future[Callable[[], None]], _Task] = {}
         exhausted = False

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from arcjudge.sandbox.interface import VariantSandbox, run_variants
 from arcjudge.sandbox.process import ProcessSandbox
 from arcjudge.sandbox.types import (
     Limits,
@@ -166,3 +167,20 @@ def test_malformed_replies_are_infra():
     assert second.status is ProgramStatus.LOAD_ERROR
     shared = {"status": "loaded", "variants": [{"shared_state": "module 'm' changed"}] * 2}
     assert all(changed_shared_state(r) for r in decode_variants(shared, 1, findings))
+
+
+def test_a_backend_without_batches_runs_each_variant_alone():
+    class Plain:  # a third party's Sandbox written before run_variants existed
+        def __init__(self):
+            self.sources = []
+
+        def run(self, program, inputs, limits, *, policy):
+            self.sources.append(program.source)
+            return ProgramResult(ProgramStatus.LOADED, ())
+
+    plain = Plain()
+    program = Program(b"def transform(g):\n    return g\n", module_dirs=("/x",))
+    results = run_variants(plain, program, [b"a = 1", b"b = 2"], INPUTS, LIMITS, call_seconds=1)
+    assert plain.sources == [b"a = 1", b"b = 2"] and len(results) == 2
+    assert not isinstance(plain, VariantSandbox)
+    assert isinstance(ProcessSandbox(workers=1), VariantSandbox)

@@ -9,7 +9,7 @@ node of a cluster. The built-in backends share one pool (``pool.py``) over a tra
 that says where the workers run.
 """
 
-from arcjudge.sandbox.interface import Job, Sandbox
+from arcjudge.sandbox.interface import Job, Sandbox, VariantSandbox, run_variants
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.pool import LocalPool, PooledSandbox, Transport, WorkerLost
 from arcjudge.sandbox.registry import (
@@ -55,8 +55,10 @@ __all__ = [
     "Sandbox",
     "Status",
     "Transport",
+    "VariantSandbox",
     "WorkerLost",
     "backend_names",
     "changed_shared_state",
+    "run_variants",
     "sandbox_backend",
 ]

@@ -133,54 +133,6 @@ class Sandbox(Protocol):
         """
         ...
 
-    def run_variants(
-        self,
-        program: Program,
-        variants: Sequence[bytes],
-        inputs: Sequence[Grid],
-        limits: Limits = VERIFIER_LIMITS,
-        *,
-        call_seconds: float,
-        policy: PolicyMode = PolicyMode.WARN,
-    ) -> tuple[ProgramResult, ...]:
-        """Run many variants of one program (e.g. its mutants) over the same inputs.
-
-        The built-in backends run a batch in one sandboxed process that loads
-        ``program``'s top level once (its imports; it is never called) and then each
-        variant in a fresh module namespace, one call at a time, each call with a fresh
-        copy of its input and a deadline of ``call_seconds``. A variant stops at its first
-        timeout (its remaining inputs are ``timeout``). After a variant that timed out,
-        crashed, exited or corrupted the channel, the next one runs in a fresh process.
-        Variants of one batch share a process: the batch is one job, for variants of one
-        program whose source is trusted not to be adversarial; none of them ever sees
-        expected outputs. A variant that changed a module the batch shares (the module
-        directories' modules, builtins) gets an ``infra`` result starting with
-        ``SHARED_STATE_ERROR`` (``changed_shared_state``): run it alone with ``run``.
-
-        This default (for backends without batches) runs each variant alone with ``run``,
-        with ``limits`` as given.
-
-        Args:
-            program: The base program: its entry points, module directories and input
-                format are every variant's; its source is loaded, never called.
-            variants: The variants' sources (the base program is not among them).
-            inputs: Input grids (never expected outputs).
-            limits: Limits; ``total_seconds`` applies to each variant.
-            call_seconds: Deadline of each call (at most ``limits.wall_seconds``).
-            policy: As for ``run``, applied to each variant.
-
-        Returns:
-            One result per variant, in order, as ``run`` returns.
-
-        Raises:
-            RuntimeError: If the sandbox is closed before it ever started.
-            ValueError: As for ``run``.
-        """
-        return tuple(
-            self.run(replace(program, source=source), inputs, limits, policy=policy)
-            for source in variants
-        )
-
     def map(
         self, jobs: Iterable[Job], *, mode: str = "transform"
     ) -> Iterator[tuple[int, ProgramResult]]:
@@ -248,3 +200,83 @@ class Sandbox(Protocol):
     ) -> None:
         """Close the sandbox."""
         self.close()
+
+
+@runtime_checkable
+class VariantSandbox(Sandbox, Protocol):
+    """A ``Sandbox`` that also runs batches of variants of one program as one job.
+
+    Optional for a backend (the built-ins have it); :func:`run_variants` runs a batch on
+    any ``Sandbox``, each variant alone where the backend has no batches.
+    """
+
+    def run_variants(
+        self,
+        program: Program,
+        variants: Sequence[bytes],
+        inputs: Sequence[Grid],
+        limits: Limits = VERIFIER_LIMITS,
+        *,
+        call_seconds: float,
+        policy: PolicyMode = PolicyMode.WARN,
+    ) -> tuple[ProgramResult, ...]:
+        """Run many variants of one program (e.g. its mutants) over the same inputs.
+
+        The built-in backends run a batch in one sandboxed process that loads
+        ``program``'s top level once (its imports; it is never called) and then each
+        variant in a fresh module namespace, one call at a time, each call with a fresh
+        copy of its input and a deadline of ``call_seconds``. A variant stops at its first
+        timeout (its remaining inputs are ``timeout``). After a variant that timed out,
+        crashed, exited or corrupted the channel, the next one runs in a fresh process.
+        Variants of one batch share a process: the batch is one job, for variants of one
+        program whose source is trusted not to be adversarial; none of them ever sees
+        expected outputs. A variant that changed a module the batch shares (the module
+        directories' modules, builtins) gets an ``infra`` result starting with
+        ``SHARED_STATE_ERROR`` (``changed_shared_state``): run it alone with ``run``.
+
+        Args:
+            program: The base program: its entry points, module directories and input
+                format are every variant's; its source is loaded, never called.
+            variants: The variants' sources (the base program is not among them).
+            inputs: Input grids (never expected outputs).
+            limits: Limits; ``total_seconds`` applies to each variant.
+            call_seconds: Deadline of each call (at most ``limits.wall_seconds``).
+            policy: As for ``run``, applied to each variant.
+
+        Returns:
+            One result per variant, in order, as ``run`` returns.
+
+        Raises:
+            RuntimeError: If the sandbox is closed before it ever started.
+            ValueError: As for ``run``.
+        """
+        ...
+
+
+def run_variants(
+    sandbox: Sandbox,
+    program: Program,
+    variants: Sequence[bytes],
+    inputs: Sequence[Grid],
+    limits: Limits = VERIFIER_LIMITS,
+    *,
+    call_seconds: float,
+    policy: PolicyMode = PolicyMode.WARN,
+) -> tuple[ProgramResult, ...]:
+    """``sandbox.run_variants`` (see :class:`VariantSandbox`) where the backend has it.
+
+    A backend without batches runs each variant alone with ``run`` (the wall limit per
+    call, not ``call_seconds``), which is also what a variant's own run gives.
+
+    Raises:
+        RuntimeError: If the sandbox is closed before it ever started.
+        ValueError: As for ``Sandbox.run``.
+    """
+    if isinstance(sandbox, VariantSandbox):
+        return sandbox.run_variants(
+            program, variants, inputs, limits, call_seconds=call_seconds, policy=policy
+        )
+    return tuple(
+        sandbox.run(replace(program, source=source), inputs, limits, policy=policy)
+        for source in variants
+    )

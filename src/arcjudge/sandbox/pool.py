@@ -23,7 +23,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from typing import Any, Generic, Protocol, TypeVar
 
-from arcjudge.sandbox.interface import Job, Sandbox
+from arcjudge.sandbox.interface import Job, VariantSandbox
 from arcjudge.sandbox.policy import Finding, PolicyMode, check, decide
 from arcjudge.sandbox.registry import BackendUnavailable
 from arcjudge.sandbox.types import (
@@ -126,7 +126,7 @@ class Transport(abc.ABC, Generic[SlotT, RequestT]):
         limits: Limits,
         call_seconds: float,
     ) -> RequestT:
-        """Turn a batch of variants into what ``send`` ships (see ``Sandbox.run_variants``).
+        """Turn a batch of variants into what ``send`` ships (``VariantSandbox.run_variants``).
 
         Raises:
             ValueError: As ``prepare``.
@@ -297,7 +297,7 @@ class LocalWorkers(Transport[WorkerT, Frame]):
             worker.close()
 
 
-class PooledSandbox(Sandbox):
+class PooledSandbox(VariantSandbox):
     """A pool of slots behind the ``Sandbox`` interface; a transport provides the workers.
 
     Args:
@@ -436,7 +436,7 @@ class PooledSandbox(Sandbox):
         call_seconds: float,
         policy: PolicyMode = PolicyMode.WARN,
     ) -> tuple[ProgramResult, ...]:
-        """See :meth:`Sandbox.run_variants`."""
+        """See :meth:`VariantSandbox.run_variants`."""
         findings: list[tuple[str, ...]] = []
         sent: list[int] = []
         results: list[ProgramResult | None] = [None] * len(variants)

@@ -26,7 +26,7 @@ from typing import Any
 import psutil
 
 from arcjudge.safetext import terminal_safe
-from arcjudge.sandbox.interface import Sandbox
+from arcjudge.sandbox.interface import Sandbox, run_variants
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
     GeneratorCall,
@@ -1169,8 +1169,8 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> CaseOutcome:
         batch = [ctx.fill(src) for src in case.sources]
         inputs = [SAMPLE] * case.inputs
         results.extend(
-            sandbox.run_variants(
-                base, batch, inputs, case.limits, call_seconds=case.call_seconds,
+            run_variants(
+                sandbox, base, batch, inputs, case.limits, call_seconds=case.call_seconds,
                 policy=PolicyMode.OFF,
             )
         )  # fmt: skip

@@ -34,6 +34,7 @@ from typing import Any
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, TaskInput
 from arcjudge.harness.core.store import ResultStore, StoredResult, input_text
 from arcjudge.sandbox import Sandbox
+from arcjudge.sandbox.interface import run_variants
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import Limits, ProgramResult, ProgramStatus, Status
 
@@ -357,9 +358,10 @@ class BatchRunner:
         task.running += 1
 
         def run() -> Callable[[], None]:
-            results = self.sandbox.run_variants(
-                base, sources, grids, self.limits, call_seconds=deadline, policy=self.policy
-            )
+            results = run_variants(
+                self.sandbox, base, sources, grids, self.limits, call_seconds=deadline,
+                policy=self.policy,
+            )  # fmt: skip
 
             def absorb() -> None:
                 for k, result in zip(batch, results, strict=True):

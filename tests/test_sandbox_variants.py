@@ -1,4 +1,4 @@
-"""``Sandbox.run_variants``: many variants of one program per sandboxed process.
+"""``run_variants``: many variants of one program per sandboxed process.
 
 Run on the process backend and, when dockerd answers and the image exists, on docker.
 Each attack is tried for real: a variant that hangs, changes a shared module or builtins,

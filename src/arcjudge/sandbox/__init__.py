@@ -1,7 +1,8 @@
 """Isolation and execution of untrusted programs.
 
 Callers type against the ``Sandbox`` interface (``interface.py``): it runs a ``Program``
-over a batch of input grids with ``Limits`` and returns a ``ProgramResult``. Backends are
+over a batch of input grids with ``Limits`` and returns a ``ProgramResult``
+(``run_variants``: many variants of one program as one job). Backends are
 looked up by name in a registry (``registry.py``; ``make_sandbox`` in ``backends.py``):
 ``process`` (local, the embedded default), ``docker`` (containers, the security boundary),
 ``auto``, and any that an installed package registers; ``ray`` runs one of them on every

@@ -5,7 +5,9 @@ harness is out of their reach. Its lifecycle: build it (``make_sandbox`` or a ba
 class; nothing starts yet), ``start()`` it (also done by the first ``run``/``generate``/
 ``map``), use it, ``close()`` it; as a context manager it is closed on exit, also after an
 exception or Ctrl-C. Built-in backends: ``process``, ``docker``, and ``ray`` as an executor
-over either (see ``registry.py`` for how a third party adds one).
+over either (see ``registry.py`` for how a third party adds one). A backend that also
+runs batches of variants of one program as one job is a ``VariantSandbox`` (the built-ins
+are); ``run_variants`` runs a batch on any sandbox.
 """
 
 from __future__ import annotations

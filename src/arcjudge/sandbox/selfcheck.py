@@ -105,7 +105,7 @@ class Case:
     # sandbox; without any, it would hit the harness itself, so the case is not run and
     # counts as not contained (e.g. kill(-1) when programs share the harness's uid).
     needs_one_of: tuple[str, ...] = ()
-    # Run the sources as one batch of variants (``Sandbox.run_variants``) of a benign base
+    # Run the sources as one batch of variants (``run_variants``) of a benign base
     # program, each call with a deadline of ``call_seconds``, instead of one by one.
     variants: bool = False
     call_seconds: float = 0.5
@@ -207,7 +207,7 @@ _SIGNAL_GUARDS = ("pid_namespace", "uid_per_program")
 
 
 def _variants(name: str, expected: str, accept: Accept, *sources: str, **options: Any) -> Case:
-    """A case whose programs run as one batch of variants (``Sandbox.run_variants``)."""
+    """A case whose programs run as one batch of variants (``run_variants``)."""
     return _case(name, expected, accept, *sources, variants=True, inputs=2, **options)
 
 

@@ -121,7 +121,7 @@ class GeneratorCall:
 
 
 SHARED_STATE_ERROR = "changed state the variants of its batch share"
-"""How an ``infra`` result of ``Sandbox.run_variants`` starts when the variant changed a
+"""How an ``infra`` result of ``run_variants`` starts when the variant changed a
 module the batch shares (see :func:`changed_shared_state`)."""
 
 VERIFIER_LIMITS = Limits(wall_seconds=10.0)

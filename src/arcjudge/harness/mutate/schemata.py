@@ -3,7 +3,7 @@
 The default path of ``arcjudge mutate``. Per task and verifier source, the original runs
 first as a job of its own (its outputs are the true outputs: no mutant may share its
 process), which measures its slowest call; its mutants then run in batches through
-``Sandbox.run_variants`` (one process loads the verifier's imports once, then each mutant
+``run_variants`` (one process loads the verifier's imports once, then each mutant
 in a fresh namespace), each call with a deadline of ``call_deadline`` (the original's
 slowest call times ``CALL_FACTOR``, at least ``CALL_FLOOR_SECONDS``, at most the limits'
 ``wall_seconds``). A mutant whose result came back ``infra`` (it changed state its batch

@@ -110,23 +110,27 @@ def decode_result(
         if not isinstance(raw, list) or len(raw) != n_inputs:
             raise ValueError("wrong number of results")
         results = []
+        generate = mode == "generate"
         for index, item in enumerate(raw):
             item_status = Status(item["s"])
-            grid = gen_output = None
+            wire = gen_output = None
             if item_status is Status.OK:
-                grid, reason = canonical.from_wire(item.get("g"))
-                if grid is None:
+                # checked, not decoded: ``RunResult.grid`` builds the grid when it is read
+                wire, reason = canonical.check_wire(item.get("g"))
+                if wire is None:
                     raise ValueError(f"malformed grid: {reason}")
-                if ("o" in item) != (mode == "generate"):
+                if ("o" in item) != generate:
                     raise ValueError("generator output where none belongs, or missing")
-                if "o" in item:
-                    gen_output, reason = canonical.from_wire(item.get("o"))
+                if generate:
+                    gen_output, reason = canonical.check_wire(item.get("o"))
                     if gen_output is None:
                         raise ValueError(f"malformed grid: {reason}")
-            seconds = float(item.get("t", 0.0))
             results.append(
-                RunResult(index, item_status, grid, _text(item.get("e")), seconds, gen_output)
-            )
+                RunResult(
+                    index, item_status, None, _text(item.get("e")), float(item.get("t", 0.0)),
+                    wire=wire, output_wire=gen_output,
+                )
+            )  # fmt: skip
         return ProgramResult(
             status, tuple(results), entry_point=_text(reply.get("entry"), 100), output=output,
             seconds=seconds, findings=findings,

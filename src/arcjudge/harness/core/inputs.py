@@ -130,7 +130,10 @@ def draw_samples(
             if result.status is not ProgramStatus.INFRA:
                 store.put_program(key, result.status, result.error, result.findings)
             continue
-        stored = [StoredResult(r.status, r.grid, r.output, r.error) for r in result.results]
+        stored = [
+            StoredResult(r.status, error=r.error, wire=r.wire, output_wire=r.output_wire)
+            for r in result.results
+        ]
         store.put_many(
             (k, s) for k, s in zip(keys, stored, strict=True) if s.status is not Status.INFRA
         )

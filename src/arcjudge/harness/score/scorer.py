@@ -19,7 +19,7 @@ from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.calls import Call, call_key, run_calls
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
+from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput, is_right
 from arcjudge.harness.core.inputs import DEFAULT_SEED, draw_samples, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, read_programs
@@ -76,7 +76,7 @@ def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> Scor
         if res is None:
             continue
         if res.status is Status.OK:
-            wrong = wrong or res.grid != inst.expected
+            wrong = wrong or not is_right(res, inst)
         elif res.status is Status.INVALID_OUTPUT:
             wrong = True
         elif res.status is Status.INFRA:

@@ -23,6 +23,7 @@ from arcjudge.sandbox.types import (
     ProgramStatus,
     RunResult,
     Status,
+    compact,
     to_plain,
 )
 
@@ -32,8 +33,8 @@ Frame = dict[str, Any]
 
 def _input_wire(grid: Sequence[Sequence[int]]) -> list[Any]:
     """An input grid's wire form: ``[width, digits]`` for a grid of 0..9, else plain lists."""
-    exact = canonical.exact_grid(grid)
-    return canonical.to_wire(exact) if exact is not None else to_plain(grid)
+    wire = compact(grid)  # the harness's own grid: no exact-type checks needed
+    return [wire[0], wire[1]] if wire is not None else to_plain(grid)
 
 
 def encode_job(

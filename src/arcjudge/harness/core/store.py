@@ -50,7 +50,6 @@ from arcjudge.errors import InputError
 from arcjudge.harness.core.outputs import create_private_file, make_private_dir
 from arcjudge.safetext import clean_text
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.runtime.canonical import exact_grid
 from arcjudge.sandbox.types import (
     GeneratorCall,
     Grid,
@@ -60,6 +59,7 @@ from arcjudge.sandbox.types import (
     RunResult,
     Status,
     WireGrid,
+    compact,
     grid_of,
     wire_of,
 )
@@ -96,10 +96,10 @@ def input_text(item: Grid | GeneratorCall) -> str:
     """Canonical text of an input grid (``width:digits``) or a generator call (JSON)."""
     if isinstance(item, GeneratorCall):
         return json.dumps({"seed": item.seed, "kwargs": dict(item.kwargs)}, sort_keys=True)
-    exact = exact_grid(item)
-    if exact is None:  # not a grid of 0..9 (never a task's): its JSON, which starts with "["
+    wire = compact(item)
+    if wire is None:  # not a grid of 0..9 (never a task's): its JSON, which starts with "["
         return json.dumps(item, separators=(",", ":"))
-    return wire_text(wire_of(exact))
+    return wire_text(wire)
 
 
 def input_digest(item: Grid | GeneratorCall) -> bytes:
@@ -224,8 +224,7 @@ class Expected:
 
     def __init__(self, grid: Grid) -> None:
         self.grid = grid
-        exact = exact_grid(grid) if grid else None
-        self.wire: WireGrid | None = None if exact is None else wire_of(exact)
+        self.wire: WireGrid | None = compact(grid)
         self._digest: bytes | None = None
 
     @property

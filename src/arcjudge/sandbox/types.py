@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 from arcjudge.sandbox.runtime import canonical
 
@@ -157,6 +157,27 @@ def compact(grid: Sequence[Sequence[int]]) -> WireGrid | None:
     ):
         return None
     return width, flat.translate(_TO_DIGITS).decode("ascii")
+
+
+def input_wire(grid: Sequence[Sequence[int]]) -> list[Any]:
+    """An input grid's wire form: ``[width, digits]`` for a grid of 0..9, else plain lists."""
+    wire = compact(grid)  # the harness's own grid: no exact-type checks needed
+    return [wire[0], wire[1]] if wire is not None else to_plain(grid)
+
+
+class WiredGrids(list[Grid]):
+    """Input grids with the wire forms the harness already made of them (``input_wire``).
+
+    It is a list of the grids, so every backend can read it as such; the built-in ones
+    send ``wires`` as they are instead of encoding each grid again (a task's inputs are
+    encoded once for all its candidates).
+    """
+
+    def __init__(self, grids: Iterable[Grid], wires: Iterable[list[Any]]) -> None:
+        super().__init__(grids)
+        self.wires = list(wires)
+        if len(self.wires) != len(self):
+            raise ValueError("one wire form per grid")
 
 
 def wire_of(grid: Grid) -> WireGrid:

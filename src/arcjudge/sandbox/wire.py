@@ -23,18 +23,12 @@ from arcjudge.sandbox.types import (
     ProgramStatus,
     RunResult,
     Status,
-    compact,
-    to_plain,
+    WiredGrids,
+    input_wire,
 )
 
 Frame = dict[str, Any]
 """A parsed JSON frame (request or reply)."""
-
-
-def _input_wire(grid: Sequence[Sequence[int]]) -> list[Any]:
-    """An input grid's wire form: ``[width, digits]`` for a grid of 0..9, else plain lists."""
-    wire = compact(grid)  # the harness's own grid: no exact-type checks needed
-    return [wire[0], wire[1]] if wire is not None else to_plain(grid)
 
 
 def encode_job(
@@ -47,7 +41,7 @@ def encode_job(
 
     Args:
         program: The program to run.
-        inputs: Input grids only.
+        inputs: Input grids only (``WiredGrids``: sent as their wire forms).
         limits: Limits to enforce.
         mode: ``transform`` (call the entry point on each grid) or ``generate`` (inputs are
             ``GeneratorCall`` seeds and keyword arguments).
@@ -62,10 +56,12 @@ def encode_job(
         "module_dirs": [os.path.abspath(d) for d in program.module_dirs],
         "input_format": program.input_format,
         "mode": mode,
-        "inputs": [
+        "inputs": inputs.wires
+        if isinstance(inputs, WiredGrids)
+        else [
             {"seed": c.seed, "kwargs": dict(c.kwargs)}
             if isinstance(c, GeneratorCall)
-            else _input_wire(c)
+            else input_wire(c)
             for c in inputs
         ],
         "limits": {

@@ -18,7 +18,8 @@ Answers are judged lean: each task's expected outputs are put in compact form on
 (``Expected``), a fresh answer is compared in the compact form the sandbox replied with,
 and a right answer's grid is the expected output itself, so right answers are never
 decoded; wrong ones are decoded only when their grid is read (a first failure, a report).
-Result keys come from each input's digest, computed once per task for all its candidates.
+Each input's wire form (what the sandbox is sent) and digest (what its result keys are made
+from) are computed once per task, for all its candidates.
 """
 
 from __future__ import annotations
@@ -34,7 +35,15 @@ from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, inp
 from arcjudge.harness.core.tally import FirstFailure, Tally
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import Limits, Program, ProgramResult, ProgramStatus, Status
+from arcjudge.sandbox.types import (
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+    Status,
+    WiredGrids,
+    input_wire,
+)
 from arcjudge.vocabulary import REPORTED_SPLITS
 
 
@@ -148,6 +157,7 @@ class _Task:
     outcomes: list[CandidateOutcome]
     queues: list[deque[_Chunk]]
     expected: list[Expected] = field(default_factory=list)  # per instance, for judging
+    wires: list[list[Any]] = field(default_factory=list)  # per instance, sent as they are
     pending: int = 0  # chunks handed to the scheduler and not yet absorbed
     active: set[int] = field(default_factory=set)  # candidates with a chunk pending
 
@@ -203,7 +213,9 @@ class Engine:
                     outcome.failure = stored.failure
                     continue
             if digests is None:
-                digests = [input_digest(inst.grid) for inst in instances]
+                task.wires = [input_wire(inst.grid) for inst in instances]
+                pairs = zip(instances, task.wires, strict=True)
+                digests = [input_digest(inst.grid, wire) for inst, wire in pairs]
                 task.expected = [Expected(inst.expected) for inst in instances]
             keys = self.store.result_keys(cand.key, digests)
             for start in range(0, len(instances), self.chunk):
@@ -306,7 +318,11 @@ class Engine:
                 chunk = ready.popleft()
                 program = chunk.task.candidates[chunk.candidate].program
                 assert program is not None  # only candidates with a program get chunks
-                inputs = [chunk.task.instances[p].grid for p in chunk.positions]
+                task = chunk.task
+                inputs = WiredGrids(
+                    [task.instances[p].grid for p in chunk.positions],
+                    [task.wires[p] for p in chunk.positions],
+                )
                 future = pool.submit(
                     self.sandbox.run, program, inputs, self.limits, policy=self.policy
                 )

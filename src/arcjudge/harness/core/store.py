@@ -44,6 +44,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import arcjudge.sandbox
 from arcjudge.errors import InputError
@@ -102,9 +103,18 @@ def input_text(item: Grid | GeneratorCall) -> str:
     return wire_text(wire)
 
 
-def input_digest(item: Grid | GeneratorCall) -> bytes:
-    """The digest of an input that result keys are made from (see ``result_key``)."""
-    return hashlib.sha256(input_text(item).encode()).digest()
+def input_digest(item: Grid | GeneratorCall, wire: list[Any] | None = None) -> bytes:
+    """The digest of an input that result keys are made from (see ``result_key``).
+
+    Args:
+        item: The input.
+        wire: The grid's ``input_wire`` when it is made already (not encoded again).
+    """
+    if wire is not None and len(wire) == 2 and type(wire[0]) is int and type(wire[1]) is str:
+        text = f"{wire[0]}:{wire[1]}"  # input_text of a grid of 0..9
+    else:
+        text = input_text(item)
+    return hashlib.sha256(text.encode()).digest()
 
 
 def result_key(prog_key: str, digest: bytes) -> bytes:

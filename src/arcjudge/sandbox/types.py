@@ -153,7 +153,7 @@ def compact(grid: Sequence[Sequence[int]]) -> WireGrid | None:
         not (0 < width <= canonical.MAX_SIDE and 0 < rows <= canonical.MAX_SIDE)
         or len(flat) != width * rows
         or flat.translate(None, _DIGIT_BYTES)  # a cell outside 0..9 is left over
-        or any(len(row) != width for row in grid)
+        or len(set(map(len, grid))) != 1
     ):
         return None
     return width, flat.translate(_TO_DIGITS).decode("ascii")

@@ -66,6 +66,7 @@ from arcjudge.sandbox.types import (
 )
 
 COMMIT_SECONDS = 1.0
+_STATUSES = {s.value: s for s in Status}
 SCHEMA_VERSION = 3
 # 1 (unversioned, user_version 0): keys without the policy, no findings
 # 2: hex text keys over the input's JSON, every grid stored as JSON
@@ -437,7 +438,7 @@ class ResultStore:
             )
             for key, status, digest, grid, output, error in rows:
                 found[key] = StoredResult(
-                    Status(status), None, None, error,
+                    _STATUSES[status], None, None, error,
                     wire=_wire(grid), output_wire=_wire(output), digest=digest,
                 )  # fmt: skip
         return found

@@ -92,7 +92,10 @@ def run(store: ResultStore, sandbox: FakeSandbox, insts: list[TaskInput]) -> Can
 
 def rows(path: Path) -> list[tuple[bytes, str, bytes | None, str | None]]:
     with sqlite3.connect(path) as db:
-        return db.execute("SELECT key, status, digest, grid FROM results ORDER BY key").fetchall()
+        return db.execute(
+            "SELECT r.key, r.status, r.digest, e.grid FROM results r "
+            "LEFT JOIN extras e ON e.key = r.key ORDER BY r.key"
+        ).fetchall()
 
 
 def test_right_answers_are_stored_as_a_digest_and_wrong_ones_in_full(tmp_path):
@@ -116,6 +119,8 @@ def test_right_answers_are_stored_as_a_digest_and_wrong_ones_in_full(tmp_path):
     # a wrong row: the grid the program returned, no digest
     assert full == sorted(f"{w}:{d}" for w, d in (to_wire(flip(g)) for g in GRIDS[2:]))
     assert all(r[2] is None for r in got if r[3] is not None)
+    with sqlite3.connect(tmp_path / "c.sqlite") as db:  # grids in a table of their own
+        assert db.execute("SELECT COUNT(*) FROM extras").fetchone()[0] == 2
 
 
 def test_a_rerun_reads_right_and_wrong_answers_back_without_running(tmp_path):

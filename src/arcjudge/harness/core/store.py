@@ -15,8 +15,9 @@ store is closed (which the commands do on Ctrl-C too), so a killed run loses at 
 last second of results.
 
 A right answer is stored as its status and a 16-byte digest of its grid (BLAKE2b of the
-compact form ``width:digits``), a wrong one with the grid itself (as ``width:digits``):
-about 70 bytes per right answer on disk. Whether an answer is right depends on the
+compact form ``width:digits``), a wrong one with the grid itself (as ``width:digits``, in
+a table of its own with the error texts, so the clustered table of keys stays small): about
+65 bytes per right answer on disk. Whether an answer is right depends on the
 expected output, which the key does not cover, so a read result is resolved against the
 expected output of the moment (``StoredResult.resolve``): a stored grid is compared
 with it; a stored digest equal to the expected output's digest is a right answer (its
@@ -70,12 +71,15 @@ _STATUSES = {s.value: s for s in Status}
 SCHEMA_VERSION = 3
 # 1 (unversioned, user_version 0): keys without the policy, no findings
 # 2: hex text keys over the input's JSON, every grid stored as JSON
-# 3: 32-byte keys over the input's digest; right answers as a digest of their grid
+# 3: 32-byte keys over the input's digest; right answers as a digest of their grid, grids
+#    and error texts in a table of their own
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
-    key BLOB PRIMARY KEY, status TEXT NOT NULL, digest BLOB, grid TEXT, output TEXT,
-    error TEXT
+    key BLOB PRIMARY KEY, status TEXT NOT NULL, digest BLOB
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS extras (
+    key BLOB PRIMARY KEY, grid TEXT, output TEXT, error TEXT
+);
 CREATE TABLE IF NOT EXISTS programs (
     key TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, findings TEXT NOT NULL
 );
@@ -432,34 +436,41 @@ class ResultStore:
             batch = list(keys[start : start + 500])
             marks = ",".join("?" * len(batch))
             rows = self._db.execute(
-                "SELECT key, status, digest, grid, output, error FROM results "
-                f"WHERE key IN ({marks})",
+                "SELECT r.key, r.status, r.digest, e.grid, e.output, e.error FROM results r "
+                f"LEFT JOIN extras e ON e.key = r.key WHERE r.key IN ({marks})",
                 batch,
             )
             for key, status, digest, grid, output, error in rows:
                 found[key] = StoredResult(
                     _STATUSES[status], None, None, error,
-                    wire=_wire(grid), output_wire=_wire(output), digest=digest,
+                    wire=None if digest is not None else _wire(grid),
+                    output_wire=_wire(output), digest=digest,
                 )  # fmt: skip
         return found
 
     def put_many(self, rows: Iterable[tuple[bytes, StoredResult]]) -> None:
-        """Store results (one transaction): right answers as a digest, others in full."""
+        """Store results (one transaction): right answers as a digest, others in full.
+
+        A result row is small (key, status, digest); grids and error texts go to a table of
+        their own, appended in insertion order, so that rows of the clustered ``results``
+        table stay small to insert and to read.
+        """
+        results = []
+        extras = []
+        for key, r in rows:
+            digest = r.digest if r.right and r.digest is not None else None
+            results.append((key, r.status.value, digest))
+            grid = None if digest is not None or r.wire is None else wire_text(r.wire)
+            output = None if r.output_wire is None else wire_text(r.output_wire)
+            error = None if r.error is None else clean_text(r.error)
+            if grid is not None or output is not None or error is not None:
+                extras.append((key, grid, output, error))
         self._db.executemany(
-            "INSERT OR REPLACE INTO results (key, status, digest, grid, output, error) "
-            "VALUES (?,?,?,?,?,?)",
-            [
-                (
-                    key,
-                    r.status.value,
-                    r.digest if r.right and r.digest is not None else None,
-                    None
-                    if (r.right and r.digest is not None) or r.wire is None
-                    else wire_text(r.wire),
-                    None if r.output_wire is None else wire_text(r.output_wire),
-                    None if r.error is None else clean_text(r.error),
-                )
-                for key, r in rows
-            ],
+            "INSERT OR REPLACE INTO results (key, status, digest) VALUES (?,?,?)", results
         )
+        if extras:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO extras (key, grid, output, error) VALUES (?,?,?,?)",
+                extras,
+            )
         self._maybe_commit()

@@ -18,9 +18,11 @@ import tempfile
 from pathlib import Path
 
 from common import data
-from common.cli import arcjudge_or_exit
-from common.measure import children_peak_rss_bytes, load_average, now
+from common.measure import code_state, load_average, now
 from common.programs import read_score_programs, write_score_programs
+from common.usage import arcjudge_usage, store_bytes
+
+TARGETS = {"ratio": 1.5, "cpu_ms_per_input": 0.03}
 
 
 def raw(programs: Path, tasks: Path, arcgen: Path) -> tuple[float, int]:
@@ -60,6 +62,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="copy results.jsonl here (to compare runs)")
     parser.add_argument("--skip-raw", action="store_true")
     args = parser.parse_args()
+    print(code_state())
     root = data.root(args.data)
     tasks, arcgen = data.training_dir(root), data.arcgen_dir(root)
     with tempfile.TemporaryDirectory() as tmp:
@@ -69,6 +72,7 @@ def main() -> None:
         print(f"raw in-process (1 core): {args.programs} programs, {calls} calls, "
               f"{raw_seconds:.1f} s")  # fmt: skip
         out = Path(tmp) / "out"
+        cold_ratio = cold_cpu = float("nan")
         for label in ("cold", "warm"):  # warm: the same out directory, its store filled
             argv = ["score", "--programs", str(programs), "--tasks", str(tasks),
                     "--arcgen", str(arcgen), "--out", str(out), "--backend", args.backend,
@@ -76,17 +80,31 @@ def main() -> None:
                     "--executor", args.executor]  # fmt: skip
             if args.ray_address:
                 argv += ["--ray-address", args.ray_address]
-            stdout, seconds = arcjudge_or_exit(argv)
+            usage = arcjudge_usage(argv)
+            stdout, seconds = usage.stdout, usage.seconds
             rate = args.programs / seconds * 60
+            per_input = usage.cpu / calls * 1e3 if calls else float("nan")
             print(f"score {label} ({args.executor}, {args.backend}, {args.workers} workers): "
                   f"{seconds:.1f} s = "
-                  f"{rate:.0f} programs/min, {seconds / raw_seconds:.3f}x raw; peak RSS of "
-                  f"children so far {children_peak_rss_bytes() / (1 << 20):.0f} MiB")  # fmt: skip
+                  f"{rate:.0f} programs/min, {seconds / raw_seconds:.3f}x raw; harness "
+                  f"process {usage.cpu:.1f} s CPU ({per_input:.4f} ms per input), peak RSS "
+                  f"{usage.rss / (1 << 20):.0f} MiB")  # fmt: skip
             print("\n".join(stdout.splitlines()[:3]))
             print("\n".join(x for x in stdout.splitlines() if x.startswith("node ")))
+            if label == "cold":
+                cold_ratio, cold_cpu = seconds / raw_seconds, per_input
+                size = store_bytes(out / "cache.sqlite")
+                print(f"store: {size} bytes, {size / calls:.0f} per input" if calls else "")
             if args.keep and label == "cold":
                 args.keep.mkdir(parents=True, exist_ok=True)
                 (args.keep / "results.jsonl").write_bytes((out / "results.jsonl").read_bytes())
+        print("targets:")
+        for name, value, target in (
+            ("cold wall / raw", cold_ratio, TARGETS["ratio"]),
+            ("harness CPU per input (cold, ms)", cold_cpu, TARGETS["cpu_ms_per_input"]),
+        ):
+            print(f"  {name}: {value:.4g} (target <= {target:g}): "
+                  f"{'met' if value <= target else 'MISSED'}")  # fmt: skip
         print(f"load average {load_average():.2f}")
 
 

@@ -76,8 +76,13 @@ def clean_json(value: Any) -> Any:
             (clean_text(k) if isinstance(k, str) else k): clean_json(v) for k, v in value.items()
         }
     if isinstance(value, list | tuple):
+        if set(map(type, value)) <= _PLAIN:  # a grid row: nothing to clean, at C speed
+            return list(value)
         return [clean_json(v) for v in value]
     return value
+
+
+_PLAIN = frozenset({int, float, bool, type(None)})
 
 
 def json_dumps(value: Any, **kwargs: Any) -> str:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
+
+from arcjudge.sandbox.runtime import canonical
 
 Grid = tuple[tuple[int, ...], ...]
 InputFormat = Literal["list", "tuple"]
@@ -128,9 +131,82 @@ VERIFIER_LIMITS = Limits(wall_seconds=10.0)
 DEFINITION_LIMITS = Limits(wall_seconds=5.0)
 
 
-@dataclass(frozen=True)
+WireGrid = tuple[int, str]
+"""A checked grid in its compact form ``(width, digits)``: the cells row by row as ASCII
+digits (``canonical.check_wire``). Two grids are equal exactly when their forms are."""
+
+
+_TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
+_DIGIT_BYTES = bytes(range(10))
+
+
+def compact(grid: Sequence[Sequence[int]]) -> WireGrid | None:
+    """The compact form of one of the harness's own grids, ``None`` if not a grid of 0..9.
+
+    For trusted grids only (task files, checked replies): cells are read as ``bytes``
+    reads them, without the exact-type checks ``canonical`` makes on a program's values,
+    so it costs a few C-level passes over the cells.
+    """
+    try:
+        width = len(grid[0])
+        flat = bytes(itertools.chain.from_iterable(grid))
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    rows = len(grid)
+    if (
+        not (0 < width <= canonical.MAX_SIDE and 0 < rows <= canonical.MAX_SIDE)
+        or len(flat) != width * rows
+        or flat.translate(None, _DIGIT_BYTES)  # a cell outside 0..9 is left over
+        or len(set(map(len, grid))) != 1
+    ):
+        return None
+    return width, flat.translate(_TO_DIGITS).decode("ascii")
+
+
+def input_wire(grid: Sequence[Sequence[int]]) -> list[Any]:
+    """An input grid's wire form: ``[width, digits]`` for a grid of 0..9, else plain lists."""
+    wire = compact(grid)  # the harness's own grid: no exact-type checks needed
+    return [wire[0], wire[1]] if wire is not None else to_plain(grid)
+
+
+class WiredGrids(list[Grid]):
+    """Input grids with the wire forms the harness already made of them (``input_wire``).
+
+    It is a list of the grids, so every backend can read it as such; the built-in ones
+    send ``wires`` as they are instead of encoding each grid again (a task's inputs are
+    encoded once for all its candidates).
+    """
+
+    def __init__(self, grids: Iterable[Grid], wires: Iterable[list[Any]]) -> None:
+        super().__init__(grids)
+        self.wires = list(wires)
+        if len(self.wires) != len(self):
+            raise ValueError("one wire form per grid")
+
+
+def wire_of(grid: Grid) -> WireGrid:
+    """The compact form of a canonical grid (see :data:`WireGrid`).
+
+    Raises:
+        ValueError: If ``grid`` is not a grid of 0..9.
+    """
+    wire = compact(grid)
+    if wire is None:
+        raise ValueError("not a grid of cells 0..9")
+    return wire
+
+
+def grid_of(wire: WireGrid) -> Grid:
+    """The grid of a compact form (see :data:`WireGrid`)."""
+    return canonical.decode_wire(*wire)
+
+
 class RunResult:
-    """The result of one call of a program on one input.
+    """The result of one call of a program on one input (immutable).
+
+    A result decoded from a supervisor's reply keeps its grids in their checked compact
+    form (``wire``, ``output_wire``) and builds ``grid`` and ``output`` only when they are
+    read, so comparing answers costs no decoding.
 
     Attributes:
         index: Position of the input in the batch.
@@ -139,14 +215,77 @@ class RunResult:
         error: A short (truncated) description when ``status`` is not ``ok``.
         seconds: Wall time of the call as measured outside the program.
         output: For generator calls, the generated pair's output (``grid`` is its input).
+        wire: ``grid`` as a :data:`WireGrid` (``None`` with no grid).
+        output_wire: ``output`` as a :data:`WireGrid`.
     """
 
-    index: int
-    status: Status
-    grid: Grid | None = None
-    error: str | None = None
-    seconds: float = 0.0
-    output: Grid | None = None
+    __slots__ = ("_grid", "_output", "_output_wire", "_wire", "error", "index", "seconds", "status")
+
+    def __init__(
+        self,
+        index: int,
+        status: Status,
+        grid: Grid | None = None,
+        error: str | None = None,
+        seconds: float = 0.0,
+        output: Grid | None = None,
+        *,
+        wire: WireGrid | None = None,
+        output_wire: WireGrid | None = None,
+    ) -> None:
+        self.index = index
+        self.status = status
+        self.error = error
+        self.seconds = seconds
+        self._grid = grid
+        self._wire = wire
+        self._output = output
+        self._output_wire = output_wire
+
+    @property
+    def grid(self) -> Grid | None:
+        """The output grid (decoded from ``wire`` the first time it is read)."""
+        if self._grid is None and self._wire is not None:
+            self._grid = grid_of(self._wire)
+        return self._grid
+
+    @property
+    def output(self) -> Grid | None:
+        """A generator call's output grid (decoded the first time it is read)."""
+        if self._output is None and self._output_wire is not None:
+            self._output = grid_of(self._output_wire)
+        return self._output
+
+    @property
+    def wire(self) -> WireGrid | None:
+        """``grid`` in its compact form."""
+        if self._wire is None and self._grid is not None:
+            self._wire = wire_of(self._grid)
+        return self._wire
+
+    @property
+    def output_wire(self) -> WireGrid | None:
+        """``output`` in its compact form."""
+        if self._output_wire is None and self._output is not None:
+            self._output_wire = wire_of(self._output)
+        return self._output_wire
+
+    def _fields(self) -> tuple[object, ...]:
+        return (self.index, self.status, self.wire, self.error, self.seconds, self.output_wire)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunResult):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(index={self.index!r}, status={self.status!r}, grid={self.grid!r}, "
+            f"error={self.error!r}, seconds={self.seconds!r}, output={self.output!r})"
+        )
 
 
 @dataclass(frozen=True)

@@ -24,17 +24,14 @@ from arcjudge.sandbox.types import (
     ProgramStatus,
     RunResult,
     Status,
-    to_plain,
+    WiredGrids,
+    input_wire,
 )
 
 Frame = dict[str, Any]
 """A parsed JSON frame (request or reply)."""
 
-
-def _input_wire(grid: Sequence[Sequence[int]]) -> list[Any]:
-    """An input grid's wire form: ``[width, digits]`` for a grid of 0..9, else plain lists."""
-    exact = canonical.exact_grid(grid)
-    return canonical.to_wire(exact) if exact is not None else to_plain(grid)
+_STATUSES = {s.value: s for s in Status}  # a dict lookup: several times faster than Status()
 
 
 def encode_job(
@@ -47,7 +44,7 @@ def encode_job(
 
     Args:
         program: The program to run.
-        inputs: Input grids only.
+        inputs: Input grids only (``WiredGrids``: sent as their wire forms).
         limits: Limits to enforce.
         mode: ``transform`` (call the entry point on each grid) or ``generate`` (inputs are
             ``GeneratorCall`` seeds and keyword arguments).
@@ -62,10 +59,12 @@ def encode_job(
         "module_dirs": [os.path.abspath(d) for d in program.module_dirs],
         "input_format": program.input_format,
         "mode": mode,
-        "inputs": [
+        "inputs": inputs.wires
+        if isinstance(inputs, WiredGrids)
+        else [
             {"seed": c.seed, "kwargs": dict(c.kwargs)}
             if isinstance(c, GeneratorCall)
-            else _input_wire(c)
+            else input_wire(c)
             for c in inputs
         ],
         "limits": {
@@ -139,23 +138,29 @@ def decode_result(
         if not isinstance(raw, list) or len(raw) != n_inputs:
             raise ValueError("wrong number of results")
         results = []
+        generate = mode == "generate"
         for index, item in enumerate(raw):
-            item_status = Status(item["s"])
-            grid = gen_output = None
+            item_status = _STATUSES.get(item["s"])
+            if item_status is None:
+                raise ValueError(f"unknown status {item['s']!r}"[:200])
+            wire = gen_output = None
             if item_status is Status.OK:
-                grid, reason = canonical.from_wire(item.get("g"))
-                if grid is None:
+                # checked, not decoded: ``RunResult.grid`` builds the grid when it is read
+                wire, reason = canonical.check_wire(item.get("g"))
+                if wire is None:
                     raise ValueError(f"malformed grid: {reason}")
-                if ("o" in item) != (mode == "generate"):
+                if ("o" in item) != generate:
                     raise ValueError("generator output where none belongs, or missing")
-                if "o" in item:
-                    gen_output, reason = canonical.from_wire(item.get("o"))
+                if generate:
+                    gen_output, reason = canonical.check_wire(item.get("o"))
                     if gen_output is None:
                         raise ValueError(f"malformed grid: {reason}")
-            seconds = float(item.get("t", 0.0))
             results.append(
-                RunResult(index, item_status, grid, _text(item.get("e")), seconds, gen_output)
-            )
+                RunResult(
+                    index, item_status, None, _text(item.get("e")), float(item.get("t", 0.0)),
+                    wire=wire, output_wire=gen_output,
+                )
+            )  # fmt: skip
         return ProgramResult(
             status, tuple(results), entry_point=_text(reply.get("entry"), 100), output=output,
             seconds=seconds, findings=findings,

@@ -13,22 +13,37 @@ task served from the store reports the findings its first run did.
 
 With ``stop_at_first_failure`` a candidate's chunks run one after another and the rest is
 skipped as soon as a chunk holds a wrong answer.
+
+Answers are judged lean: each task's expected outputs are put in compact form once
+(``Expected``), a fresh answer is compared in the compact form the sandbox replied with,
+and a right answer's grid is the expected output itself, so right answers are never
+decoded; wrong ones are decoded only when their grid is read (a first failure, a report).
+Each input's wire form (what the sandbox is sent) and digest (what its result keys are made
+from) are computed once per task, for all its candidates.
 """
 
 from __future__ import annotations
 
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from arcjudge.grids import Grid
-from arcjudge.harness.core.store import ResultStore, StoredResult, input_text
+from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, input_digest
 from arcjudge.harness.core.tally import FirstFailure, Tally
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import Limits, Program, ProgramResult, ProgramStatus, Status
+from arcjudge.sandbox.types import (
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+    Status,
+    WiredGrids,
+    input_wire,
+)
 from arcjudge.vocabulary import REPORTED_SPLITS
 
 
@@ -72,7 +87,7 @@ class CandidateOutcome:
     skipped: bool = False  # later chunks not run (stop at first failure)
     seconds: float = 0.0  # sandbox time spent in this run (cached chunks cost nothing)
 
-    def tally(self, instances: list[TaskInput]) -> Tally:
+    def tally(self, instances: Sequence[TaskInput]) -> Tally:
         """Per split ``(correct, total)``, counts by status, and the first failure."""
         splits: dict[str, list[int]] = {}
         statuses: dict[str, Counter[str]] = {}
@@ -82,7 +97,7 @@ class CandidateOutcome:
             counts[1] += 1
             status = res.status.value if res is not None else "skipped"
             statuses.setdefault(inst.split, Counter())[status] += 1
-            right = res is not None and res.status is Status.OK and res.grid == inst.expected
+            right = is_right(res, inst)
             counts[0] += right
             if not right and res is not None and inst.split not in first:
                 first[inst.split] = FirstFailure(
@@ -100,11 +115,10 @@ class CandidateOutcome:
             {k: first[k] for k in REPORTED_SPLITS if k in first},
         )
 
-    def all_correct(self, instances: list[TaskInput]) -> bool:
+    def all_correct(self, instances: Sequence[TaskInput]) -> bool:
         """Whether every instance got the expected output."""
         return self.failure is None and all(
-            r is not None and r.status is Status.OK and r.grid == i.expected
-            for i, r in zip(instances, self.results, strict=True)
+            is_right(r, i) for i, r in zip(instances, self.results, strict=True)
         )
 
     def has_infra(self) -> bool:
@@ -112,6 +126,15 @@ class CandidateOutcome:
         if self.failure is not None:
             return self.failure[0] is ProgramStatus.INFRA
         return any(r is not None and r.status is Status.INFRA for r in self.results)
+
+
+def is_right(res: StoredResult | None, inst: TaskInput) -> bool:
+    """Whether a result is the instance's expected output (judged once by the engine)."""
+    if res is None:
+        return False
+    if res.right is not None:
+        return res.right
+    return res.status is Status.OK and res.grid == inst.expected
 
 
 def _trim(text: str | None, limit: int = 2000) -> str | None:
@@ -123,7 +146,7 @@ class _Chunk:
     task: _Task
     candidate: int
     positions: list[int]
-    keys: list[str]
+    keys: list[bytes]
 
 
 @dataclass
@@ -133,6 +156,8 @@ class _Task:
     candidates: list[Candidate[Any]]
     outcomes: list[CandidateOutcome]
     queues: list[deque[_Chunk]]
+    expected: list[Expected] = field(default_factory=list)  # per instance, for judging
+    wires: list[list[Any]] = field(default_factory=list)  # per instance, sent as they are
     pending: int = 0  # chunks handed to the scheduler and not yet absorbed
     active: set[int] = field(default_factory=set)  # candidates with a chunk pending
 
@@ -173,7 +198,7 @@ class Engine:
         self, task_id: str, instances: list[TaskInput], candidates: list[Candidate[Any]]
     ) -> _Task:
         task = _Task(task_id, instances, candidates, [], [])
-        texts: list[str] | None = None  # each input's canonical text, shared by candidates
+        digests: list[bytes] | None = None  # each input's digest, shared by candidates
         for index, cand in enumerate(candidates):
             outcome = CandidateOutcome(results=[None] * len(instances))
             queue: deque[_Chunk] = deque()
@@ -187,19 +212,24 @@ class Engine:
                 if stored.failure is not None:
                     outcome.failure = stored.failure
                     continue
+            if digests is None:
+                task.wires = [input_wire(inst.grid) for inst in instances]
+                pairs = zip(instances, task.wires, strict=True)
+                digests = [input_digest(inst.grid, wire) for inst, wire in pairs]
+                task.expected = [Expected(inst.expected) for inst in instances]
+            keys = self.store.result_keys(cand.key, digests)
             for start in range(0, len(instances), self.chunk):
-                positions = list(range(start, min(start + self.chunk, len(instances))))
-                if texts is None:
-                    texts = [input_text(inst.grid) for inst in instances]
-                keys = [self.store.text_key(cand.key, texts[p]) for p in positions]
-                cached = self.store.get_many(keys)
-                for p, k in zip(positions, keys, strict=True):
-                    outcome.results[p] = cached.get(k)
-                missing = [(p, k) for p, k in zip(positions, keys, strict=True) if k not in cached]
+                positions = range(start, min(start + self.chunk, len(instances)))
+                cached = self.store.get_many(keys[start : positions.stop])
+                missing: list[int] = []
+                for p in positions:
+                    hit = cached.get(keys[p])
+                    res = None if hit is None else hit.resolve(task.expected[p])
+                    outcome.results[p] = res
+                    if res is None:
+                        missing.append(p)
                 if missing:
-                    queue.append(
-                        _Chunk(task, index, [p for p, _ in missing], [k for _, k in missing])
-                    )
+                    queue.append(_Chunk(task, index, missing, [keys[p] for p in missing]))
             if self.stop and self._wrong_so_far(task, index):
                 queue.clear()
                 outcome.skipped = True
@@ -208,7 +238,7 @@ class Engine:
     def _wrong_so_far(self, task: _Task, index: int) -> bool:
         outcome = task.outcomes[index]
         return any(
-            r is not None and not (r.status is Status.OK and r.grid == inst.expected)
+            r is not None and not is_right(r, inst)
             for inst, r in zip(task.instances, outcome.results, strict=True)
         )
 
@@ -227,7 +257,11 @@ class Engine:
             return
         if result.findings:  # before the results: a stored result implies stored findings
             self.store.put_program(cand.key, result.status, None, result.findings)
-        stored = [StoredResult(r.status, r.grid, None, r.error) for r in result.results]
+        expected = task.expected
+        stored = [
+            StoredResult.judged(r, expected[p])
+            for p, r in zip(chunk.positions, result.results, strict=True)
+        ]
         for p, s in zip(chunk.positions, stored, strict=True):
             outcome.results[p] = s
         self.store.put_many(
@@ -284,7 +318,11 @@ class Engine:
                 chunk = ready.popleft()
                 program = chunk.task.candidates[chunk.candidate].program
                 assert program is not None  # only candidates with a program get chunks
-                inputs = [chunk.task.instances[p].grid for p in chunk.positions]
+                task = chunk.task
+                inputs = WiredGrids(
+                    [task.instances[p].grid for p in chunk.positions],
+                    [task.wires[p] for p in chunk.positions],
+                )
                 future = pool.submit(
                     self.sandbox.run, program, inputs, self.limits, policy=self.policy
                 )

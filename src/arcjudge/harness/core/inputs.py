@@ -3,6 +3,11 @@
 Samples are drawn inside the sandbox: sample i of a task is the generator's return value
 right after ``random.seed(seed + i)``, so samples are reproducible and independent of the
 worker count and of which other tasks run. A generator that fails is reported per task.
+
+``draw_samples`` draws every task's samples at once (one job per task); ``SampleDrawer``
+draws one task's at a time, in jobs of ``chunk`` calls run in parallel, so a caller that
+streams tasks (``score``) holds only the samples of the tasks in flight, however many
+samples per task (10,000 for the increased-sampling study) it asks for.
 """
 
 from __future__ import annotations
@@ -62,6 +67,27 @@ def _last(text: str | None) -> str:
     return lines[-1] if lines else ""
 
 
+def _samples_of(
+    calls: list[GeneratorCall], results: list[StoredResult]
+) -> tuple[list[TaskInput], dict[str, Any]]:
+    """The valid samples among a task's generator results, and its report."""
+    good = []
+    statuses: Counter[str] = Counter()
+    first_error = None
+    for i, r in enumerate(results):
+        statuses[r.status.value] += 1
+        if r.status is Status.OK and r.grid is not None and r.output is not None:
+            good.append(TaskInput("generator", i, r.grid, r.output, calls[i].seed))
+        elif first_error is None:
+            first_error = f"seed {calls[i].seed}: {r.status.value}: {_last(r.error)}"
+    return good, {
+        "requested": len(calls),
+        "ok": len(good),
+        "statuses": dict(sorted(statuses.items())),
+        "first_error": first_error,
+    }
+
+
 def draw_samples(
     sandbox: Sandbox,
     store: ResultStore,
@@ -86,22 +112,7 @@ def draw_samples(
     report: dict[str, dict[str, Any]] = {}
 
     def finish(task_id: str, results: list[StoredResult]) -> None:
-        good = []
-        statuses: Counter[str] = Counter()
-        first_error = None
-        for i, r in enumerate(results):
-            statuses[r.status.value] += 1
-            if r.status is Status.OK and r.grid is not None and r.output is not None:
-                good.append(TaskInput("generator", i, r.grid, r.output, calls[i].seed))
-            elif first_error is None:
-                first_error = f"seed {calls[i].seed}: {r.status.value}: {_last(r.error)}"
-        drawn[task_id] = good
-        report[task_id] = {
-            "requested": len(calls),
-            "ok": len(good),
-            "statuses": dict(sorted(statuses.items())),
-            "first_error": first_error,
-        }
+        drawn[task_id], report[task_id] = _samples_of(calls, results)
 
     to_run = []
     for task_id in task_ids:
@@ -130,7 +141,10 @@ def draw_samples(
             if result.status is not ProgramStatus.INFRA:
                 store.put_program(key, result.status, result.error, result.findings)
             continue
-        stored = [StoredResult(r.status, r.grid, r.output, r.error) for r in result.results]
+        stored = [
+            StoredResult(r.status, error=r.error, wire=r.wire, output_wire=r.output_wire)
+            for r in result.results
+        ]
         store.put_many(
             (k, s) for k, s in zip(keys, stored, strict=True) if s.status is not Status.INFRA
         )
@@ -138,3 +152,86 @@ def draw_samples(
         if progress:
             progress(task_id)
     return drawn, report
+
+
+class SampleDrawer:
+    """Draws one task's generator samples at a time (cached in the store).
+
+    A task's calls are cut into jobs of ``chunk`` calls, served from the store per job when
+    all of its calls are there and run in parallel otherwise; the samples and the report
+    are those ``draw_samples`` gives.
+
+    Args:
+        sandbox: Where the generator runs.
+        store: The result cache.
+        generator: The generator source.
+        samples: Samples per task.
+        seed: Sample i is drawn after ``random.seed(seed + i)``.
+        policy: Policy mode for the generator.
+        chunk: Calls per job.
+    """
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        store: ResultStore,
+        generator: GeneratorSource,
+        samples: int,
+        seed: int,
+        policy: PolicyMode = PolicyMode.WARN,
+        chunk: int = 512,
+    ) -> None:
+        self.sandbox = sandbox
+        self.store = store
+        self.generator = generator
+        self.policy = policy
+        self.chunk = max(1, chunk)
+        self.calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
+        self._fingerprint = module_fingerprint(generator.module_dirs)
+        self._runtime = sandbox.runtime_fingerprint()
+
+    def draw(self, task_id: str) -> tuple[list[TaskInput], dict[str, Any]]:
+        """The task's valid samples (as ``generator`` instances) and its report."""
+        tp = self.generator.program_for(task_id)
+        if tp.program is None:
+            return [], {"missing": True}
+        key = program_key(
+            tp.program, self._fingerprint, "generate", GENERATOR_LIMITS, self._runtime,
+            policy=self.policy,
+        )  # fmt: skip
+        failed = self.store.get_program(key)
+        if failed is not None:
+            return [], {"failed": failed[0].value, "error": _last(failed[1])}
+        calls, store = self.calls, self.store
+        results: list[StoredResult | None] = [None] * len(calls)
+        starts: list[int] = []
+        for start in range(0, len(calls), self.chunk):
+            part = [store.input_key(key, c) for c in calls[start : start + self.chunk]]
+            cached = store.get_many(part)
+            if len(cached) == len(part):
+                results[start : start + len(part)] = [cached[k] for k in part]
+            else:
+                starts.append(start)
+        jobs = (
+            Job(tp.program, calls[start : start + self.chunk], GENERATOR_LIMITS, self.policy)
+            for start in starts
+        )
+        for index, result in self.sandbox.map(jobs, mode="generate") if starts else ():
+            if result.status is not ProgramStatus.LOADED:
+                if result.status is not ProgramStatus.INFRA:
+                    store.put_program(key, result.status, result.error, result.findings)
+                return [], {"failed": result.status.value, "error": _last(result.error)}
+            start = starts[index]
+            stored = [
+                StoredResult(r.status, error=r.error, wire=r.wire, output_wire=r.output_wire)
+                for r in result.results
+            ]
+            done = calls[start : start + len(stored)]
+            store.put_many(
+                (store.input_key(key, c), s)
+                for c, s in zip(done, stored, strict=True)
+                if s.status is not Status.INFRA
+            )
+            results[start : start + len(stored)] = stored
+        assert all(r is not None for r in results)  # every job answered or returned above
+        return _samples_of(calls, [r for r in results if r is not None])

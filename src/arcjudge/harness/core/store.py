@@ -1,6 +1,7 @@
 """The result store: a SQLite cache of sandbox results, so reruns redo only what is missing.
 
-Each input's result is keyed by ``sha256(program key | input)``. The program key covers
+Each input's result is keyed by ``sha256(program key | sha256(input))`` (32 bytes; the
+input's digest is computed once per task and shared by its candidates). The program key covers
 everything that can change an answer: the program (its source, entry points, module
 directories and input format), a fingerprint of the files in those module directories,
 the mode (transform or generate), the limits, the policy mode, the runtime the sandbox
@@ -13,8 +14,19 @@ reports them as the first run did. Rows are committed at most a second apart and
 store is closed (which the commands do on Ctrl-C too), so a killed run loses at most its
 last second of results.
 
+A right answer is stored as its status and a 16-byte digest of its grid (BLAKE2b of the
+compact form ``width:digits``), a wrong one with the grid itself (as ``width:digits``, in
+a table of its own with the error texts, so the clustered table of keys stays small): about
+65 bytes per right answer on disk. Whether an answer is right depends on the
+expected output, which the key does not cover, so a read result is resolved against the
+expected output of the moment (``StoredResult.resolve``): a stored grid is compared
+with it; a stored digest equal to the expected output's digest is a right answer (its
+grid is the expected output); any other digest is a miss, and the input runs again.
+Generator samples (no expected output) are stored with both grids.
+
 The store records its schema version (SQLite's ``user_version``); a store written with
-another key scheme is refused (``StoreError``) instead of being mixed with this one.
+another key scheme or row format is refused (``StoreError``) instead of being mixed with
+this one (its rows cannot be converted: they are keyed by inputs the store does not hold).
 
 Texts (error messages) are stored through ``clean_text``: a program's message with a lone
 surrogate is stored with it escaped instead of making SQLite raise. The database file (and
@@ -33,19 +45,40 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import arcjudge.sandbox
 from arcjudge.errors import InputError
 from arcjudge.harness.core.outputs import create_private_file, make_private_dir
 from arcjudge.safetext import clean_text
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import GeneratorCall, Grid, Limits, Program, ProgramStatus, Status
+from arcjudge.sandbox.types import (
+    GeneratorCall,
+    Grid,
+    Limits,
+    Program,
+    ProgramStatus,
+    RunResult,
+    Status,
+    WireGrid,
+    compact,
+    grid_of,
+    wire_of,
+)
 
 COMMIT_SECONDS = 1.0
-SCHEMA_VERSION = 2  # 1 (unversioned, user_version 0): keys without the policy, no findings
+_STATUSES = {s.value: s for s in Status}
+SCHEMA_VERSION = 3
+# 1 (unversioned, user_version 0): keys without the policy, no findings
+# 2: hex text keys over the input's JSON, every grid stored as JSON
+# 3: 32-byte keys over the input's digest; right answers as a digest of their grid, grids
+#    and error texts in a table of their own
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
-    key TEXT PRIMARY KEY, status TEXT NOT NULL, grid TEXT, output TEXT, error TEXT
+    key BLOB PRIMARY KEY, status TEXT NOT NULL, digest BLOB
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS extras (
+    key BLOB PRIMARY KEY, grid TEXT, output TEXT, error TEXT
 );
 CREATE TABLE IF NOT EXISTS programs (
     key TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, findings TEXT NOT NULL
@@ -66,10 +99,49 @@ def _digest(*parts: str) -> str:
 
 
 def input_text(item: Grid | GeneratorCall) -> str:
-    """Canonical text of an input grid or a generator call."""
+    """Canonical text of an input grid (``width:digits``) or a generator call (JSON)."""
     if isinstance(item, GeneratorCall):
         return json.dumps({"seed": item.seed, "kwargs": dict(item.kwargs)}, sort_keys=True)
-    return json.dumps(item, separators=(",", ":"))
+    wire = compact(item)
+    if wire is None:  # not a grid of 0..9 (never a task's): its JSON, which starts with "["
+        return json.dumps(item, separators=(",", ":"))
+    return wire_text(wire)
+
+
+def input_digest(item: Grid | GeneratorCall, wire: list[Any] | None = None) -> bytes:
+    """The digest of an input that result keys are made from (see ``result_key``).
+
+    Args:
+        item: The input.
+        wire: The grid's ``input_wire`` when it is made already (not encoded again).
+    """
+    if wire is not None and len(wire) == 2 and type(wire[0]) is int and type(wire[1]) is str:
+        text = f"{wire[0]}:{wire[1]}"  # input_text of a grid of 0..9
+    else:
+        text = input_text(item)
+    return hashlib.sha256(text.encode()).digest()
+
+
+def result_key(prog_key: str, digest: bytes) -> bytes:
+    """Key of one input's result, from its program key and its ``input_digest``."""
+    return hashlib.sha256(prog_key.encode() + b"\0" + digest).digest()
+
+
+def wire_text(wire: WireGrid) -> str:
+    """A grid's compact form as stored: ``width:digits``."""
+    return f"{wire[0]}:{wire[1]}"
+
+
+def _wire(text: str | None) -> WireGrid | None:
+    if text is None:
+        return None
+    width, _, digits = text.partition(":")
+    return int(width), digits
+
+
+def grid_digest(wire: WireGrid) -> bytes:
+    """The 16-byte digest a right answer is stored as (of its ``wire_text``)."""
+    return hashlib.blake2b(wire_text(wire).encode(), digest_size=16).digest()
 
 
 def program_key(
@@ -155,22 +227,108 @@ class StoredProgram:
         return None if self.status is ProgramStatus.LOADED else (self.status, self.error)
 
 
-class StoredResult:
-    """One cached per-input result."""
+class Expected:
+    """An expected output as the engine compares answers with it (built once per input).
 
-    __slots__ = ("error", "grid", "output", "status")
+    Attributes:
+        grid: The expected grid (what a right answer's ``grid`` is).
+        wire: Its compact form, ``None`` when it is not a grid of 0..9 (nothing equals it).
+    """
+
+    __slots__ = ("_digest", "grid", "wire")
+
+    def __init__(self, grid: Grid) -> None:
+        self.grid = grid
+        self.wire: WireGrid | None = compact(grid)
+        self._digest: bytes | None = None
+
+    @property
+    def digest(self) -> bytes | None:
+        """``grid_digest`` of the grid (computed when first needed)."""
+        if self._digest is None and self.wire is not None:
+            self._digest = grid_digest(self.wire)
+        return self._digest
+
+
+class StoredResult:
+    """One per-input result: from a run, or from the store (see ``resolve``).
+
+    ``grid`` is decoded from ``wire`` only when read; a right answer's ``grid`` is the
+    expected output itself. ``right`` is ``True`` or ``False`` once the result was compared
+    with an expected output (by the engine), ``None`` when it was not.
+    """
+
+    __slots__ = ("_grid", "_output", "_output_wire", "digest", "error", "right", "status", "wire")
 
     def __init__(
-        self, status: Status, grid: Grid | None, output: Grid | None, error: str | None
+        self,
+        status: Status,
+        grid: Grid | None = None,
+        output: Grid | None = None,
+        error: str | None = None,
+        *,
+        wire: WireGrid | None = None,
+        output_wire: WireGrid | None = None,
+        digest: bytes | None = None,
+        right: bool | None = None,
     ) -> None:
         self.status = status
-        self.grid = grid
-        self.output = output
+        self._grid = grid
+        self._output = output
         self.error = error
+        self.wire = wire if wire is not None or grid is None else wire_of(grid)
+        self._output_wire = output_wire
+        self.digest = digest
+        self.right = right
 
+    @property
+    def grid(self) -> Grid | None:
+        """The output grid (``None`` when the call returned none)."""
+        if self._grid is None and self.wire is not None:
+            self._grid = grid_of(self.wire)
+        return self._grid
 
-def _grid(text: str | None) -> Grid | None:
-    return None if text is None else tuple(tuple(row) for row in json.loads(text))
+    @property
+    def output(self) -> Grid | None:
+        """A generator sample's output grid."""
+        if self._output is None and self._output_wire is not None:
+            self._output = grid_of(self._output_wire)
+        return self._output
+
+    @property
+    def output_wire(self) -> WireGrid | None:
+        """``output`` in its compact form."""
+        if self._output_wire is None and self._output is not None:
+            self._output_wire = wire_of(self._output)
+        return self._output_wire
+
+    @classmethod
+    def judged(cls, result: RunResult, expected: Expected) -> StoredResult:
+        """A fresh run's result, compared (in compact form) with the expected output."""
+        wire = result.wire
+        if result.status is Status.OK and wire is not None and wire == expected.wire:
+            return cls(Status.OK, expected.grid, wire=wire, digest=expected.digest, right=True)
+        return cls(result.status, None, None, result.error, wire=wire, right=False)
+
+    def resolve(self, expected: Expected) -> StoredResult | None:
+        """A stored result judged against the expected output; ``None`` for a miss.
+
+        A stored grid is compared with ``expected``; a stored digest (a right answer when
+        it was written) is a right answer if it is ``expected``'s digest, else a miss.
+        """
+        if self.status is not Status.OK:
+            self.right = False
+        elif self.wire is not None:
+            self.right = self.wire == expected.wire
+            if self.right:
+                self._grid = expected.grid
+        elif self.digest is not None and self.digest == expected.digest:
+            self.right = True
+            self.wire = expected.wire
+            self._grid = expected.grid
+        else:
+            return None
+        return self
 
 
 class ResultStore:
@@ -202,8 +360,8 @@ class ResultStore:
         if tables and version != SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: a result store of schema {version or 1}, and this arcjudge "
-                f"keys results by schema {SCHEMA_VERSION} only (keys that leave out the "
-                "policy mode and stores without policy findings would answer wrongly); "
+                f"keys and stores results by schema {SCHEMA_VERSION} only (another schema's "
+                "keys or rows would answer wrongly, and its rows cannot be converted); "
                 "delete the file or use another store"
             )
         self._db.execute("PRAGMA journal_mode=WAL")
@@ -223,14 +381,20 @@ class ResultStore:
             self._last_commit = now
 
     @staticmethod
-    def input_key(prog_key: str, item: Grid | GeneratorCall) -> str:
+    def input_key(prog_key: str, item: Grid | GeneratorCall) -> bytes:
         """Key of one input's result."""
-        return _digest(prog_key, input_text(item))
+        return result_key(prog_key, input_digest(item))
 
     @staticmethod
-    def text_key(prog_key: str, text: str) -> str:
-        """``input_key`` from the input's ``input_text`` (computed once, used per program)."""
-        return _digest(prog_key, text)
+    def result_keys(prog_key: str, digests: Iterable[bytes]) -> list[bytes]:
+        """``result_key`` of each input digest (the program key hashed once)."""
+        head = hashlib.sha256(prog_key.encode() + b"\0")
+        keys = []
+        for digest in digests:
+            h = head.copy()
+            h.update(digest)
+            keys.append(h.digest())
+        return keys
 
     def program(self, prog_key: str) -> StoredProgram | None:
         """Return what is stored for a program (a failure, or its findings), if anything."""
@@ -265,33 +429,48 @@ class ResultStore:
         )
         self._maybe_commit()
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, StoredResult]:
-        """Return the stored results among ``keys``."""
-        found: dict[str, StoredResult] = {}
+    def get_many(self, keys: Sequence[bytes]) -> dict[bytes, StoredResult]:
+        """Return the stored results among ``keys`` (to be ``resolve``d when judged)."""
+        found: dict[bytes, StoredResult] = {}
         for start in range(0, len(keys), 500):
             batch = list(keys[start : start + 500])
             marks = ",".join("?" * len(batch))
             rows = self._db.execute(
-                f"SELECT key, status, grid, output, error FROM results WHERE key IN ({marks})",
+                "SELECT r.key, r.status, r.digest, e.grid, e.output, e.error FROM results r "
+                f"LEFT JOIN extras e ON e.key = r.key WHERE r.key IN ({marks})",
                 batch,
             )
-            for key, status, grid, output, error in rows:
-                found[key] = StoredResult(Status(status), _grid(grid), _grid(output), error)
+            for key, status, digest, grid, output, error in rows:
+                found[key] = StoredResult(
+                    _STATUSES[status], None, None, error,
+                    wire=None if digest is not None else _wire(grid),
+                    output_wire=_wire(output), digest=digest,
+                )  # fmt: skip
         return found
 
-    def put_many(self, rows: Iterable[tuple[str, StoredResult]]) -> None:
-        """Store results (one transaction)."""
+    def put_many(self, rows: Iterable[tuple[bytes, StoredResult]]) -> None:
+        """Store results (one transaction): right answers as a digest, others in full.
+
+        A result row is small (key, status, digest); grids and error texts go to a table of
+        their own, appended in insertion order, so that rows of the clustered ``results``
+        table stay small to insert and to read.
+        """
+        results = []
+        extras = []
+        for key, r in rows:
+            digest = r.digest if r.right and r.digest is not None else None
+            results.append((key, r.status.value, digest))
+            grid = None if digest is not None or r.wire is None else wire_text(r.wire)
+            output = None if r.output_wire is None else wire_text(r.output_wire)
+            error = None if r.error is None else clean_text(r.error)
+            if grid is not None or output is not None or error is not None:
+                extras.append((key, grid, output, error))
         self._db.executemany(
-            "INSERT OR REPLACE INTO results (key, status, grid, output, error) VALUES (?,?,?,?,?)",
-            [
-                (
-                    key,
-                    r.status.value,
-                    None if r.grid is None else json.dumps(r.grid, separators=(",", ":")),
-                    None if r.output is None else json.dumps(r.output, separators=(",", ":")),
-                    None if r.error is None else clean_text(r.error),
-                )
-                for key, r in rows
-            ],
+            "INSERT OR REPLACE INTO results (key, status, digest) VALUES (?,?,?)", results
         )
+        if extras:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO extras (key, grid, output, error) VALUES (?,?,?,?)",
+                extras,
+            )
         self._maybe_commit()

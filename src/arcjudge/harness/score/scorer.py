@@ -19,8 +19,8 @@ from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.calls import Call, call_key, run_calls
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
-from arcjudge.harness.core.inputs import DEFAULT_SEED, draw_samples, task_inputs
+from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput, is_right
+from arcjudge.harness.core.inputs import DEFAULT_SEED, SampleDrawer, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, read_programs
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
@@ -76,7 +76,7 @@ def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> Scor
         if res is None:
             continue
         if res.status is Status.OK:
-            wrong = wrong or res.grid != inst.expected
+            wrong = wrong or not is_right(res, inst)
         elif res.status is Status.INVALID_OUTPUT:
             wrong = True
         elif res.status is Status.INFRA:
@@ -130,8 +130,9 @@ class Scorer:
         }
         self.results: dict[int, ScoreResult] = {}
         self.timings: dict[int, float] = {}
-        self.samples: dict[str, list[TaskInput]] = {}
         self.generator_report: dict[str, dict[str, Any]] = {}
+        self._drawer: SampleDrawer | None = None  # set by ``run`` when samples are asked for
+        self._verifier: _SampleVerifier | None = None  # likewise, with ``--verifiers``
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
@@ -151,7 +152,7 @@ class Scorer:
             by_task[str(record.fields["task_id"])].append(i)
         for task_id, path in self.task_paths.items():
             task = load_task(path)
-            instances = task_inputs(task, self.config.arcgen_dir, self.samples.get(task_id, ()))
+            instances = task_inputs(task, self.config.arcgen_dir, self._samples(task_id))
             unique: dict[str, Candidate[list[int]]] = {}
             for i in by_task[task_id]:
                 record = self.records[i]
@@ -224,60 +225,36 @@ class Scorer:
         if self.progress:
             self.progress(sum(len(c.meta) for c in candidates))
 
-    def _verified_samples(self) -> None:
-        """Replace sample outputs by the validated verifier's outputs (``--verifiers``)."""
-        assert self.config.verifiers_dir is not None  # only called with --verifiers
-        manifest = read_manifest(self.config.verifiers_dir)
-        chosen = manifest.chosen
-        built: dict[str, tuple[VerifierSource, str]] = {}  # name -> (source, fingerprint)
-        engine = Engine(self.sandbox, self.store, self.config.limits, self.config.policy,
-                        self.config.chunk)  # fmt: skip
-        calls: list[Call] = []
-        owners: list[str] = []
-        for task_id, samples in self.samples.items():
-            name = chosen.get(task_id)
-            if not name or not samples:
-                self.samples[task_id] = [] if not name else samples
-                continue
-            if name not in built:
-                source = manifest.verifier_source(name)
-                built[name] = (source, module_fingerprint(source.module_dirs))
-            source, fingerprint = built[name]
-            tp = source.program_for(task_id)
-            if tp.program is None:
-                self.samples[task_id] = []
-                continue
-            key = call_key(engine, tp.program, fingerprint)
-            calls.append(Call(tp.program, key, [s.grid for s in samples]))
-            owners.append(task_id)
-        # Through the engine and the store: a rerun answers these from the cache.
-        for task_id, outcome in zip(owners, run_calls(engine, calls), strict=True):
-            kept: list[TaskInput] = []
-            if outcome.failure is None:
-                for sample, r in zip(self.samples[task_id], outcome.results, strict=True):
-                    if r is not None and r.status is Status.OK and r.grid is not None:
-                        kept.append(
-                            TaskInput(sample.split, sample.index, sample.grid, r.grid, sample.seed)
-                        )
-            self.generator_report.setdefault(task_id, {})["verified"] = len(kept)
-            self.samples[task_id] = kept
+    def _samples(self, task_id: str) -> list[TaskInput]:
+        """The task's generator samples, drawn (and verified) as the engine pulls the task.
+
+        So only the samples of the tasks in flight are held, however many a task has.
+        """
+        if self._drawer is None:
+            return []
+        samples, self.generator_report[task_id] = self._drawer.draw(task_id)
+        if self._verifier is not None:
+            samples = self._verifier.verify(task_id, samples, self.generator_report[task_id])
+        return samples
 
     def run(self) -> None:
-        """Draw samples, then run every program on its task's instances."""
+        """Run every program on its task's instances, drawing each task's samples in turn."""
         self.runtime = self.sandbox.runtime()
         self.runtime_key = self.sandbox.runtime_fingerprint()
         if self.config.generator is not None and self.config.samples > 0:
-            self.samples, self.generator_report = draw_samples(
+            self._drawer = SampleDrawer(
                 self.sandbox,
                 self.store,
                 self.config.generator,
-                list(self.task_paths),
                 self.config.samples,
                 self.config.seed,
                 self.config.policy,
+                self.config.chunk,
             )
             if self.config.verifiers_dir is not None:
-                self._verified_samples()
+                engine = Engine(self.sandbox, self.store, self.config.limits, self.config.policy,
+                                self.config.chunk)  # fmt: skip
+                self._verifier = _SampleVerifier(self.config.verifiers_dir, engine)
         engine = Engine(
             self.sandbox,
             self.store,
@@ -328,6 +305,49 @@ class Scorer:
             },
             generator={t: self.generator_report[t] for t in sorted(self.generator_report)},
         )
+
+
+class _SampleVerifier:
+    """``--verifiers``: replaces sample outputs by the validated verifier's outputs.
+
+    Through the engine and the store, so a rerun answers them from the cache.
+    """
+
+    def __init__(self, verifiers_dir: Path, engine: Engine) -> None:
+        self.manifest = read_manifest(verifiers_dir)
+        self.engine = engine
+        self.built: dict[str, tuple[VerifierSource, str]] = {}  # name -> (source, fingerprint)
+
+    def verify(
+        self, task_id: str, samples: list[TaskInput], report: dict[str, Any]
+    ) -> list[TaskInput]:
+        """The samples the task's chosen verifier answers, with its outputs.
+
+        Records ``verified`` (how many are kept) in ``report`` when the verifier ran.
+        """
+        name = self.manifest.chosen.get(task_id)
+        if not name:
+            return []
+        if not samples:
+            return samples
+        if name not in self.built:
+            source = self.manifest.verifier_source(name)
+            self.built[name] = (source, module_fingerprint(source.module_dirs))
+        source, fingerprint = self.built[name]
+        tp = source.program_for(task_id)
+        if tp.program is None:
+            return []
+        key = call_key(self.engine, tp.program, fingerprint)
+        (outcome,) = run_calls(self.engine, [Call(tp.program, key, [s.grid for s in samples])])
+        kept: list[TaskInput] = []
+        if outcome.failure is None:
+            for sample, r in zip(samples, outcome.results, strict=True):
+                if r is not None and r.status is Status.OK and r.grid is not None:
+                    kept.append(
+                        TaskInput(sample.split, sample.index, sample.grid, r.grid, sample.seed)
+                    )
+        report["verified"] = len(kept)
+        return kept
 
 
 def summary_table(summary: ScoreSummary) -> str:

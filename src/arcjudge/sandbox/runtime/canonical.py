@@ -28,7 +28,9 @@ an untrusted peer: exact ``list`` of exact ``list`` of exact ``int`` only.
 
 :func:`to_wire` and :func:`from_wire` carry a canonical grid between processes as
 ``[width, digits]``: the cells row by row as one string of ASCII digits, which JSON
-encodes and parses several times faster than nested lists. :func:`from_wire` is strict.
+encodes and parses several times faster than nested lists. :func:`from_wire` is strict;
+:func:`check_wire` is its check alone (the harness compares checked wire forms as they
+are and decodes with :func:`decode_wire` only the grids it needs).
 
 Neither :func:`canonicalize` nor :func:`validate_plain` ever raises for any input (except
 :class:`KeyboardInterrupt`); on failure they return ``(None, reason)`` with a short
@@ -65,6 +67,8 @@ __all__ = [
     "MAX_SIDE",
     "Grid",
     "canonicalize",
+    "check_wire",
+    "decode_wire",
     "exact_grid",
     "from_wire",
     "to_wire",
@@ -464,15 +468,16 @@ def to_wire(grid: Grid) -> list[int | str]:
     return [_len(grid[0]), _bytes_decode(_bytes_translate(_bytes(_chain(grid)), _TO_DIGITS))]
 
 
-def from_wire(obj: object) -> tuple[Grid | None, str | None]:
-    """Strictly parse a grid's wire form received from an untrusted peer.
+def check_wire(obj: object) -> tuple[tuple[int, str] | None, str | None]:
+    """Strictly check a grid's wire form received from an untrusted peer, without decoding it.
 
     Args:
         obj: The decoded JSON value: ``[width, digits]``.
 
     Returns:
-        ``(grid, None)`` with an immutable tuple of tuples of ``int``, or ``(None, reason)``.
-        Never raises (other than :class:`KeyboardInterrupt`).
+        ``((width, digits), None)`` for a well-formed grid (two cells are equal exactly when
+        these pairs are), or ``(None, reason)``. Never raises (other than
+        :class:`KeyboardInterrupt`).
     """
     try:
         if _type(obj) is not _list or _len(obj) != 2:
@@ -485,9 +490,35 @@ def from_wire(obj: object) -> tuple[Grid | None, str | None]:
             return None, f"bad shape: {cells} cells in rows of {width}"
         if not (_str_isascii(digits) and _str_isdigit(digits)):
             return None, "cells other than the digits 0-9"
-        flat = _bytes_translate(_str_encode(digits, "ascii"), _FROM_DIGITS)
-        return _tuple(_tuple(flat[k : k + width]) for k in _range(0, cells, width)), None
+        return (width, digits), None
     except _KeyboardInterrupt:
         raise
     except _BaseException:
+        return None, "malformed grid"
+
+
+def decode_wire(width: int, digits: str) -> Grid:
+    """The grid of a wire form :func:`check_wire` accepted (or :func:`to_wire` made)."""
+    flat = _bytes_translate(_str_encode(digits, "ascii"), _FROM_DIGITS)
+    return _tuple(_tuple(flat[k : k + width]) for k in _range(0, _len(digits), width))
+
+
+def from_wire(obj: object) -> tuple[Grid | None, str | None]:
+    """Strictly parse a grid's wire form received from an untrusted peer.
+
+    Args:
+        obj: The decoded JSON value: ``[width, digits]``.
+
+    Returns:
+        ``(grid, None)`` with an immutable tuple of tuples of ``int``, or ``(None, reason)``.
+        Never raises (other than :class:`KeyboardInterrupt`).
+    """
+    wire, reason = check_wire(obj)
+    if wire is None:
+        return None, reason
+    try:
+        return decode_wire(*wire), None
+    except _KeyboardInterrupt:
+        raise
+    except _BaseException:  # pragma: no cover - a checked wire form always decodes
         return None, "malformed grid"

@@ -1,0 +1,63 @@
+"""Running ``python -m arcjudge.cli ARGV`` and reading the harness process's own usage.
+
+The harness process (the driver: it decodes replies, compares answers, writes the store)
+reports its CPU seconds (all threads) and peak RSS at exit, apart from its children (the
+sandbox's supervisors and programs), into a file named by ``ARCJUDGE_BENCH_USAGE``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.measure import now
+
+WRAPPER = """
+import json, os, resource, sys
+from arcjudge.cli import main
+try:
+    code = main(sys.argv[1:])
+finally:
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    with open(os.environ["ARCJUDGE_BENCH_USAGE"], "w") as fh:
+        json.dump({"cpu": u.ru_utime + u.ru_stime, "rss": u.ru_maxrss * 1024}, fh)
+sys.exit(code)
+"""
+
+
+@dataclass(frozen=True)
+class Usage:
+    """One command: its standard output, wall seconds, own CPU seconds and peak RSS bytes."""
+
+    stdout: str
+    seconds: float
+    cpu: float
+    rss: int
+
+
+def arcjudge_usage(argv: list[str]) -> Usage:
+    """Run the command line with ``argv``; on a failure print its output's ends and exit 1."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "usage.json"
+        env = {**os.environ, "ARCJUDGE_BENCH_USAGE": str(report)}
+        start = now()
+        proc = subprocess.run(
+            [sys.executable, "-c", WRAPPER, *argv], capture_output=True, text=True, env=env,
+            check=False,
+        )  # fmt: skip
+        seconds = now() - start
+        if proc.returncode != 0:
+            print(proc.stdout[-2000:], proc.stderr[-2000:])
+            raise SystemExit(1)
+        data = json.loads(report.read_text())
+    return Usage(proc.stdout, seconds, float(data["cpu"]), int(data["rss"]))
+
+
+def store_bytes(path: Path) -> int:
+    """Bytes of a result store on disk, its ``-wal`` file included (checkpointed or not)."""
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))

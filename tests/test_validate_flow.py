@@ -150,9 +150,7 @@ def test_samples_equal_those_drawn_up_front(world, sandbox, tmp_path):
     flowing = validate(config, sandbox, tmp_path / "a.sqlite")
     store = ResultStore(tmp_path / "b.sqlite")
     try:  # all tasks' samples first, one job per task: the old phase
-        up_front, report = draw_samples(
-            sandbox, store, config.generator, [FLIP, RECOLOR], 7, 0
-        )  # type: ignore[arg-type]
+        up_front, report = draw_samples(sandbox, store, config.generator, [FLIP, RECOLOR], 7, 0)  # type: ignore[arg-type]
     finally:
         store.close()
     for task in (FLIP, RECOLOR):
@@ -174,9 +172,7 @@ def test_progress_counts_each_task_once_when_done(world, sandbox, tmp_path):
     assert set(validator.records) == set(seen)
 
 
-def test_infra_on_one_chunk_fails_the_task_generator_and_a_rerun_draws_it(
-    world, sandbox, tmp_path
-):
+def test_infra_on_one_chunk_fails_the_task_generator_and_a_rerun_draws_it(world, sandbox, tmp_path):
     store_path = tmp_path / "a.sqlite"
     rec = Recording(sandbox, infra=(RECOLOR, 1))  # the second of RECOLOR's three jobs
     broken = validate(config_for(world, sample_chunk=3), rec, store_path)

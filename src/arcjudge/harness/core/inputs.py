@@ -3,6 +3,10 @@
 Samples are drawn inside the sandbox: sample i of a task is the generator's return value
 right after ``random.seed(seed + i)``, so samples are reproducible and independent of the
 worker count and of which other tasks run. A generator that fails is reported per task.
+
+A task's samples are drawn in jobs of ``SAMPLE_CHUNK`` calls (``SamplePlan``,
+``TaskSamples``), which ``validate`` runs in its engine's pool next to the verifiers and
+``draw_samples`` runs all at once for the commands that need every sample first.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ fresh sample drawn from the task's generator. Work is split into (program, chunk
 inputs) items spread over the sandbox pool; tasks are read one at a time as items are
 needed, so memory stays bounded; every finished item is committed to the result store, so
 an interrupted run resumes where it stopped and writes byte-identical outputs.
+
+A task's generator samples are drawn in jobs of ``sample_chunk`` in the same pool (the
+engine's ``Deferred`` tasks): its verifiers start once its own samples are in, while other
+tasks' samples are still being drawn, so no phase waits for the whole run's samples.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ Usage::
                                   [--also-chunk N] [--repeat R] [--raw-parallel]
                                   [--raw-in-image] [--profile] [--cprofile] [--scale S]
                                   [--samples N] [--gen-ms MS] [--slow-gen-ms MS] [--timeline]
+                                  [--baseline-src DIR]
 
 We have no real verifier source for the 400 ARC-AGI-1 training tasks, so the benchmark
 GENERATES one (``common.verifier_source``: seeded random straight-line chains over the
@@ -28,6 +29,8 @@ Measured (``bench/README.md`` has the details):
 ``--samples N`` adds N generator samples per task from generators of our own
 (``parts.validate_samples``; raw then also draws and verifies them in-process) and prints
 each run's CPU timeline (``parts.validate_timeline``; ``--timeline`` without samples).
+``--baseline-src DIR`` runs each cold validate on DIR's harness too (e.g. the main
+checkout's ``src``), just before, for a before/after under the same load.
 
 Targets: validate wall <= 0.6 x raw (<= 0.55 x with samples); harness peak memory
 < 1 GiB. ``--profile`` adds where the time goes (``parts.validate_profile``), ``--cprofile``
@@ -95,6 +98,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--slow-gen-ms", type=float, default=1100.0, help="ms per sample of the one slow generator"
+    )
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="also run each cold validate with this src directory on PYTHONPATH, just before",
     )
     parser.add_argument(
         "--timeline", action="store_true", help="print each run's CPU timeline (on with --samples)"
@@ -224,6 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 flush=True,
             )
             raw.seconds += drawn["gen_seconds"] + drawn["verify_seconds"]
+            raw.cpu_seconds += drawn["cpu_seconds"]
             raw.calls += drawn["calls"]
         raw_spec = {
             "kind": args.kind,
@@ -284,6 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 label=spec["label"],
                 backend=spec["backend"],
                 workers=args.workers,
+                baseline=spec.get("baseline", False),
                 walls=[r["wall"] for r in tries],
             )
             runs.append(result)
@@ -296,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     profile_backend(backend, args.kind, source_dir, task_ids, tasks_dir, arcgen_dir)
                 )
     timed = [r for r in runs if not r.get("cprofile")]
-    ok = print_results(raw, timed, len(task_ids), extra_raw)
+    ok = print_results(raw, timed, len(task_ids), extra_raw, 0.55 if args.samples else 0.6)
     if args.profile:
         print_profile(raw, timed, probes, costs)
     for r in runs:

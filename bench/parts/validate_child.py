@@ -11,6 +11,7 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import resource
 import shutil
@@ -153,12 +154,16 @@ def spawn_validate(spec: dict, work: Path) -> dict:
     """Run ``child_validate`` in a fresh interpreter; add machine-wide CPU and wall."""
     spec_path = work / f"spec-{spec['label']}.json"
     spec_path.write_text(json.dumps(spec))
+    env = dict(os.environ)
+    if spec.get("pythonpath"):  # --baseline-src: the harness of another checkout
+        env["PYTHONPATH"] = spec["pythonpath"]
     busy0, t0 = machine_busy_seconds(), _now()
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--child", str(spec_path)],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     busy1, t1 = machine_busy_seconds(), _now()
     if proc.returncode != 0:
@@ -174,7 +179,8 @@ def validate_specs(
 ) -> list[dict]:
     """The validate runs to make, as ``child_validate`` specs (stale stores removed).
 
-    Per backend a cold run (``fresh``: its store removed before each repeat), a warm one
+    Per backend a cold run (``fresh``: its store removed before each repeat), with
+    ``--baseline-src`` the same cold run on that checkout's harness just before it, a warm one
     on the filled store unless ``--no-warm``, a cold one at ``--also-chunk``; then the
     ``--cprofile`` run (process backend). ``paths`` names ``source_dir``, ``tasks_dir``,
     ``arcgen_dir`` and (with ``--samples``) ``gen_dir``.
@@ -198,6 +204,21 @@ def validate_specs(
             "gen_dir": str(paths["gen_dir"]) if args.samples else "",
         }
         name = f"validate {backend}-{args.workers} chunk {args.chunk}"
+        if args.baseline_src:  # the same run on the baseline's harness, just before
+            before = work / f"store-{backend}-base" / "cache.sqlite"
+            if before.parent.exists():
+                shutil.rmtree(before.parent)
+            specs.append(
+                {
+                    **base,
+                    "store": str(before),
+                    "out": str(work / f"out-{backend}-base"),
+                    "label": f"{name} base",
+                    "fresh": True,
+                    "baseline": True,
+                    "pythonpath": str(Path(args.baseline_src).resolve()),
+                }
+            )
         specs.append({**base, "label": name, "fresh": True})
         if not args.no_warm:
             specs.append({**base, "label": f"{name} warm"})

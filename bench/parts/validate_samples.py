@@ -3,9 +3,11 @@
 ``write_generators`` writes one ARC-GEN-layout generator per task (``tasks/task_<id>.py``,
 ``generate()``): it spins a calibrated busy loop, then returns one of the task's last
 ``GEN_PAIRS`` ARC-GEN pairs picked with the seeded ``random`` (so every sample is a real
-input of the task and the verifier's work on it is like its work on ARC-GEN). The cost
-per sample is seeded log-normal around ``--gen-ms``, and one task (a seeded pick) costs
-``--slow-gen-ms`` per sample, like the real generator that took 56 s for 50 samples.
+input of the task and the verifier's work on it is like its work on ARC-GEN). The pairs
+are imported from ``pairs_<id>.py`` beside ``tasks/``, so the program the harness checks
+stays small, like a real generator importing ``common``. The cost per sample is seeded
+log-normal around ``--gen-ms``, and one task (a seeded pick) costs ``--slow-gen-ms`` per
+sample, like the real generator that took 56 s for 50 samples.
 
 ``raw_samples`` is the single-core baseline of the same work: in this process, per task
 and sample ``i``, ``random.seed(seed + i)``, the generator, then the task's verifier on the
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -61,9 +64,10 @@ def write_generators(
             for g, o in task_pairs(tasks_dir, arcgen_dir, task_id)[-GEN_PAIRS:]
         ]
         spins = max(0, round(costs[task_id] * rate))
+        (gen_dir / f"pairs_{task_id}.py").write_text(f"PAIRS = {json.dumps(pairs)}\n")
         (gen_dir / "tasks" / f"task_{task_id}.py").write_text(
             "import random\n\n"
-            f"PAIRS = {json.dumps(pairs)}\n"
+            f"from pairs_{task_id} import PAIRS\n\n"
             f"SPINS = {spins}\n\n\n"
             "def generate():\n"
             "    x = 0\n"
@@ -94,6 +98,7 @@ def raw_samples(
     gen_seconds = verify_seconds = 0.0
     per_task: dict[str, float] = {}
     c0 = time.process_time()
+    sys.path.insert(0, str(gen_dir))
     for task_id in task_ids:
         path = gen_dir / "tasks" / f"task_{task_id}.py"
         namespace: dict[str, object] = {"__name__": path.stem}
@@ -121,6 +126,7 @@ def raw_samples(
         gen_seconds += t1 - t0
         verify_seconds += t2 - t1
         per_task[task_id] = t1 - t0
+    sys.path.remove(str(gen_dir))
     return {
         "cpu_seconds": time.process_time() - c0,
         "gen_seconds": gen_seconds,

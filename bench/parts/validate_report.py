@@ -29,9 +29,9 @@ def _verdicts(counts: dict) -> str:
 
 
 def print_results(
-    raw: RawResult, runs: list[dict], n_tasks: int, extra: dict, target: float = TARGET_RATIO
+    raw: RawResult, runs: list[dict], n_tasks: int, extra: dict, ratio: float = TARGET_RATIO
 ) -> bool:
-    """Print the table, targets (``target``: validate wall / raw) and notes; all met?
+    """Print the table, targets (``ratio``: validate wall / raw) and notes; all met?
 
     Baseline runs (``--baseline-src``) are printed, with their ratio to the run after
     them, but not held to the targets.
@@ -124,9 +124,9 @@ def print_results(
         rows = [
             (
                 f"{r['label']} wall / raw",
-                f"<= {target:g}",
+                f"<= {ratio:g}",
                 f"{r['wall'] / raw.seconds:.3f}",
-                r["wall"] / raw.seconds <= target,
+                r["wall"] / raw.seconds <= ratio,
             ),
             (
                 f"{r['label']} harness peak memory",

@@ -6,6 +6,8 @@ Usage::
                                   [--workers 2] [--tasks-limit N] [--chunk N]
                                   [--also-chunk N] [--repeat R] [--raw-parallel]
                                   [--raw-in-image] [--profile] [--cprofile] [--scale S]
+                                  [--samples N] [--gen-ms MS] [--slow-gen-ms MS] [--timeline]
+                                  [--baseline-src DIR]
 
 We have no real verifier source for the 400 ARC-AGI-1 training tasks, so the benchmark
 GENERATES one (``common.verifier_source``: seeded random straight-line chains over the
@@ -24,9 +26,15 @@ Measured (``bench/README.md`` has the details):
    rest of the machine's CPU, jobs and inputs sent; 3. ``warm``: the same on the filled
    store.
 
-Targets: validate wall <= 0.6 x raw; harness peak memory < 1 GiB. ``--profile`` adds
-where the time goes (``parts.validate_profile``), ``--cprofile`` a validate run with the
-harness under cProfile.
+``--samples N`` adds N generator samples per task from generators of our own
+(``parts.validate_samples``; raw then also draws and verifies them in-process) and prints
+each run's CPU timeline (``parts.validate_timeline``; ``--timeline`` without samples).
+``--baseline-src DIR`` runs each cold validate on DIR's harness too (e.g. the main
+checkout's ``src``), just before, for a before/after under the same load.
+
+Targets: validate wall <= 0.6 x raw (<= 0.55 x with samples); harness peak memory
+< 1 GiB. ``--profile`` adds where the time goes (``parts.validate_profile``), ``--cprofile``
+a validate run with the harness under cProfile.
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ from parts.validate_child import child_validate, spawn_validate, validate_specs
 from parts.validate_profile import compile_costs, print_profile, profile_backend
 from parts.validate_raw import (
     calibrate,
+    load_functions,
     raw_child,
     run_raw,
     run_raw_in_image,
@@ -56,6 +65,8 @@ from parts.validate_raw import (
     usable_arcgen,
 )
 from parts.validate_report import cpu_text, print_results
+from parts.validate_samples import generator_costs, raw_samples, write_generators
+from parts.validate_timeline import timeline_lines
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -79,6 +90,24 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="also a cold validate per backend with this chunk (e.g. 512: 1 program per task)",
     )
     parser.add_argument("--tasks-limit", type=int, default=0, help="first N tasks only (0: all)")
+    parser.add_argument(
+        "--samples", type=int, default=0, help="generator samples per task (ours; 0: none)"
+    )
+    parser.add_argument(
+        "--gen-ms", type=float, default=4.0, help="mean generator ms per sample (--samples)"
+    )
+    parser.add_argument(
+        "--slow-gen-ms", type=float, default=1100.0, help="ms per sample of the one slow generator"
+    )
+    parser.add_argument(
+        "--baseline-src",
+        type=Path,
+        default=None,
+        help="also run each cold validate with this src directory on PYTHONPATH, just before",
+    )
+    parser.add_argument(
+        "--timeline", action="store_true", help="print each run's CPU timeline (on with --samples)"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--assignments", type=int, default=9000, help="total, over 400 tasks")
     parser.add_argument("--ms-per-call", type=float, default=2.0, help="calibration target")
@@ -176,6 +205,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"(min {min(len(p.steps) for p in plans)}, max {max(len(p.steps) for p in plans)}),"
             f" {len(ops)} distinct ops, smoothing scale {scale:.3f}; written to {source_dir}"
         )
+        gen_dir = work / "generators"
+        if args.samples:
+            costs = generator_costs(task_ids, args.seed, args.gen_ms, args.slow_gen_ms)
+            write_generators(gen_dir, task_ids, tasks_dir, arcgen_dir, costs)
+            slow = max(costs, key=lambda t: costs[t])
+            print(
+                f"generators: ours (ARC-GEN layout), {args.samples} samples per task, mean"
+                f" {sum(costs.values()) / len(costs):.1f} ms per sample, slowest {slow}"
+                f" {costs[slow]:.0f} ms; written to {gen_dir}"
+            )
         print(f"running raw (in-process, 1 core) over {len(task_ids)} tasks ...", flush=True)
         raw = run_raw(source_dir, args.kind, task_ids, tasks_dir, arcgen_dir, golf_numbers())
         print(
@@ -183,6 +222,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" ({1000 * raw.seconds / raw.calls:.3f} ms per call)",
             flush=True,
         )
+        if args.samples:
+            fns = load_functions(source_dir, args.kind, task_ids, golf_numbers())
+            drawn = raw_samples(gen_dir, fns, args.kind, task_ids, args.samples)
+            print(
+                f"  raw samples: {drawn['calls']} drawn in {drawn['gen_seconds']:.1f} s (slowest"
+                f" {drawn['slowest'][0]} {drawn['slowest'][1]:.1f} s), verified in"
+                f" {drawn['verify_seconds']:.1f} s; raw in all"
+                f" {raw.seconds + drawn['gen_seconds'] + drawn['verify_seconds']:.1f} s",
+                flush=True,
+            )
+            raw.seconds += drawn["gen_seconds"] + drawn["verify_seconds"]
+            raw.cpu_seconds += drawn["cpu_seconds"]
+            raw.calls += drawn["calls"]
         raw_spec = {
             "kind": args.kind,
             "source_dir": str(source_dir),
@@ -210,7 +262,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from common.harness import default_chunk
 
             args.chunk = default_chunk()
-        paths = {"source_dir": source_dir, "tasks_dir": tasks_dir, "arcgen_dir": arcgen_dir}
+        paths = {
+            "source_dir": source_dir,
+            "tasks_dir": tasks_dir,
+            "arcgen_dir": arcgen_dir,
+            "gen_dir": gen_dir,
+        }
         specs = validate_specs(args, backends, work, paths)
         for spec in specs:
             tries = []
@@ -228,12 +285,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f" {mib(result['maxrss_bytes'])}",
                     flush=True,
                 )
+                if args.samples or args.timeline:
+                    lines = timeline_lines(result["timeline"], args.workers)
+                    print(textwrap.indent("\n".join(lines), "    "), flush=True)
                 tries.append(result)
             result = min(tries, key=lambda r: r["wall"])
             result.update(
                 label=spec["label"],
                 backend=spec["backend"],
                 workers=args.workers,
+                baseline=spec.get("baseline", False),
                 walls=[r["wall"] for r in tries],
             )
             runs.append(result)
@@ -246,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     profile_backend(backend, args.kind, source_dir, task_ids, tasks_dir, arcgen_dir)
                 )
     timed = [r for r in runs if not r.get("cprofile")]
-    ok = print_results(raw, timed, len(task_ids), extra_raw)
+    ok = print_results(raw, timed, len(task_ids), extra_raw, 0.55 if args.samples else 0.6)
     if args.profile:
         print_profile(raw, timed, probes, costs)
     for r in runs:

@@ -11,6 +11,7 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import resource
 import shutil
@@ -22,6 +23,7 @@ from pathlib import Path
 
 from common.measure import container_cpu_seconds, machine_busy_seconds
 from common.measure import now as _now
+from parts.validate_timeline import Timeline
 
 SCRIPT = Path(__file__).resolve().parents[1] / "validate_full.py"
 SOURCE_NAME = "synthetic"
@@ -30,26 +32,32 @@ SOURCE_NAME = "synthetic"
 def child_validate(spec: dict) -> dict:
     """Run one validation as ``arcjudge validate`` would; report wall, CPU and peak RSS."""
     from arcjudge.sandbox.backends import make_sandbox
-    from arcjudge.verifiers.sources import VerifierSource
+    from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
     from common.harness import ResultStore, ValidateConfig, Validator, write_outputs
 
     t_begin = _now()
     source = VerifierSource(SOURCE_NAME, spec["kind"], spec["source_dir"])
+    samples = int(spec.get("samples", 0))
+    generator = GeneratorSource("arc-gen", spec["gen_dir"]) if samples else None
     config = ValidateConfig(
         Path(spec["tasks_dir"]),
         sources=(source,),
         arcgen_dir=Path(spec["arcgen_dir"]),
-        samples=0,
+        generator=generator,
+        samples=samples,
         chunk=spec["chunk"],
     )
+    module_dirs = source.module_dirs + (generator.module_dirs if generator else ())
     store = ResultStore(spec["store"])
     counted = {"jobs": 0, "inputs": 0}
+    timeline = Timeline()
     try:
-        sb = make_sandbox(spec["backend"], spec["workers"], module_dirs=source.module_dirs)
+        sb = make_sandbox(spec["backend"], spec["workers"], module_dirs=module_dirs)
         with sb:
             t0 = _now()
             sb.start()
             t_started = _now()
+            timeline.install(sb)
             inner_run = sb.run
             lock = threading.Lock()
             # --cprofile: CPU time (thread_time) per thread, so waiting does not count; the
@@ -76,9 +84,10 @@ def child_validate(spec: dict) -> dict:
             def counting_map(jobs, *args, **kwargs):  # if the harness sends batches instead
                 def counted_jobs():
                     for job in jobs:
-                        with lock:
-                            counted["jobs"] += 1
-                            counted["inputs"] += len(job.inputs)
+                        if kwargs.get("mode", "transform") == "transform":  # verifiers only
+                            with lock:
+                                counted["jobs"] += 1
+                                counted["inputs"] += len(job.inputs)
                         yield job
 
                 return inner_map(counted_jobs(), *args, **kwargs)
@@ -90,7 +99,9 @@ def child_validate(spec: dict) -> dict:
             cpu0 = resource.getrusage(resource.RUSAGE_SELF)
             if profiler:
                 profiler.enable()
+            timeline.start()
             validator.run()
+            recorded = timeline.stop()
             if profiler:
                 profiler.disable()
             cpu1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -125,6 +136,9 @@ def child_validate(spec: dict) -> dict:
         "verdicts": manifest["per_source"][SOURCE_NAME],
         "jobs": counted["jobs"],
         "inputs": counted["inputs"],
+        "sample_jobs": sum(1 for j in recorded["jobs"] if j[2] == "generate"),
+        "samples_ok": sum(t.get("generator", {}).get("ok", 0) for t in manifest["tasks"].values()),
+        "timeline": recorded,
     }
     if profiler:
         text = io.StringIO()
@@ -140,12 +154,16 @@ def spawn_validate(spec: dict, work: Path) -> dict:
     """Run ``child_validate`` in a fresh interpreter; add machine-wide CPU and wall."""
     spec_path = work / f"spec-{spec['label']}.json"
     spec_path.write_text(json.dumps(spec))
+    env = dict(os.environ)
+    if spec.get("pythonpath"):  # --baseline-src: the harness of another checkout
+        env["PYTHONPATH"] = spec["pythonpath"]
     busy0, t0 = machine_busy_seconds(), _now()
     proc = subprocess.run(
         [sys.executable, str(SCRIPT), "--child", str(spec_path)],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     busy1, t1 = machine_busy_seconds(), _now()
     if proc.returncode != 0:
@@ -161,10 +179,11 @@ def validate_specs(
 ) -> list[dict]:
     """The validate runs to make, as ``child_validate`` specs (stale stores removed).
 
-    Per backend a cold run (``fresh``: its store removed before each repeat), a warm one
+    Per backend a cold run (``fresh``: its store removed before each repeat), with
+    ``--baseline-src`` the same cold run on that checkout's harness just before it, a warm one
     on the filled store unless ``--no-warm``, a cold one at ``--also-chunk``; then the
-    ``--cprofile`` run (process backend). ``paths`` names ``source_dir``, ``tasks_dir``
-    and ``arcgen_dir``.
+    ``--cprofile`` run (process backend). ``paths`` names ``source_dir``, ``tasks_dir``,
+    ``arcgen_dir`` and (with ``--samples``) ``gen_dir``.
     """
     specs: list[dict] = []
     for backend in backends:
@@ -181,8 +200,25 @@ def validate_specs(
             "store": str(store),
             "out": str(work / f"out-{backend}"),
             "chunk": args.chunk,
+            "samples": args.samples,
+            "gen_dir": str(paths["gen_dir"]) if args.samples else "",
         }
         name = f"validate {backend}-{args.workers} chunk {args.chunk}"
+        if args.baseline_src:  # the same run on the baseline's harness, just before
+            before = work / f"store-{backend}-base" / "cache.sqlite"
+            if before.parent.exists():
+                shutil.rmtree(before.parent)
+            specs.append(
+                {
+                    **base,
+                    "store": str(before),
+                    "out": str(work / f"out-{backend}-base"),
+                    "label": f"{name} base",
+                    "fresh": True,
+                    "baseline": True,
+                    "pythonpath": str(Path(args.baseline_src).resolve()),
+                }
+            )
         specs.append({**base, "label": name, "fresh": True})
         if not args.no_warm:
             specs.append({**base, "label": f"{name} warm"})

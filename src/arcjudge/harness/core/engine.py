@@ -20,6 +20,11 @@ and a right answer's grid is the expected output itself, so right answers are ne
 decoded; wrong ones are decoded only when their grid is read (a first failure, a report).
 Each input's wire form (what the sandbox is sent) and digest (what its result keys are made
 from) are computed once per task, for all its candidates.
+
+A task whose inputs need sandbox work first (``validate``'s generator samples) comes as a
+``Deferred``: its jobs run in the same pool and window as the chunks, and the task joins
+once the last is in, so its candidates start while other tasks' jobs still run (no phase
+barrier: the workers stay busy and nothing waits for the whole run's samples).
 """
 
 from __future__ import annotations
@@ -28,14 +33,15 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from arcjudge.grids import Grid
 from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, input_digest
 from arcjudge.harness.core.tally import FirstFailure, Tally
-from arcjudge.sandbox import Sandbox
+from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
+    GeneratorCall,
     Limits,
     Program,
     ProgramResult,
@@ -162,6 +168,39 @@ class _Task:
     active: set[int] = field(default_factory=set)  # candidates with a chunk pending
 
 
+TaskSpec = tuple[str, list[TaskInput], list[Candidate[MetaT]]]
+"""``(task_id, instances, candidates)``: a task ready to run."""
+
+
+@dataclass
+class Deferred(Generic[MetaT]):
+    """A task that needs sandbox jobs done before its instances are known.
+
+    Attributes:
+        jobs: Generate jobs (inputs: ``GeneratorCall``s; run with ``Sandbox.generate``) in
+            the engine's pool and window, next to other tasks' chunks.
+        absorb: Receives ``(job index, result)`` for each, in completion order, in the
+            engine's thread (so it may write the store).
+        task: Called once every result is absorbed: the task to run.
+    """
+
+    jobs: Sequence[Job]
+    absorb: Callable[[int, ProgramResult], None]
+    task: Callable[[], TaskSpec[MetaT]]
+
+
+@dataclass
+class _Waiting:
+    deferred: Deferred[Any]
+    left: int  # jobs not yet absorbed
+
+
+@dataclass
+class _Prereq:
+    waiting: _Waiting
+    index: int
+
+
 TaskDone = Callable[[str, list[TaskInput], list[Candidate[MetaT]], list[CandidateOutcome]], None]
 """Receives a finished task's id, inputs, candidates and their outcomes (aligned)."""
 
@@ -274,13 +313,14 @@ class Engine:
 
     def run(
         self,
-        tasks: Iterator[tuple[str, list[TaskInput], list[Candidate[MetaT]]]],
+        tasks: Iterator[TaskSpec[MetaT] | Deferred[MetaT]],
         on_task_done: TaskDone[MetaT],
     ) -> None:
         """Run every task's candidates; call ``on_task_done`` as each task completes.
 
         Args:
-            tasks: ``(task_id, instances, candidates)`` triples, pulled lazily.
+            tasks: ``(task_id, instances, candidates)`` triples, or ``Deferred`` tasks
+                (their jobs first), pulled lazily.
             on_task_done: Receives the task's instances, candidates and outcomes.
         """
         source = iter(tasks)
@@ -297,49 +337,74 @@ class Engine:
     def _loop(
         self,
         pool: ThreadPoolExecutor,
-        source: Iterator[tuple[str, list[TaskInput], list[Candidate[Any]]]],
+        source: Iterator[TaskSpec[Any] | Deferred[Any]],
         on_task_done: TaskDone[Any],
     ) -> None:
         window = self.sandbox.size * 2
-        ready: deque[_Chunk] = deque()
+        ready: deque[_Chunk | _Prereq] = deque()
         exhausted = False
-        running: dict[Future[ProgramResult], _Chunk] = {}
+        running: dict[Future[ProgramResult], _Chunk | _Prereq] = {}
         while True:
             while len(ready) + len(running) < window and not exhausted:
                 try:
-                    task_id, instances, candidates = next(source)
+                    item = next(source)
                 except StopIteration:
                     exhausted = True
                     break
-                task = self._prepare(task_id, instances, candidates)
-                self._release(task, ready)
-                self._maybe_done(task, on_task_done)
+                if isinstance(item, Deferred) and item.jobs:
+                    waiting = _Waiting(item, len(item.jobs))
+                    ready.extend(_Prereq(waiting, i) for i in range(len(item.jobs)))
+                    continue
+                self._admit(
+                    item.task() if isinstance(item, Deferred) else item, ready, on_task_done
+                )
             while ready and len(running) < window:
-                chunk = ready.popleft()
-                program = chunk.task.candidates[chunk.candidate].program
-                assert program is not None  # only candidates with a program get chunks
-                task = chunk.task
-                inputs = WiredGrids(
-                    [task.instances[p].grid for p in chunk.positions],
-                    [task.wires[p] for p in chunk.positions],
-                )
-                future = pool.submit(
-                    self.sandbox.run, program, inputs, self.limits, policy=self.policy
-                )
-                running[future] = chunk
+                work = ready.popleft()
+                running[self._submit(pool, work)] = work
             if not running:
                 return  # nothing ready, nothing running, no task left
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in done:
-                chunk = running.pop(future)
-                task = chunk.task
+                work = running.pop(future)
+                if isinstance(work, _Prereq):
+                    waiting = work.waiting
+                    waiting.deferred.absorb(work.index, future.result())
+                    waiting.left -= 1
+                    if not waiting.left:
+                        self._admit(waiting.deferred.task(), ready, on_task_done)
+                    continue
+                task = work.task
                 task.pending -= 1
-                task.active.discard(chunk.candidate)
-                self._absorb(chunk, future.result())
+                task.active.discard(work.candidate)
+                self._absorb(work, future.result())
                 self._release(task, ready)
                 self._maybe_done(task, on_task_done)
 
-    def _release(self, task: _Task, ready: deque[_Chunk]) -> None:
+    def _admit(
+        self, spec: TaskSpec[Any], ready: deque[_Chunk | _Prereq], on_task_done: TaskDone[Any]
+    ) -> None:
+        """Take a task whose instances are known: serve it from the store, queue the rest."""
+        task = self._prepare(*spec)
+        self._release(task, ready)
+        self._maybe_done(task, on_task_done)
+
+    def _submit(self, pool: ThreadPoolExecutor, work: _Chunk | _Prereq) -> Future[ProgramResult]:
+        if isinstance(work, _Prereq):
+            job = work.waiting.deferred.jobs[work.index]
+            calls = cast(Sequence[GeneratorCall], job.inputs)
+            return pool.submit(
+                self.sandbox.generate, job.program, calls, job.limits, policy=job.policy
+            )
+        program = work.task.candidates[work.candidate].program
+        assert program is not None  # only candidates with a program get chunks
+        task = work.task
+        inputs = WiredGrids(
+            [task.instances[p].grid for p in work.positions],
+            [task.wires[p] for p in work.positions],
+        )
+        return pool.submit(self.sandbox.run, program, inputs, self.limits, policy=self.policy)
+
+    def _release(self, task: _Task, ready: deque[_Chunk | _Prereq]) -> None:
         """Hand the task's runnable chunks to ``ready`` (one per candidate when stopping)."""
         for index, queue in enumerate(task.queues):
             while queue and not (self.stop and index in task.active):

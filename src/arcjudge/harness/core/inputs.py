@@ -4,8 +4,10 @@ Samples are drawn inside the sandbox: sample i of a task is the generator's retu
 right after ``random.seed(seed + i)``, so samples are reproducible and independent of the
 worker count and of which other tasks run. A generator that fails is reported per task.
 
-``draw_samples`` draws every task's samples at once (one job per task); ``SampleDrawer``
-draws one task's at a time, in jobs of ``chunk`` calls run in parallel, so a caller that
+A task's samples are drawn in jobs of ``SAMPLE_CHUNK`` calls (``SamplePlan``,
+``TaskSamples``), which ``validate`` runs in its engine's pool next to the verifiers and
+``draw_samples`` runs all at once for the commands that need every sample first.
+``SampleDrawer`` draws one task's at a time, its jobs run in parallel, so a caller that
 streams tasks (``score``) holds only the samples of the tasks in flight, however many
 samples per task (10,000 for the increased-sampling study) it asks for.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,14 @@ from arcjudge.harness.core.engine import TaskInput
 from arcjudge.harness.core.store import ResultStore, StoredResult, module_fingerprint, program_key
 from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import GeneratorCall, Limits, ProgramStatus, Status
+from arcjudge.sandbox.types import (
+    GeneratorCall,
+    Limits,
+    Program,
+    ProgramResult,
+    ProgramStatus,
+    Status,
+)
 from arcjudge.tasks import Pair, Task, load_arcgen_pairs
 from arcjudge.verifiers.sources import GeneratorSource
 
@@ -33,6 +43,13 @@ drawn after ``random.seed(DEFAULT_SEED + i)``, and every seeded choice starts fr
 
 DEFAULT_SAMPLES = 50
 """Generator samples per task when a generator is given and no count is (the study's)."""
+
+SAMPLE_CHUNK = 25
+"""Generator samples per sandbox job: a task's samples are cut into jobs of this many, so
+a slow generator spreads over the workers and its task's verifiers start as soon as the
+last of its jobs is in (the samples are the same for any cut). Each job costs a fork and a
+load of the generator (~10-20 ms of sandbox CPU on the development machine), so a cut much
+finer than the 50 default samples in two costs more than it spreads."""
 
 
 def arcgen_pairs(task: Task, arcgen_dir: Path | None) -> tuple[Pair, ...]:
@@ -67,25 +84,157 @@ def _last(text: str | None) -> str:
     return lines[-1] if lines else ""
 
 
-def _samples_of(
-    calls: list[GeneratorCall], results: list[StoredResult]
-) -> tuple[list[TaskInput], dict[str, Any]]:
-    """The valid samples among a task's generator results, and its report."""
-    good = []
-    statuses: Counter[str] = Counter()
-    first_error = None
-    for i, r in enumerate(results):
-        statuses[r.status.value] += 1
-        if r.status is Status.OK and r.grid is not None and r.output is not None:
-            good.append(TaskInput("generator", i, r.grid, r.output, calls[i].seed))
-        elif first_error is None:
-            first_error = f"seed {calls[i].seed}: {r.status.value}: {_last(r.error)}"
-    return good, {
-        "requested": len(calls),
-        "ok": len(good),
-        "statuses": dict(sorted(statuses.items())),
-        "first_error": first_error,
-    }
+@dataclass(frozen=True)
+class _Drawing:
+    """What drawing one task's samples needs: where they go, the program, its keys."""
+
+    store: ResultStore
+    program: Program
+    key: str  # the generator's program key
+    keys: list[bytes]  # each call's result key
+    policy: PolicyMode
+    chunk: int
+
+
+class TaskSamples:
+    """One task's generator samples: the chunks the store lacks, then the per-task report.
+
+    Made by ``SamplePlan.task``. ``jobs`` are the generate jobs still to run (one per
+    chunk of ``SAMPLE_CHUNK`` calls the store does not hold in full); each result goes to
+    ``absorb`` (which stores it), in any order; ``finish`` then gives the samples and the
+    report. Chunks only cut the work: sample i is drawn after ``random.seed(seed + i)``
+    whichever chunk it is in, so the samples are those of one job of every call.
+    """
+
+    def __init__(
+        self,
+        task_id: str,
+        calls: list[GeneratorCall],
+        report: dict[str, Any] | None = None,
+        drawing: _Drawing | None = None,
+    ) -> None:
+        self.task_id = task_id
+        self.calls = calls
+        self.jobs: list[Job] = []
+        self._report = report  # known up front: the generator is missing or failed before
+        self._drawing = drawing
+        self._spans: list[tuple[int, int]] = []  # each job's calls
+        self._results: list[StoredResult | None] = [None] * len(calls)
+        self._failure: tuple[int, ProgramStatus, str | None] | None = None  # lowest job's
+        if drawing is None:
+            return
+        cached = drawing.store.get_many(drawing.keys)
+        for start in range(0, len(calls), drawing.chunk):
+            span = range(start, min(start + drawing.chunk, len(calls)))
+            if all(drawing.keys[i] in cached for i in span):
+                for i in span:
+                    self._results[i] = cached[drawing.keys[i]]
+                continue
+            self._spans.append((span.start, span.stop))
+            self.jobs.append(
+                Job(
+                    drawing.program, calls[span.start : span.stop], GENERATOR_LIMITS, drawing.policy
+                )
+            )
+
+    def absorb(self, index: int, result: ProgramResult) -> None:
+        """Take job ``index``'s result: store its samples, or note the generator's failure."""
+        drawing = self._drawing
+        assert drawing is not None  # only a task with a generator has jobs
+        if result.status is not ProgramStatus.LOADED:
+            if self._failure is None or index < self._failure[0]:
+                self._failure = (index, result.status, result.error)
+            if result.status is not ProgramStatus.INFRA:
+                drawing.store.put_program(drawing.key, result.status, result.error, result.findings)
+            return
+        start, end = self._spans[index]
+        stored = [
+            StoredResult(r.status, error=r.error, wire=r.wire, output_wire=r.output_wire)
+            for r in result.results
+        ]
+        self._results[start:end] = stored
+        drawing.store.put_many(
+            (k, s)
+            for k, s in zip(drawing.keys[start:end], stored, strict=True)
+            if s.status is not Status.INFRA
+        )
+
+    def finish(self) -> tuple[list[TaskInput] | None, dict[str, Any]]:
+        """The valid samples (``None``: no generator, or it failed) and the task's report.
+
+        Call it once every job's result is absorbed.
+        """
+        if self._report is not None:
+            return None, self._report
+        if self._failure is not None:
+            _, status, error = self._failure
+            return None, {"failed": status.value, "error": _last(error)}
+        good = []
+        statuses: Counter[str] = Counter()
+        first_error = None
+        for i, r in enumerate(self._results):
+            assert r is not None, "finish() before every job was absorbed"
+            statuses[r.status.value] += 1
+            if r.status is Status.OK and r.grid is not None and r.output is not None:
+                good.append(TaskInput("generator", i, r.grid, r.output, self.calls[i].seed))
+            elif first_error is None:
+                first_error = f"seed {self.calls[i].seed}: {r.status.value}: {_last(r.error)}"
+        return good, {
+            "requested": len(self.calls),
+            "ok": len(good),
+            "statuses": dict(sorted(statuses.items())),
+            "first_error": first_error,
+        }
+
+
+class SamplePlan:
+    """How a run draws generator samples: ``task`` gives one task's ``TaskSamples``.
+
+    Args:
+        sandbox: The sandbox (for its runtime fingerprint, part of every key).
+        store: The result store the samples are cached in.
+        generator: The generator source.
+        samples: Samples per task.
+        seed: Sample i is drawn after ``random.seed(seed + i)``.
+        policy: Policy mode of the generator jobs.
+        chunk: Samples per job (``SAMPLE_CHUNK``).
+    """
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        store: ResultStore,
+        generator: GeneratorSource,
+        samples: int,
+        seed: int,
+        policy: PolicyMode = PolicyMode.WARN,
+        chunk: int = 0,
+    ) -> None:
+        self.store = store
+        self.generator = generator
+        self.policy = policy
+        self.chunk = max(1, chunk or SAMPLE_CHUNK)
+        self.fingerprint = module_fingerprint(generator.module_dirs)
+        self.runtime = sandbox.runtime_fingerprint()
+        self.calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
+
+    def task(self, task_id: str) -> TaskSamples:
+        """The task's samples: what the store holds, the jobs for the rest."""
+        tp = self.generator.program_for(task_id)
+        if tp.program is None:
+            return TaskSamples(task_id, self.calls, {"missing": True})
+        key = program_key(
+            tp.program, self.fingerprint, "generate", GENERATOR_LIMITS, self.runtime,
+            policy=self.policy,
+        )  # fmt: skip
+        failed = self.store.get_program(key)
+        if failed is not None:
+            return TaskSamples(
+                task_id, self.calls, {"failed": failed[0].value, "error": _last(failed[1])}
+            )
+        keys = [self.store.input_key(key, c) for c in self.calls]
+        drawing = _Drawing(self.store, tp.program, key, keys, self.policy, self.chunk)
+        return TaskSamples(task_id, self.calls, drawing=drawing)
 
 
 def draw_samples(
@@ -98,68 +247,44 @@ def draw_samples(
     policy: PolicyMode = PolicyMode.WARN,
     progress: Callable[[str], None] | None = None,
 ) -> tuple[dict[str, list[TaskInput]], dict[str, dict[str, Any]]]:
-    """Draw ``samples`` generator samples per task (cached in the store).
+    """Draw ``samples`` generator samples per task (cached in the store), all at once.
+
+    For commands that need every task's samples before their other work (``score``,
+    ``dimensions build``); ``validate`` draws them task by task in its engine's pool
+    (``SamplePlan``, ``Engine``'s ``Deferred`` tasks). ``progress`` gets each task id whose
+    samples had to be drawn, as they are in.
 
     Returns:
         The valid samples per task (as ``generator`` instances) and a per-task report:
         how many were requested and drawn, counts by status, the first error, or why the
         generator is missing or failed to load.
     """
-    fingerprint = module_fingerprint(generator.module_dirs)
-    runtime = sandbox.runtime_fingerprint()
-    calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
+    plan = SamplePlan(sandbox, store, generator, samples, seed, policy)
+    draws = [plan.task(task_id) for task_id in task_ids]
+    owners = [(d, j) for d in draws for j in range(len(d.jobs))]
+    left = Counter(d.task_id for d in draws for _ in d.jobs)
+    jobs = (d.jobs[j] for d, j in owners)
+    for index, result in sandbox.map(jobs, mode="generate") if owners else ():
+        draw, j = owners[index]
+        draw.absorb(j, result)
+        left[draw.task_id] -= 1
+        if progress and not left[draw.task_id]:
+            progress(draw.task_id)
     drawn: dict[str, list[TaskInput]] = {}
     report: dict[str, dict[str, Any]] = {}
-
-    def finish(task_id: str, results: list[StoredResult]) -> None:
-        drawn[task_id], report[task_id] = _samples_of(calls, results)
-
-    to_run = []
-    for task_id in task_ids:
-        tp = generator.program_for(task_id)
-        if tp.program is None:
-            report[task_id] = {"missing": True}
-            continue
-        key = program_key(
-            tp.program, fingerprint, "generate", GENERATOR_LIMITS, runtime, policy=policy
-        )
-        failed = store.get_program(key)
-        if failed is not None:
-            report[task_id] = {"failed": failed[0].value, "error": _last(failed[1])}
-            continue
-        keys = [store.input_key(key, c) for c in calls]
-        cached = store.get_many(keys)
-        if len(cached) == len(keys):
-            finish(task_id, [cached[k] for k in keys])
-        else:
-            to_run.append((task_id, tp.program, key, keys))
-    jobs = [Job(program, calls, GENERATOR_LIMITS, policy) for _, program, _, _ in to_run]
-    for index, result in sandbox.map(jobs, mode="generate") if jobs else ():
-        task_id, _program, key, keys = to_run[index]
-        if result.status is not ProgramStatus.LOADED:
-            report[task_id] = {"failed": result.status.value, "error": _last(result.error)}
-            if result.status is not ProgramStatus.INFRA:
-                store.put_program(key, result.status, result.error, result.findings)
-            continue
-        stored = [
-            StoredResult(r.status, error=r.error, wire=r.wire, output_wire=r.output_wire)
-            for r in result.results
-        ]
-        store.put_many(
-            (k, s) for k, s in zip(keys, stored, strict=True) if s.status is not Status.INFRA
-        )
-        finish(task_id, stored)
-        if progress:
-            progress(task_id)
+    for draw in draws:
+        good, report[draw.task_id] = draw.finish()
+        if good is not None:
+            drawn[draw.task_id] = good
     return drawn, report
 
 
 class SampleDrawer:
     """Draws one task's generator samples at a time (cached in the store).
 
-    A task's calls are cut into jobs of ``chunk`` calls, served from the store per job when
-    all of its calls are there and run in parallel otherwise; the samples and the report
-    are those ``draw_samples`` gives.
+    A task's calls are cut into jobs of ``chunk`` calls (``SamplePlan``), served from the
+    store per job when all of its calls are there and run in parallel otherwise; the
+    samples and the report are those ``draw_samples`` gives.
 
     Args:
         sandbox: Where the generator runs.
@@ -182,56 +307,13 @@ class SampleDrawer:
         chunk: int = 512,
     ) -> None:
         self.sandbox = sandbox
-        self.store = store
-        self.generator = generator
-        self.policy = policy
-        self.chunk = max(1, chunk)
-        self.calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
-        self._fingerprint = module_fingerprint(generator.module_dirs)
-        self._runtime = sandbox.runtime_fingerprint()
+        self._plan = SamplePlan(sandbox, store, generator, samples, seed, policy, chunk)
 
     def draw(self, task_id: str) -> tuple[list[TaskInput], dict[str, Any]]:
         """The task's valid samples (as ``generator`` instances) and its report."""
-        tp = self.generator.program_for(task_id)
-        if tp.program is None:
-            return [], {"missing": True}
-        key = program_key(
-            tp.program, self._fingerprint, "generate", GENERATOR_LIMITS, self._runtime,
-            policy=self.policy,
-        )  # fmt: skip
-        failed = self.store.get_program(key)
-        if failed is not None:
-            return [], {"failed": failed[0].value, "error": _last(failed[1])}
-        calls, store = self.calls, self.store
-        results: list[StoredResult | None] = [None] * len(calls)
-        starts: list[int] = []
-        for start in range(0, len(calls), self.chunk):
-            part = [store.input_key(key, c) for c in calls[start : start + self.chunk]]
-            cached = store.get_many(part)
-            if len(cached) == len(part):
-                results[start : start + len(part)] = [cached[k] for k in part]
-            else:
-                starts.append(start)
-        jobs = (
-            Job(tp.program, calls[start : start + self.chunk], GENERATOR_LIMITS, self.policy)
-            for start in starts
-        )
-        for index, result in self.sandbox.map(jobs, mode="generate") if starts else ():
-            if result.status is not ProgramStatus.LOADED:
-                if result.status is not ProgramStatus.INFRA:
-                    store.put_program(key, result.status, result.error, result.findings)
-                return [], {"failed": result.status.value, "error": _last(result.error)}
-            start = starts[index]
-            stored = [
-                StoredResult(r.status, error=r.error, wire=r.wire, output_wire=r.output_wire)
-                for r in result.results
-            ]
-            done = calls[start : start + len(stored)]
-            store.put_many(
-                (store.input_key(key, c), s)
-                for c, s in zip(done, stored, strict=True)
-                if s.status is not Status.INFRA
-            )
-            results[start : start + len(stored)] = stored
-        assert all(r is not None for r in results)  # every job answered or returned above
-        return _samples_of(calls, [r for r in results if r is not None])
+        draw = self._plan.task(task_id)
+        if draw.jobs:
+            for index, result in self.sandbox.map(iter(draw.jobs), mode="generate"):
+                draw.absorb(index, result)
+        good, report = draw.finish()
+        return good or [], report

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, TaskInput
-from arcjudge.harness.core.store import ResultStore, StoredResult, input_text
+from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, input_digest
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.interface import run_variants
 from arcjudge.sandbox.policy import PolicyMode
@@ -164,7 +164,7 @@ class _Task:
     task_id: str
     instances: list[TaskInput]
     candidates: list[Candidate[Any]]
-    keys: list[list[str]]  # per candidate, its inputs' store keys
+    keys: list[list[bytes]]  # per candidate, its inputs' store keys
     outcomes: list[CandidateOutcome | None]
     originals: dict[int, int]  # source -> candidate index of its original
     mutants: list[int]  # candidate indexes of mutants, in enumeration order
@@ -173,6 +173,7 @@ class _Task:
     batches: deque[tuple[int, list[int], float]] = field(default_factory=deque)
     running: int = 0
     reported: bool = False
+    expected: list[Expected] = field(default_factory=list)  # per instance, for judging
 
 
 Job = Callable[[], Any]
@@ -267,7 +268,12 @@ class BatchRunner:
         found = self.store.get_many(task.keys[index])
         if len(found) < n:
             return None
-        results: list[StoredResult | None] = [found[k] for k in task.keys[index]]
+        results: list[StoredResult | None] = []
+        for k, expected in zip(task.keys[index], task.expected, strict=True):
+            res = found[k].resolve(expected)
+            if res is None:  # a right answer for another expected output: run again
+                return None
+            results.append(res)
         return CandidateOutcome(results=results, findings=findings)
 
     def _absorb(self, task: _Task, index: int, result: ProgramResult) -> None:
@@ -279,12 +285,19 @@ class BatchRunner:
         else:
             if result.findings:
                 self.store.put_program(key, result.status, None, result.findings)
-            rows = [
-                (k, StoredResult(r.status, r.grid, None, r.error))
-                for k, r in zip(task.keys[index], result.results, strict=True)
-                if r.status is not Status.INFRA
+            judged = [
+                StoredResult.judged(r, e)
+                for r, e in zip(result.results, task.expected, strict=True)
             ]
-            self.store.put_many(rows)
+            self.store.put_many(
+                (k, s)
+                for k, s in zip(task.keys[index], judged, strict=True)
+                if s.status is not Status.INFRA
+            )
+            task.outcomes[index] = CandidateOutcome(
+                results=list(judged), findings=result.findings, seconds=result.seconds
+            )
+            return
         task.outcomes[index] = outcome_of(result, len(task.instances))
 
     # --------------------------------------------------------------- one task
@@ -292,12 +305,13 @@ class BatchRunner:
     def _prepare(
         self, task_id: str, instances: list[TaskInput], candidates: list[Candidate[Any]]
     ) -> tuple[_Task, list[Job]]:
-        texts = [input_text(i.grid) for i in instances]
-        keys = [[self.store.text_key(c.key, t) for t in texts] for c in candidates]
+        digests = [input_digest(i.grid) for i in instances]
+        keys = [self.store.result_keys(c.key, digests) for c in candidates]
         originals = {c.meta.source: k for k, c in enumerate(candidates) if c.meta.mutant is None}
         mutants = [k for k, c in enumerate(candidates) if c.meta.mutant is not None]
         task = _Task(task_id, instances, candidates, keys, [None] * len(candidates), originals,
                      mutants, mutant_order(self.seed, task_id, len(mutants)))  # fmt: skip
+        task.expected = [Expected(i.expected) for i in instances]
         for k in range(len(candidates)):
             task.outcomes[k] = self._cached(task, k)
         jobs: list[Job] = []

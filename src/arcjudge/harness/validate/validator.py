@@ -6,6 +6,10 @@ fresh sample drawn from the task's generator. Work is split into (program, chunk
 inputs) items spread over the sandbox pool; tasks are read one at a time as items are
 needed, so memory stays bounded; every finished item is committed to the result store, so
 an interrupted run resumes where it stopped and writes byte-identical outputs.
+
+A task's generator samples are drawn in jobs of ``sample_chunk`` in the same pool (the
+engine's ``Deferred`` tasks): its verifiers start once its own samples are in, while other
+tasks' samples are still being drawn, so no phase waits for the whole run's samples.
 """
 
 from __future__ import annotations
@@ -13,11 +17,25 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
-from arcjudge.harness.core.inputs import DEFAULT_SEED, draw_samples, task_inputs
+from arcjudge.harness.core.engine import (
+    Candidate,
+    CandidateOutcome,
+    Deferred,
+    Engine,
+    TaskInput,
+    TaskSpec,
+)
+from arcjudge.harness.core.inputs import (
+    DEFAULT_SEED,
+    SAMPLE_CHUNK,
+    SamplePlan,
+    TaskSamples,
+    task_inputs,
+)
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.validate.differential import TaskAnalysis, analyze, only_suspect_failures
@@ -26,7 +44,7 @@ from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, ProgramStatus
-from arcjudge.tasks import load_task, task_files
+from arcjudge.tasks import Task, load_task, task_files
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
 from arcjudge.vocabulary import Split, Verdict
 
@@ -60,6 +78,8 @@ class ValidateConfig:
     probe_samples: int = 0
     task_set: dict[str, Any] | None = None
     """The task set ``--tasks`` named, when not an ARC JSON directory (in the manifest)."""
+    sample_chunk: int = SAMPLE_CHUNK
+    """Generator samples per sandbox job (the samples are the same for any value)."""
 
 
 def _graded(
@@ -97,13 +117,13 @@ class Validator:
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
-    def _tasks(self) -> Iterator[tuple[str, list[TaskInput], list[Candidate[Provenance]]]]:
+    def _tasks(
+        self, plan: SamplePlan | None
+    ) -> Iterator[TaskSpec[Provenance] | Deferred[Provenance]]:
+        """Each task, with its candidates; with a generator, deferred until its samples are in."""
         runtime = self.runtime_key or self.sandbox.runtime_fingerprint()
         for path in self.task_paths:
             task = load_task(path)
-            instances = task_inputs(
-                task, self.config.arcgen_dir, self.samples.get(task.task_id, ())
-            )
             candidates: list[Candidate[Provenance]] = []
             for source, fingerprint in zip(self.config.sources, self.fingerprints, strict=True):
                 tp = source.program_for(task.task_id)
@@ -118,7 +138,24 @@ class Validator:
                         policy=self.config.policy,
                     )
                 candidates.append(Candidate(tp.program, key, tp.provenance))
-            yield task.task_id, instances, candidates
+            if plan is None:
+                yield task.task_id, task_inputs(task, self.config.arcgen_dir), candidates
+                continue
+            draw = plan.task(path.stem)
+            yield Deferred(draw.jobs, draw.absorb, partial(self._sampled, task, draw, candidates))
+
+    def _sampled(
+        self, task: Task, draw: TaskSamples, candidates: list[Candidate[Provenance]]
+    ) -> TaskSpec[Provenance]:
+        """The task once its samples are drawn (the last ``probe_samples`` only probe)."""
+        samples, self.generator_report[draw.task_id] = draw.finish()
+        if samples is not None:
+            for sample in samples:
+                if sample.index >= self.config.samples:
+                    sample.split = Split.PROBE
+            self.samples[draw.task_id] = samples
+        instances = task_inputs(task, self.config.arcgen_dir, samples or ())
+        return task.task_id, instances, candidates
 
     def _task_done(
         self,
@@ -179,28 +216,30 @@ class Validator:
         )
 
     def run(self) -> None:
-        """Draw generator samples, then check every source on every task."""
+        """Check every source on every task, each task's generator samples drawn first.
+
+        The samples are drawn in chunks in the engine's pool (``Deferred`` tasks), so a
+        task's verifiers run as soon as its own samples are in, while other tasks' samples
+        are still being drawn.
+        """
         self.runtime = self.sandbox.runtime()
         self.runtime_key = self.sandbox.runtime_fingerprint()
         drawn = self.config.samples + self.config.probe_samples
+        plan = None
         if self.config.generator is not None and drawn > 0:
-            self.samples, self.generator_report = draw_samples(
+            plan = SamplePlan(
                 self.sandbox,
                 self.store,
                 self.config.generator,
-                [p.stem for p in self.task_paths],
                 drawn,
                 self.config.seed,
                 self.config.policy,
+                self.config.sample_chunk,
             )
-            for samples in self.samples.values():  # the last M samples only probe
-                for sample in samples:
-                    if sample.index >= self.config.samples:
-                        sample.split = Split.PROBE
         engine = Engine(
             self.sandbox, self.store, self.config.limits, self.config.policy, self.config.chunk
         )
-        engine.run(self._tasks(), self._task_done)
+        engine.run(self._tasks(plan), self._task_done)
 
     # ---------------------------------------------------------------- outputs
 

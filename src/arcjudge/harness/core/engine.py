@@ -143,6 +143,42 @@ def is_right(res: StoredResult | None, inst: TaskInput) -> bool:
     return res.status is Status.OK and res.grid == inst.expected
 
 
+def commit_result(
+    store: ResultStore,
+    prog_key: str,
+    keys: Sequence[bytes],
+    expected: Sequence[Expected],
+    result: ProgramResult,
+) -> list[StoredResult] | None:
+    """Store a fresh result of a program over some inputs; return them judged.
+
+    A program that did not load is stored as such (unless the sandbox failed: ``infra``
+    is never stored); a loaded one's findings are stored before its results, so a stored
+    result implies stored findings, and each input's result is stored but ``infra`` ones.
+
+    Args:
+        store: The result store.
+        prog_key: The program's key.
+        keys: The result key of each input the result answers, in order.
+        expected: Each input's expected output, in order.
+        result: The fresh result.
+
+    Returns:
+        The judged per-input results, or ``None`` when the program did not load.
+    """
+    if result.status is not ProgramStatus.LOADED:
+        if result.status is not ProgramStatus.INFRA:
+            store.put_program(prog_key, result.status, result.error, result.findings)
+        return None
+    if result.findings:
+        store.put_program(prog_key, result.status, None, result.findings)
+    stored = [StoredResult.judged(r, e) for r, e in zip(result.results, expected, strict=True)]
+    store.put_many(
+        (k, s) for k, s in zip(keys, stored, strict=True) if s.status is not Status.INFRA
+    )
+    return stored
+
+
 def _trim(text: str | None, limit: int = 2000) -> str | None:
     return None if text is None else text[-limit:]
 
@@ -288,24 +324,14 @@ class Engine:
         if result.findings:
             outcome.findings = result.findings
         outcome.seconds += result.seconds
-        if result.status is not ProgramStatus.LOADED:
+        expected = [task.expected[p] for p in chunk.positions]
+        stored = commit_result(self.store, cand.key, chunk.keys, expected, result)
+        if stored is None:
             outcome.failure = (result.status, result.error)
             task.queues[chunk.candidate].clear()
-            if result.status is not ProgramStatus.INFRA:
-                self.store.put_program(cand.key, result.status, result.error, result.findings)
             return
-        if result.findings:  # before the results: a stored result implies stored findings
-            self.store.put_program(cand.key, result.status, None, result.findings)
-        expected = task.expected
-        stored = [
-            StoredResult.judged(r, expected[p])
-            for p, r in zip(chunk.positions, result.results, strict=True)
-        ]
         for p, s in zip(chunk.positions, stored, strict=True):
             outcome.results[p] = s
-        self.store.put_many(
-            (k, s) for k, s in zip(chunk.keys, stored, strict=True) if s.status is not Status.INFRA
-        )
         if self.stop and self._wrong_so_far(task, chunk.candidate):
             if task.queues[chunk.candidate]:
                 outcome.skipped = True

@@ -34,7 +34,7 @@ from arcjudge.harness.core.inputs import DEFAULT_SEED, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
 from arcjudge.harness.mutate.records import MutantRecord
-from arcjudge.harness.mutate.schemata import BATCH, BatchRunner, target_prefix
+from arcjudge.harness.mutate.schemata import BATCH, BatchRunner, confirmed_indexes, target_prefix
 from arcjudge.mutation import (
     Mutant,
     Operator,
@@ -245,14 +245,9 @@ class Mutator:
             if status is not MutantStatus.KILLED:
                 continue
             original = originals.get(cand.meta.source)
-            for index, (inst, res) in enumerate(zip(instances, outcome.results, strict=True)):
-                if res is None or res.status is not Status.OK or res.grid is None:
-                    continue
-                if res.grid == inst.expected:
-                    continue
-                check = original.results[index] if original and not original.failure else None
-                if check is None or check.status is not Status.OK or check.grid != inst.expected:
-                    continue  # the original verifier does not confirm the true output here
+            for index in confirmed_indexes(outcome, original, instances):
+                inst, res = instances[index], outcome.results[index]
+                assert res is not None and res.grid is not None  # a confirmed wrong grid
                 pairs.append(CorruptionRecord(
                     task_id=task_id, mutant_id=mutant.id, split=Split(inst.split),
                     index=inst.index, input=inst.grid, output=res.grid,

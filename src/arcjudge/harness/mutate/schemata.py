@@ -31,7 +31,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, TaskInput
+from arcjudge.harness.core.engine import Candidate, CandidateOutcome, TaskInput, commit_result
 from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, input_digest
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.interface import run_variants
@@ -69,25 +69,34 @@ def mutant_order(seed: int, task_id: str, count: int) -> list[int]:
     return order
 
 
-def confirmed_pairs(
+def confirmed_indexes(
     outcome: CandidateOutcome, original: CandidateOutcome | None, instances: list[TaskInput]
-) -> int:
-    """How many corrupted pairs a mutant's outcome gives that the original confirms.
+) -> list[int]:
+    """The inputs where a mutant's outcome gives a corrupted pair the original confirms.
 
     A pair: an input where the mutant returned a valid grid other than the true output
     and the original returned the true output (as ``Mutator`` keeps them).
     """
     if outcome.failure is not None or original is None or original.failure is not None:
-        return 0
-    count = 0
-    for inst, res, check in zip(instances, outcome.results, original.results, strict=True):
+        return []
+    found = []
+    for index, (inst, res, check) in enumerate(
+        zip(instances, outcome.results, original.results, strict=True)
+    ):
         if res is None or res.status is not Status.OK or res.grid is None:
             continue
         if res.grid == inst.expected:
             continue
         if check is not None and check.status is Status.OK and check.grid == inst.expected:
-            count += 1
-    return count
+            found.append(index)
+    return found
+
+
+def confirmed_pairs(
+    outcome: CandidateOutcome, original: CandidateOutcome | None, instances: list[TaskInput]
+) -> int:
+    """How many corrupted pairs a mutant's outcome gives (``confirmed_indexes``)."""
+    return len(confirmed_indexes(outcome, original, instances))
 
 
 def considered(
@@ -144,19 +153,6 @@ def target_prefix(
     keep = {mutants[p] for p in prefix}
     indexes = [k for k, c in enumerate(candidates) if c.meta.mutant is None or k in keep]
     return [candidates[k] for k in indexes], [outcomes[k] for k in indexes]
-
-
-def outcome_of(result: ProgramResult, n: int) -> CandidateOutcome:
-    """A candidate's outcome from one result over all its inputs."""
-    if result.status is not ProgramStatus.LOADED:
-        return CandidateOutcome(
-            failure=(result.status, result.error), results=[None] * n,
-            findings=result.findings, seconds=result.seconds,
-        )  # fmt: skip
-    stored: list[StoredResult | None] = [
-        StoredResult(r.status, r.grid, None, r.error) for r in result.results
-    ]
-    return CandidateOutcome(results=stored, findings=result.findings, seconds=result.seconds)
 
 
 @dataclass
@@ -279,26 +275,16 @@ class BatchRunner:
     def _absorb(self, task: _Task, index: int, result: ProgramResult) -> None:
         """Store a fresh result as the engine does and record the candidate's outcome."""
         key = task.candidates[index].key
-        if result.status is not ProgramStatus.LOADED:
-            if result.status is not ProgramStatus.INFRA:
-                self.store.put_program(key, result.status, result.error, result.findings)
-        else:
-            if result.findings:
-                self.store.put_program(key, result.status, None, result.findings)
-            judged = [
-                StoredResult.judged(r, e)
-                for r, e in zip(result.results, task.expected, strict=True)
-            ]
-            self.store.put_many(
-                (k, s)
-                for k, s in zip(task.keys[index], judged, strict=True)
-                if s.status is not Status.INFRA
-            )
+        stored = commit_result(self.store, key, task.keys[index], task.expected, result)
+        if stored is None:
             task.outcomes[index] = CandidateOutcome(
-                results=list(judged), findings=result.findings, seconds=result.seconds
-            )
+                failure=(result.status, result.error), results=[None] * len(task.instances),
+                findings=result.findings, seconds=result.seconds,
+            )  # fmt: skip
             return
-        task.outcomes[index] = outcome_of(result, len(task.instances))
+        task.outcomes[index] = CandidateOutcome(
+            results=list(stored), findings=result.findings, seconds=result.seconds
+        )
 
     # --------------------------------------------------------------- one task
 

@@ -333,10 +333,10 @@ def _answer(fn: Callable[..., object], item: JsonObject, fmt: str, generate: boo
         if generate:
             return _generate_one(fn, item["x"], index)
         value = fn(_fresh_input(item, fmt))
-        grid, reason = canonical.canonicalize(value)
-        if grid is None:
+        wire, reason = canonical.canonical_wire(value)
+        if wire is None:
             return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
-        return {"k": "out", "i": index, "s": "ok", "g": canonical.to_wire(grid)}
+        return {"k": "out", "i": index, "s": "ok", "g": wire}
     except MemoryError as exc:
         return _out_of_memory(exc, index)
     except BaseException as exc:  # SystemExit and friends are errors too

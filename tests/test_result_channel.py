@@ -222,3 +222,16 @@ def test_forged_answers_are_a_corrupted_channel(sandbox, body, expected):
     for x in r.results:
         if x.status is Status.INVALID_OUTPUT:
             assert x.error == "corrupted result channel: unexpected frame"
+
+
+def test_frame_reader_whole_split_and_several_frames() -> None:
+    one, two = framing.encode({"k": "out", "i": 0}), framing.encode({"k": "out", "i": 1})
+    reader = framing.FrameReader(1024)
+    assert reader.feed(one) == [{"k": "out", "i": 0}]
+    assert reader.feed(one[:3]) == []
+    assert reader.feed(one[3:] + two[:5]) == [{"k": "out", "i": 0}]
+    assert reader.feed(two[5:] + one) == [{"k": "out", "i": 1}, {"k": "out", "i": 0}]
+    with pytest.raises(framing.FrameError, match="exceeds the 4 cap"):
+        framing.FrameReader(4).feed(one)
+    with pytest.raises(framing.FrameError, match="non-standard"):
+        framing.FrameReader(1024).feed(b"\x00\x00\x00\x03NaN")

@@ -104,6 +104,10 @@ class FrameReader:
         Raises:
             FrameError: On an oversized or malformed frame.
         """
+        if not self._buf and _len(data) >= _HEADER.size:  # the common case: one whole frame
+            (length,) = _HEADER.unpack_from(data)
+            if length == _len(data) - _HEADER.size and length <= self.max_bytes:
+                return [decode_payload(data[_HEADER.size :])]
         self._buf += data
         frames = []
         while len(self._buf) >= _HEADER.size:

@@ -150,16 +150,31 @@ def test_buffered_input_rejects_what_read_frame_rejects(data: bytes, problem: st
 # ------------------------------------------------------------- hostile programs, for real
 
 
+@pytest.fixture(scope="module", params=["process", "docker"])
+def box(request):
+    """One worker of each backend (docker's skips without a daemon and the image)."""
+    if request.param == "docker":
+        from arcjudge.sandbox.docker import DockerSandbox
+
+        sb = DockerSandbox(workers=1, image=request.getfixturevalue("docker_image"))
+    else:
+        from arcjudge.sandbox.process import ProcessSandbox
+
+        sb = ProcessSandbox(workers=1)
+    yield sb
+    sb.close()
+
+
 def prog(text: str) -> Program:
     return Program(text.encode(), ("transform",))
 
 
-def test_a_non_blocking_input_pipe_still_gets_every_input(sandbox):
+def test_a_non_blocking_input_pipe_still_gets_every_input(box):
     src = (
         "import os\nos.set_blocking(4, False)\n"
         "def transform(g):\n    os.set_blocking(4, False)\n    return g\n"
     )
-    r = sandbox.run(prog(src), [G1, G2, G3], FAST)
+    r = box.run(prog(src), [G1, G2, G3], FAST)
     assert r.status is ProgramStatus.LOADED
     assert [x.grid for x in r.results] == [G1, G2, G3]
 
@@ -180,8 +195,8 @@ def transform(g):
 """
 
 
-def test_no_later_input_can_be_read_ahead(sandbox):
-    r = sandbox.run(prog(READ_AHEAD), [G1, G2, G3], FAST)
+def test_no_later_input_can_be_read_ahead(box):
+    r = box.run(prog(READ_AHEAD), [G1, G2, G3], FAST)
     assert [x.grid for x in r.results] == [((0,),)] * 3
 
 
@@ -214,9 +229,9 @@ NINE = (Status.OK, ((9,),))
          [BAD, NINE, NINE, NINE]),
     ],
 )  # fmt: skip
-def test_forged_answers_are_a_corrupted_channel(sandbox, body, expected):
+def test_forged_answers_are_a_corrupted_channel(box, body, expected):
     src = ANSWER + f"def transform(g):\n    calls.append(1)\n    {body}\n    return g\n"
-    r = sandbox.run(prog(src), [G1, G2, G3, G1], FAST)
+    r = box.run(prog(src), [G1, G2, G3, G1], FAST)
     assert r.status is ProgramStatus.LOADED
     assert [(x.status, x.grid) for x in r.results] == expected
     for x in r.results:

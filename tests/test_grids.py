@@ -29,7 +29,7 @@ from arcjudge.grids import (
     to_lists,
     validate_plain,
 )
-from arcjudge.sandbox.runtime.canonical import exact_grid, from_wire, to_wire
+from arcjudge.sandbox.runtime.canonical import canonical_wire, exact_grid, from_wire, to_wire
 
 CANONICAL_PATH = Path(canonical_module.__file__)
 
@@ -905,3 +905,43 @@ def test_exact_grid_only_takes_grids_needing_no_conversion() -> None:
     assert exact_grid(((0,),)) == ((0,),)
     for value in ([[True]], [[1.0]], [[10]], [[1], [1, 2]], [], [[]], [[np.int64(1)]]):
         assert exact_grid(value) is None, value
+
+
+def _reference_wire(value: object) -> tuple[object, object]:
+    grid, reason = canonicalize(value)
+    return (None, reason) if grid is None else (to_wire(grid), None)
+
+
+@given(st.data(), small_grids)
+def test_prop_canonical_wire_is_canonicalize_then_to_wire(data: st.DataObject, grid: tuple) -> None:
+    value = data.draw(renderings(grid))
+    assert canonical_wire(value) == _reference_wire(value) == (to_wire(grid), None)
+
+
+@given(junk)
+@settings(max_examples=300)
+def test_prop_canonical_wire_agrees_on_junk(value: object) -> None:
+    assert canonical_wire(value) == _reference_wire(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[[True, 0]], [[256]], [[-1, 2]], [[10]], [[1], [1, 2]], [[1.0]], [[1, 2], (3, 4)],
+     [[0] * (MAX_SIDE + 1)], [[np.int64(3)]], [np.array([1, 2])], np.array([[1, 2]]),
+     [[2**70]], [], [[]]],
+)  # fmt: skip
+def test_canonical_wire_off_the_fast_path(value: object) -> None:
+    assert canonical_wire(value) == _reference_wire(value)
+
+
+def test_canonical_wire_runs_no_code_of_the_program() -> None:
+    class Sneaky(int):
+        def __index__(self) -> int:
+            raise AssertionError("called")
+
+    class Cell:
+        def __index__(self) -> int:
+            raise AssertionError("called")
+
+    assert canonical_wire([[Sneaky(3)]]) == _reference_wire([[Sneaky(3)]])
+    assert canonical_wire([[Cell()]]) == (None, "unsupported cell type: Cell")

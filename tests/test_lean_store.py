@@ -19,6 +19,7 @@ import pytest
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
 from arcjudge.harness.core.inputs import SampleDrawer, draw_samples
 from arcjudge.harness.core.store import (
+    CACHE_KIB,
     SCHEMA_VERSION,
     Expected,
     ResultStore,
@@ -96,6 +97,14 @@ def rows(path: Path) -> list[tuple[bytes, str, bytes | None, str | None]]:
             "SELECT r.key, r.status, r.digest, e.grid FROM results r "
             "LEFT JOIN extras e ON e.key = r.key ORDER BY r.key"
         ).fetchall()
+
+
+def test_the_store_opens_with_its_page_cache(tmp_path):
+    store = ResultStore(tmp_path / "c.sqlite")
+    try:
+        assert store._db.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB
+    finally:
+        store.close()
 
 
 def test_right_answers_are_stored_as_a_digest_and_wrong_ones_in_full(tmp_path):

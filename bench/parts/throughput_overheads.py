@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import statistics
+import time
 from dataclasses import dataclass
+
+import psutil
 
 from arcjudge.sandbox import VERIFIER_LIMITS, PolicyMode, Program, ProgramStatus
 from common.measure import now as _now
@@ -25,6 +28,20 @@ class Overheads:
     batch_total: float
     batch_raw: float
     batch_size: int
+    worker_cpu: float | None = None  # per input: the worker's processes (supervisor, programs)
+    harness_cpu: float = 0.0  # per input: this process (encoding the job, decoding replies)
+
+
+def _tree_cpu() -> float:
+    """CPU seconds of this process's descendants, reaped ones included (once, by their reaper)."""
+    total = 0.0
+    for proc in psutil.Process().children(recursive=True):
+        try:
+            t = proc.cpu_times()
+        except psutil.Error:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
 
 
 def measure_overheads(
@@ -58,12 +75,15 @@ def measure_overheads(
             samples.append(_now() - t0)
             if res.status is not ProgramStatus.LOADED or res.results[0].grid != one:
                 raise VerificationError(f"{backend} overhead probe: {res.status} {res.error!r}")
+        tree0, own0 = _tree_cpu(), time.process_time()
         for _ in range(5):
             t0 = _now()
             res = sb.run(program, inputs, VERIFIER_LIMITS, policy=policy)
             totals.append(_now() - t0)
             if res.status is not ProgramStatus.LOADED or [r.grid for r in res.results] != inputs:
                 raise VerificationError(f"{backend} batch probe: {res.status} {res.error!r}")
+        tree = _tree_cpu() - tree0  # 0 when the workers are not our processes (docker)
+        harness_cpu = (time.process_time() - own0) / (5 * batch)
     t0 = _now()
     for g in inputs:
         fn([list(row) for row in g])  # type: ignore[operator]
@@ -80,4 +100,6 @@ def measure_overheads(
         batch_total=batch_total,
         batch_raw=batch_raw,
         batch_size=batch,
+        worker_cpu=tree / (5 * batch) if tree > 0 else None,
+        harness_cpu=harness_cpu,
     )

@@ -73,6 +73,11 @@ def print_overheads(ov: Overheads) -> None:
         f" - raw {1000 * ov.batch_raw:.1f} ms) / {ov.batch_size}); "
         f"{1000 * ov.per_input_net:.4f} ms without the per-program part"
     )
+    worker = "n/a" if ov.worker_cpu is None else f"{1e6 * ov.worker_cpu:.1f} us"
+    print(
+        f"  CPU per input in that run: worker processes (supervisor, programs) {worker}, "
+        f"this process {1e6 * ov.harness_cpu:.1f} us (steadier than wall on a busy machine)"
+    )
 
 
 def print_targets(ctx: Context, results: list[Measurement], overheads: list[Overheads]) -> bool:

@@ -73,6 +73,9 @@ SCHEMA_VERSION = 3
 # 2: hex text keys over the input's JSON, every grid stored as JSON
 # 3: 32-byte keys over the input's digest; right answers as a digest of their grid, grids
 #    and error texts in a table of their own
+CACHE_KIB = 65536
+"""SQLite's page cache per store connection, in KiB (64 MiB; the default is 2 MiB)."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
     key BLOB PRIMARY KEY, status TEXT NOT NULL, digest BLOB
@@ -366,6 +369,9 @@ class ResultStore:
             )
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        # Keys are digests, so rows land all over the trees: with SQLite's default 2 MB page
+        # cache most inserts re-read pages (bench/README.md, issue 18). At most this much.
+        self._db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")
         # Tables and version in one transaction: a concurrent opener sees both or neither.
         self._db.executescript(f"BEGIN; {SCHEMA} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
 

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_SIDE",
     "Grid",
+    "canonical_wire",
     "canonicalize",
     "check_wire",
     "decode_wire",
@@ -108,6 +109,7 @@ _sys_modules_get = sys.modules.get
 _type_name_getter = type.__dict__["__name__"].__get__
 _set = set
 _map = map
+_max = max
 _INT_ONLY = frozenset({int})
 _ROW_TYPES = {False: frozenset({list, tuple}), True: frozenset({list})}  # by ``strict``
 _COLORS = frozenset(range(10))
@@ -454,6 +456,41 @@ def validate_plain(obj: object) -> tuple[Grid | None, str | None]:
 
     """
     return _check(obj, True)
+
+
+def canonical_wire(value: object) -> tuple[list[int | str] | None, str | None]:
+    """:func:`canonicalize` then :func:`to_wire`: the wire form of what a program returned.
+
+    The common case (exact ``list``/``tuple`` rows of exact ``int`` cells in 0..9) goes
+    straight to the wire form at C speed, without building the grid; as in
+    :func:`_fast`, no code of the program runs on that path. Anything else goes through
+    :func:`canonicalize`.
+
+    Args:
+        value: Anything at all; typically the return value of an untrusted program.
+
+    Returns:
+        ``([width, digits], None)``, or ``(None, reason)``. Never raises (other than
+        :class:`KeyboardInterrupt`).
+    """
+    try:
+        if _is_sequence(value, False) and 1 <= _len(value) <= MAX_SIDE:
+            rows: list[Any] | tuple[Any, ...] = value
+            if _set(_map(_type, rows)) <= _ROW_TYPES[False]:
+                widths = _set(_map(_len, rows))
+                if _len(widths) == 1:
+                    (width,) = widths
+                    if 1 <= width <= MAX_SIDE and _set(_map(_type, _chain(rows))) == _INT_ONLY:
+                        flat = _bytes(_chain(rows))  # exact ints: ValueError outside 0..255
+                        if _len(flat) == width * _len(rows) and _max(flat) <= 9:
+                            digits = _bytes_decode(_bytes_translate(flat, _TO_DIGITS))
+                            return [width, digits], None
+    except Exception:
+        pass
+    grid, reason = _check(value, False)
+    if grid is None:
+        return None, reason
+    return to_wire(grid), None
 
 
 def to_wire(grid: Grid) -> list[int | str]:

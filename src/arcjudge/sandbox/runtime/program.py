@@ -24,6 +24,7 @@ import fcntl
 import os
 import resource
 import signal
+import struct
 import sys
 import traceback
 import types
@@ -62,6 +63,8 @@ ERROR_CHARS = 2000
 MAX_JOB_BYTES = 64 << 20
 MAX_INPUT_BYTES = 16 << 20
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
+_HEADER = struct.Struct(">I")
+_type = type  # bound once: the program may replace ``builtins.type``
 
 
 def _describe(exc: BaseException) -> str:
@@ -330,10 +333,10 @@ def _answer(fn: Callable[..., object], item: JsonObject, fmt: str, generate: boo
         if generate:
             return _generate_one(fn, item["x"], index)
         value = fn(_fresh_input(item, fmt))
-        grid, reason = canonical.canonicalize(value)
-        if grid is None:
+        wire, reason = canonical.canonical_wire(value)
+        if wire is None:
             return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
-        return {"k": "out", "i": index, "s": "ok", "g": canonical.to_wire(grid)}
+        return {"k": "out", "i": index, "s": "ok", "g": wire}
     except MemoryError as exc:
         return _out_of_memory(exc, index)
     except BaseException as exc:  # SystemExit and friends are errors too
@@ -346,15 +349,12 @@ def _serve(job: JsonObject, workdir: str) -> None:
     if job.get("variants"):
         _serve_variants(job, workdir)
         return
-    send = framing.write_frame
-    read = framing.read_frame
+    read = framing.BlockingFrameInput(JOB_FD, MAX_INPUT_BYTES).read
     fmt = job["input_format"]
     generate = job.get("mode") == "generate"
-    blocking = os.set_blocking
     while True:
         try:
-            blocking(JOB_FD, True)  # the program may have changed it; it only hurts itself
-            item = read(JOB_FD, MAX_INPUT_BYTES)
+            item = read()
         except (framing.FrameError, OSError):
             return
         if not isinstance(item, dict):
@@ -362,7 +362,29 @@ def _serve(job: JsonObject, workdir: str) -> None:
         msg = _answer(fn, item, fmt, generate)
         del item
         _flush_output()
-        send(RESULT_FD, msg)
+        _write_all(RESULT_FD, _out_frame(msg))
+
+
+_OK_FRAME = b'{"k":"out","i":%d,"s":"ok","g":[%d,"%s"]}'
+
+
+def _out_frame(msg: JsonObject) -> bytes:
+    """The frame bytes of an ``out`` frame; an ``ok`` grid's without the JSON encoder.
+
+    The same bytes as ``framing.encode(msg)`` (the wire form's digits are ASCII digits).
+    """
+    if msg["s"] == "ok" and _type(msg["i"]) is int and "o" not in msg:
+        width, digits = msg["g"]
+        payload = _OK_FRAME % (msg["i"], width, digits.encode("ascii"))
+        return _HEADER.pack(len(payload)) + payload
+    return framing.encode(msg)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to a blocking descriptor, retrying short writes."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _container_state(value: object) -> object:

@@ -33,6 +33,7 @@ import os
 import random
 import select
 import signal
+import struct
 import sys
 import time
 import traceback
@@ -297,7 +298,11 @@ class _Child:
 
     def send(self, obj: object) -> None:
         """Queue a frame for the program (written while waiting for its answer)."""
-        self.outgoing += framing.encode(obj)
+        self.send_bytes(framing.encode(obj))
+
+    def send_bytes(self, frame: bytes) -> None:
+        """Queue an encoded frame for the program and write what the pipe takes."""
+        self.outgoing += frame
         self.flush()
 
     def flush(self) -> None:
@@ -369,6 +374,24 @@ def _input_frame(index: int, item: object, mode: str | None) -> dict[str, object
         ):
             return {"i": index, "w": width, "c": flat.translate(_TO_DIGITS).decode("ascii")}
     return {"i": index, "x": item}
+
+
+_INPUT_FRAME = b'{"i":%d,"w":%d,"c":"%s"}'
+_pack_header = struct.Struct(">I").pack
+
+
+def _input_bytes(index: int, item: object, mode: str | None) -> bytes:
+    """The encoded frame of :func:`_input_frame` (the same bytes), built without JSON.
+
+    A grid's wire form ``[width, digits]`` is formatted directly; anything else is
+    encoded as JSON.
+    """
+    if mode != "generate" and type(item) is list and len(item) == 2:
+        width, digits = item
+        if type(width) is int and type(digits) is str and digits.isascii() and digits.isdigit():
+            payload = _INPUT_FRAME % (index, width, digits.encode("ascii"))
+            return _pack_header(len(payload)) + payload
+    return framing.encode(_input_frame(index, item, mode))
 
 
 def _module_groups(module_dirs: list[str]) -> list[int]:
@@ -693,14 +716,14 @@ class Supervisor:
                 entry = str(load.get("entry"))[:100]
                 mode = job.get("mode")
                 sent = _now()
-                child.send(_input_frame(next_i, inputs[next_i], mode))
+                child.send_bytes(_input_bytes(next_i, inputs[next_i], mode))
                 while next_i < n:
                     output["total"] = 0  # the output cap applies to each call
                     ev = self._pump(child, min(sent + wall, budget_end), output)
                     now = _now()
                     answered = ev.kind == "msg" and _answers(ev.value, next_i)
                     if answered and next_i + 1 < n:  # the next input goes out right after
-                        child.send(_input_frame(next_i + 1, inputs[next_i + 1], mode))
+                        child.send_bytes(_input_bytes(next_i + 1, inputs[next_i + 1], mode))
                     record = self._record(ev, next_i, wall, now >= budget_end, child, mode)
                     record["t"] = round(now - sent, 6)
                     results[next_i] = record
@@ -922,7 +945,7 @@ class Supervisor:
         if status not in CHILD_STATUSES:
             return {"s": "invalid_output", "e": "corrupted result channel: bad status", "bad": 1}
         if status == "ok":
-            grid, reason = canonical.from_wire(msg.get("g"))
+            grid, reason = canonical.check_wire(msg.get("g"))
             if grid is None:
                 return {"s": "invalid_output", "e": f"corrupted result channel: {reason}", "bad": 1}
             record: dict[str, object] = {
@@ -936,7 +959,7 @@ class Supervisor:
                     "bad": 1,
                 }
             if "o" in msg:
-                other, reason = canonical.from_wire(msg.get("o"))
+                other, reason = canonical.check_wire(msg.get("o"))
                 if other is None:
                     return {"s": "invalid_output", "e": f"corrupted channel: {reason}", "bad": 1}
                 record["o"] = msg["o"]

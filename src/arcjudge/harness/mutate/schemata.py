@@ -36,7 +36,7 @@ from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, inp
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.interface import run_variants
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import Limits, ProgramResult, ProgramStatus, Status
+from arcjudge.sandbox.types import Limits, ProgramResult, ProgramStatus, RunResult, Status
 
 CALL_FACTOR = 10.0
 """A mutant's call deadline is this many times the original's slowest call ..."""
@@ -170,6 +170,7 @@ class _Task:
     running: int = 0
     reported: bool = False
     expected: list[Expected] = field(default_factory=list)  # per instance, for judging
+    fresh: dict[int, tuple[RunResult, ...]] = field(default_factory=dict)  # originals' runs
 
 
 Job = Callable[[], Any]
@@ -321,6 +322,8 @@ class BatchRunner:
 
             def absorb() -> None:
                 self._absorb(task, index, result)
+                if result.status is ProgramStatus.LOADED:
+                    task.fresh[index] = result.results
                 source = task.candidates[index].meta.source
                 deadline = call_deadline(result, self.limits)
                 waiting = task.waiting.pop(source, [])
@@ -355,12 +358,13 @@ class BatchRunner:
             assert program is not None
             sources.append(program.source)
         grids = [i.grid for i in task.instances]
+        same_as = task.fresh.get(original)
         task.running += 1
 
         def run() -> Callable[[], None]:
             results = run_variants(
                 self.sandbox, base, sources, grids, self.limits, call_seconds=deadline,
-                policy=self.policy,
+                policy=self.policy, same_as=same_as,
             )  # fmt: skip
 
             def absorb() -> None:

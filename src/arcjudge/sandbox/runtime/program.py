@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypedDict
 
-    from . import canonical, framing, rootfs, seccomp
+    from . import canonical, framing, rootfs, seccomp, splitstream
     from . import isolation as iso
     from .framing import JsonObject
 
@@ -55,6 +55,7 @@ else:
     import isolation as iso
     import rootfs
     import seccomp
+    import splitstream
 
 RESULT_FD = 3
 JOB_FD = 4
@@ -315,6 +316,8 @@ def _load(job: JsonObject, workdir: str) -> Callable[..., object]:
     source = base64.b64decode(job["source"])
     del job["source"]
     fn, frame = _exec_program(source, job, workdir)
+    if job.get("variants") and fn is not None:  # the variants share its runs (splitstream)
+        job["base"] = (source, frame["entry"])
     del source
     _flush_output()
     framing.write_frame(RESULT_FD, frame)
@@ -344,7 +347,7 @@ def _serve(job: JsonObject, workdir: str) -> None:
     """Load the program, then answer one input frame at a time until the pipe closes."""
     fn = _load(job, workdir)
     if job.get("variants"):
-        _serve_variants(job, workdir)
+        _serve_variants(job, workdir, fn)
         return
     send = framing.write_frame
     read = framing.read_frame
@@ -418,7 +421,37 @@ def _state_change(before: dict[str, object], after: dict[str, object]) -> str | 
     return None
 
 
-def _serve_variants(job: JsonObject, workdir: str) -> None:
+def _answer_variant(
+    fn: Callable[..., object],
+    split: tuple[splitstream.Splitter, splitstream.Plan] | None,
+    item: JsonObject,
+    fmt: str,
+) -> JsonObject:
+    """A variant's ``out`` frame for one input: from the base's shared run where it can.
+
+    ``same`` (``splitstream.SAME``) only where the supervisor marked the input (``"m"``).
+    """
+    if split is None:
+        return _answer(fn, item, fmt, False)
+    index = item["i"]
+    try:
+        splitter, plan = split
+        equal, value = splitter.call(plan, index, _fresh_input(item, fmt), bool(item.get("m")))
+        if equal:
+            return {"k": "out", "i": index, "s": splitstream.SAME}
+        if value is splitstream.FULL:
+            value = fn(_fresh_input(item, fmt))
+        grid, reason = canonical.canonicalize(value)
+        if grid is None:
+            return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
+        return {"k": "out", "i": index, "s": "ok", "g": canonical.to_wire(grid)}
+    except MemoryError as exc:
+        return _out_of_memory(exc, index)
+    except BaseException as exc:  # SystemExit and friends are errors too
+        return {"k": "out", "i": index, "s": "error", "e": _describe(exc)}
+
+
+def _serve_variants(job: JsonObject, workdir: str, base: Callable[..., object]) -> None:
     """Serve a batch of variants of the loaded base program, one after another.
 
     The base program was loaded (its top level ran: the imports every variant shares are
@@ -427,13 +460,24 @@ def _serve_variants(job: JsonObject, workdir: str) -> None:
     and run in a fresh module namespace, and at its end the shared state is compared
     with what it was after the base loaded: ``{"k": "end", "v", "clean"}`` (a child
     whose shared state changed exits: the supervisor replaces it).
+
+    A variant of the base's entry point that differs from it after its first statements
+    starts, per input, from the base's run of those (``splitstream``).
     """
     send = framing.write_frame
     read = framing.read_frame
     fmt = job["input_format"]
     dirs = list(job["module_dirs"])
+    base_source, entry = job.pop("base")
+    splitter: splitstream.Splitter | None = None
+    try:
+        splitter = splitstream.Splitter(base_source, entry, getattr(base, "__globals__", {}))
+    except Exception:  # not split: every variant runs whole
+        splitter = None
+    del base_source
     reference = _shared_state(dirs)
     fn: Callable[..., object] | None = None
+    split: tuple[splitstream.Splitter, splitstream.Plan] | None = None
     while True:
         try:
             os.set_blocking(JOB_FD, True)
@@ -447,12 +491,16 @@ def _serve_variants(job: JsonObject, workdir: str) -> None:
             source = base64.b64decode(str(item["s"]))
             del item
             fn, frame = _exec_program(source, job, workdir)
+            split = None
+            if splitter is not None and fn is not None and frame.get("entry") == entry:
+                plan = splitter.plan(source, getattr(fn, "__globals__", {}))
+                split = (splitter, plan) if plan is not None else None
             del source
             frame["v"] = variant
             _flush_output()
             send(RESULT_FD, frame)
         elif "end" in item:
-            fn = None
+            fn = split = None
             sys.modules.pop("program", None)
             change = _state_change(reference, _shared_state(dirs))
             _flush_output()
@@ -460,7 +508,7 @@ def _serve_variants(job: JsonObject, workdir: str) -> None:
             if change is not None:
                 os._exit(0)
         elif fn is not None:
-            msg = _answer(fn, item, fmt, False)
+            msg = _answer_variant(fn, split, item, fmt)
             del item
             _flush_output()
             send(RESULT_FD, msg)

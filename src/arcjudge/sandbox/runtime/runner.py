@@ -74,6 +74,8 @@ ERROR_CHARS = 2000
 OUTPUT_KEEP = 4096
 SETUP_SECONDS = 30.0
 CHILD_STATUSES = ("ok", "invalid_output", "error", "memory")
+SAME = "same"
+"""A variant's answer "what the base answered" (``splitstream.SAME``), on marked inputs."""
 DEFAULT_PRELOAD = (
     "re",
     "math",
@@ -756,6 +758,10 @@ class Supervisor:
         inputs = job["inputs"]
         n = len(inputs)
         max_frame = int(limits["output_bytes"]) + 65536
+        shareable = {i for i in job.get("same") or () if type(i) is int and 0 <= i < n}
+        frames = [_input_frame(i, inputs[i], "transform") for i in range(n)]
+        for i in shareable:
+            frames[i]["m"] = 1  # the variant may answer "same as the base" (splitstream)
         start = _now()
         replies: list[dict[str, object]] = []
         child: _Child | None = None
@@ -824,15 +830,16 @@ class Supervisor:
                     entry = str(load.get("entry"))[:100]
                     sent = _now()
                     if next_i < n:
-                        child.send(_input_frame(next_i, inputs[next_i], "transform"))
+                        child.send(frames[next_i])
                     while next_i < n:
                         output["total"] = 0  # the output cap applies to each call
                         ev = self._pump(child, min(sent + call, budget_end), output)
                         now = _now()
                         answered = ev.kind == "msg" and _answers(ev.value, next_i)
                         if answered and next_i + 1 < n:
-                            child.send(_input_frame(next_i + 1, inputs[next_i + 1], "transform"))
-                        record = self._record(ev, next_i, call, now >= budget_end, child, None)
+                            child.send(frames[next_i + 1])
+                        record = self._record(ev, next_i, call, now >= budget_end, child, None,
+                                              same=next_i in shareable)  # fmt: skip
                         record["t"] = round(now - sent, 6)
                         results[next_i] = record
                         next_i += 1
@@ -897,7 +904,15 @@ class Supervisor:
         over_budget: bool,
         child: _Child,
         mode: str | None,
+        *,
+        same: bool = False,
     ) -> dict[str, object]:
+        """The record of one call from what the program sent (or why it sent nothing).
+
+        ``same``: the input is one where a variant may answer ``same`` (its base's
+        answer, filled in by the harness); anywhere else that answer is a corrupted
+        channel.
+        """
         if ev.kind == "timeout":
             if over_budget:
                 return {"s": "timeout", "e": "total budget exhausted"}
@@ -919,6 +934,8 @@ class Supervisor:
                 "bad": 1,
             }
         status = msg.get("s")
+        if status == SAME and same:
+            return {"s": SAME}
         if status not in CHILD_STATUSES:
             return {"s": "invalid_output", "e": "corrupted result channel: bad status", "bad": 1}
         if status == "ok":

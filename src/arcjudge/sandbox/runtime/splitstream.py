@@ -31,6 +31,7 @@ import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 SAME = "same"
 """The status a variant answers when it computes what the base computes (see above)."""
@@ -38,8 +39,19 @@ SAME = "same"
 _PLAIN = (int, bool, str, bytes, float, complex, type(None))
 _Env = dict[str, object]
 _Step = Callable[..., object]
+_Node = TypeVar("_Node", bound=ast.AST)
 FULL = object()
 """What :meth:`Splitter.call` returns when the input runs the whole entry point."""
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What one statement binds and reads (kept per statement text: variants share most)."""
+
+    targets: tuple[str, ...] | None  # the names a straight-line assignment binds, or None
+    bound: frozenset[str]  # every name it binds in the function's scope
+    loads: frozenset[str]  # every name it reads (nested scopes included)
+    supported: bool  # no ``global``, ``nonlocal``, ``:=``, ``yield``, ``await``
 
 
 @dataclass(frozen=True)
@@ -48,11 +60,11 @@ class _Function:
 
     arg: str
     body: list[ast.stmt]
-    plain: list[str]  # per statement: its dump (no positions)
-    exact: list[str]  # per statement: its dump with positions
-    targets: list[tuple[str, ...] | None]  # per statement: names an Assign binds, or None
+    plain: list[bytes]  # per statement: its text
+    exact: list[tuple[bytes, int, int]]  # per statement: its text, line and column
+    facts: list[_Facts]
     locals: frozenset[str]  # every name the function binds (its argument included)
-    others: str  # the module without the entry point (dump with positions)
+    others: tuple[object, ...]  # the module but the entry point's body, and where it is
 
 
 def _assign_targets(node: ast.stmt) -> tuple[str, ...] | None:
@@ -73,12 +85,35 @@ def _assign_targets(node: ast.stmt) -> tuple[str, ...] | None:
 _UNSUPPORTED = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
 
 
-def read_function(source: bytes, entry: str) -> _Function | None:
+def _facts(stmt: ast.stmt) -> _Facts:
+    targets = _assign_targets(stmt)
+    nodes = list(ast.walk(stmt))
+    return _Facts(
+        targets=targets,
+        bound=frozenset(targets) if targets is not None else frozenset(_bound_names(stmt)),
+        loads=frozenset(
+            n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        ),
+        supported=not any(isinstance(n, _UNSUPPORTED) for n in nodes),
+    )
+
+
+def _offsets(lines: list[bytes]) -> list[int]:
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def read_function(
+    source: bytes, entry: str, known: dict[bytes, _Facts] | None = None
+) -> _Function | None:
     """The entry point's syntax when it can be run statement by statement (else ``None``).
 
     Args:
-        source: The module's source.
+        source: The module's source (UTF-8, no coding declaration: else ``None``).
         entry: The entry point's name (a module-level ``def``, defined once).
+        known: Facts of statements by their text, filled as statements are read.
 
     Returns:
         Its statements and names; ``None`` when the source does not parse, the entry point
@@ -86,7 +121,11 @@ def read_function(source: bytes, entry: str) -> _Function | None:
         than one statement (a closure would see another value), or uses ``global``,
         ``nonlocal``, ``:=``, ``yield`` or ``await``.
     """
+    lines = source.splitlines(keepends=True)
+    if any(b"coding" in line for line in lines[:2]):
+        return None  # positions are UTF-8 offsets: only UTF-8 text is cut by them
     try:
+        source.decode("utf-8")
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
@@ -107,32 +146,56 @@ def read_function(source: bytes, entry: str) -> _Function | None:
         or a.kwonlyargs
         or a.kwarg
         or a.defaults
+        or a.args[0].annotation
+        or fdef.returns
         or not fdef.body
     ):
         return None
-    if any(isinstance(n, _UNSUPPORTED) for n in ast.walk(fdef)):
-        return None
+    starts = _offsets(lines)
+
+    def offset(line: int, col: int) -> int:
+        return starts[line - 1] + col
+
+    if known is None:
+        known = {}
     arg = a.args[0].arg
     seen = {arg}
-    targets = []
+    plain: list[bytes] = []
+    exact: list[tuple[bytes, int, int]] = []
+    facts: list[_Facts] = []
     for stmt in fdef.body:
-        names = _assign_targets(stmt)
-        bound = set(names) if names is not None else _bound_names(stmt)
-        if bound & seen:
+        end_line, end_col = stmt.end_lineno, stmt.end_col_offset
+        if end_line is None or end_col is None:
             return None
-        seen |= bound
-        targets.append(names)
-    rest = [n for n in tree.body if n is not fdef]
+        text = source[offset(stmt.lineno, stmt.col_offset) : offset(end_line, end_col)]
+        fact = known.get(text)
+        if fact is None:
+            fact = known[text] = _facts(stmt)
+        if not fact.supported or fact.bound & seen:
+            return None
+        seen |= fact.bound
+        plain.append(text)
+        exact.append((text, stmt.lineno, stmt.col_offset))
+        facts.append(fact)
+    if fdef.end_lineno is None or fdef.end_col_offset is None:
+        return None
+    first = offset(fdef.lineno, fdef.col_offset)
+    last = offset(fdef.end_lineno, fdef.end_col_offset)
+    body_at = offset(fdef.body[0].lineno, fdef.body[0].col_offset)
+    after = source[last:]
     return _Function(
         arg=arg,
         body=fdef.body,
-        plain=[ast.dump(s) for s in fdef.body],
-        exact=[ast.dump(s, include_attributes=True) for s in fdef.body],
-        targets=targets,
+        plain=plain,
+        exact=exact,
+        facts=facts,
         locals=frozenset(seen),
-        others=ast.dump(ast.Module(rest, []), include_attributes=True)
-        + ast.dump(fdef.args, include_attributes=True)
-        + repr((fdef.lineno, fdef.col_offset)),
+        others=(
+            source[:first],
+            source[first:body_at],
+            after,
+            fdef.end_lineno if after.strip() else None,  # what follows keeps its lines
+        ),
     )
 
 
@@ -171,21 +234,21 @@ def _compile(
     ``ret``: return these names' values as a tuple after ``body``. ``dead``: names kept
     local by an assignment nothing reaches.
     """
-    where = body[0]
+    last, first = body[-1], body[0]
+
+    def at(node: _Node, where: ast.stmt = last) -> _Node:
+        return ast.copy_location(node, where)
+
     extra: list[ast.stmt] = []
     if ret is not None:
-        names: list[ast.expr] = [ast.Name(n, ast.Load()) for n in ret]
-        extra.append(ast.Return(ast.Tuple(names, ast.Load())))
+        names: list[ast.expr] = [at(ast.Name(n, ast.Load())) for n in ret]
+        extra.append(at(ast.Return(at(ast.Tuple(names, ast.Load())))))
     if dead:
-        extra.append(ast.Assign([ast.Name(n, ast.Store()) for n in sorted(dead)],
-                                ast.Constant(None)))  # fmt: skip
-    for node in extra:
-        ast.copy_location(node, body[-1])
-    args = ast.arguments([], [ast.arg(p) for p in params], None, [], [], None, [])
-    fdef = ast.FunctionDef(entry, args, [*body, *extra], [], None, None)
-    ast.copy_location(fdef, where)
+        stores: list[ast.expr] = [at(ast.Name(n, ast.Store())) for n in sorted(dead)]
+        extra.append(at(ast.Assign(stores, at(ast.Constant(None)), None)))
+    args = ast.arguments([], [at(ast.arg(p), first) for p in params], None, [], [], None, [])
+    fdef = at(ast.FunctionDef(entry, args, [*body, *extra], [], None, None), first)
     module = ast.Module([fdef], [])
-    ast.fix_missing_locations(module)
     try:
         code = compile(module, "program.py", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
@@ -301,19 +364,69 @@ class _Trace:
     limit: int | None = None  # the first statement no variant may start after
 
 
-@dataclass(frozen=True)
-class Plan:
-    """How one variant runs on each input (see :meth:`Splitter.plan`)."""
+_MISSING = object()
 
-    start: int  # the first statement of the variant that differs from the base's
-    check: bool  # start differs alone: compare its bindings with the base's
-    step: _Step | None  # the variant's statement ``start`` alone (``check``)
-    step_params: tuple[str, ...]
-    step_names: tuple[str, ...]  # what ``step`` returns, in order
-    after: _Step | None  # the variant's statements after ``start`` (``check``)
-    after_params: tuple[str, ...]
-    tail: _Step | None  # the variant's statements from ``start`` on
-    tail_params: tuple[str, ...]
+
+class Plan:
+    """How one variant runs from the base's shared runs (made by :meth:`Splitter.plan`).
+
+    The variant's statements before ``start`` are the base's; its statements from
+    ``suffix`` on are the base's from ``suffix + shift`` on (``shift``: statements the
+    base has more). After its own statement ``q - 1`` (``q >= suffix``), when every
+    name its remaining statements read holds what it holds in the base's run after the
+    base's statement ``q + shift - 1``, the variant computes what the base computes.
+    Steps and tails are compiled when first needed.
+    """
+
+    def __init__(
+        self, mine: _Function, base_locals: frozenset[str], start: int, shift: int,
+        suffix: int, entry: str, namespace: dict[str, object],
+    ) -> None:  # fmt: skip
+        self.mine = mine
+        self.start = start
+        self.shift = shift
+        self.suffix = suffix
+        self.entry = entry
+        self.namespace = namespace
+        self.steps: dict[int, tuple[_Step, tuple[str, ...], tuple[str, ...]] | None] = {}
+        self.tails: dict[int, tuple[_Step, tuple[str, ...]] | None] = {}
+        live: set[str] = set()
+        names = mine.locals | base_locals
+        self.live: dict[int, tuple[str, ...]] = {}  # q -> names statements q.. read first
+        for q in range(len(mine.body) - 1, suffix - 1, -1):
+            fact = mine.facts[q]
+            live = (live - fact.bound) | (fact.loads & names)
+            self.live[q] = tuple(sorted(live))
+
+    def bound_before(self, q: int, base_arg: str) -> tuple[str, ...]:
+        """The names bound before the variant's statement ``q`` (all straight-line)."""
+        names = {base_arg}
+        for fact in self.mine.facts[:q]:
+            names |= fact.bound
+        return tuple(sorted(names))
+
+    def step(self, q: int) -> tuple[_Step, tuple[str, ...], tuple[str, ...]] | None:
+        """The variant's statement ``q`` alone: (function, parameters, names it binds)."""
+        if q not in self.steps:
+            names = self.mine.facts[q].targets
+            made = None
+            if names is not None:
+                params = self.bound_before(q, self.mine.arg)
+                dead = self.mine.locals - set(params) - set(names)
+                fn = _compile(self.entry, params, [self.mine.body[q]], names, dead,
+                              self.namespace)  # fmt: skip
+                made = (fn, params, names) if fn is not None else None
+            self.steps[q] = made
+        return self.steps[q]
+
+    def tail(self, q: int) -> tuple[_Step, tuple[str, ...]] | None:
+        """The variant's statements from ``q`` on: (function, parameters)."""
+        if q not in self.tails:
+            params = self.bound_before(q, self.mine.arg)
+            fn = _compile(self.entry, params, self.mine.body[q:], None, frozenset(),
+                          self.namespace)  # fmt: skip
+            self.tails[q] = (fn, params) if fn is not None else None
+        return self.tails[q]
 
 
 class Splitter:
@@ -327,7 +440,8 @@ class Splitter:
 
     def __init__(self, source: bytes, entry: str, namespace: dict[str, object]) -> None:
         self.entry = entry
-        self.base = read_function(source, entry)
+        self.known: dict[bytes, _Facts] = {}
+        self.base = read_function(source, entry, self.known)
         self.traces: dict[int, _Trace] = {}
         self.steps: list[tuple[_Step, tuple[str, ...]] | None] = []
         self.cut = 0
@@ -337,12 +451,12 @@ class Splitter:
         last = base.body[-1]
         self.cut = len(base.body) - 1  # never the return
         if isinstance(last, ast.Return) and isinstance(last.value, ast.Name):
-            for j, names in enumerate(base.targets):
-                if names is not None and last.value.id in names:
+            for j, fact in enumerate(base.facts):
+                if (names := fact.targets) is not None and last.value.id in names:
                     self.cut = min(self.cut, j)  # nor what binds the value returned
         bound = {base.arg}
         for j in range(self.cut):
-            names = base.targets[j]
+            names = base.facts[j].targets
             if names is None:
                 self.cut = j
                 break
@@ -365,7 +479,7 @@ class Splitter:
         base = self.base
         if base is None or self.cut == 0:
             return None
-        mine = read_function(source, self.entry)
+        mine = read_function(source, self.entry, self.known)
         if mine is None or mine.others != base.others or mine.arg != base.arg:
             return None
         start = 0
@@ -374,32 +488,13 @@ class Splitter:
             start += 1
         if start == 0 or start >= len(mine.body):
             return None
-        bound = {base.arg}
-        for bound_here in base.targets[:start]:
-            bound |= set(bound_here or ())
-        params = tuple(sorted(bound))
-        dead = mine.locals - bound
-        tail = _compile(self.entry, params, mine.body[start:], None, frozenset(), namespace)
-        check = (
-            start < self.cut
-            and len(mine.body) == len(base.body)
-            and mine.plain[start + 1 :] == base.plain[start + 1 :]
-            and mine.targets[start] is not None
-            and mine.targets[start] == base.targets[start]
-        )
-        step = after = None
-        after_params: tuple[str, ...] = ()
-        names: tuple[str, ...] = ()
-        if check:
-            names = mine.targets[start] or ()
-            step = _compile(self.entry, params, [mine.body[start]], names,
-                            dead - set(names), namespace)  # fmt: skip
-            after_params = tuple(sorted(bound | set(names)))
-            after = _compile(self.entry, after_params, mine.body[start + 1 :], None,
-                             frozenset(), namespace)  # fmt: skip
-        if tail is None or (check and (step is None or after is None)):
-            return None
-        return Plan(start, check, step, params, names, after, after_params, tail, params)
+        shift = len(base.body) - len(mine.body)
+        suffix = len(mine.body)
+        while suffix > 0 and suffix + shift > 0 and (
+            mine.plain[suffix - 1] == base.plain[suffix - 1 + shift]
+        ):
+            suffix -= 1
+        return Plan(mine, base.locals, start, shift, max(suffix, start), self.entry, namespace)
 
     def _trace(self, index: int, grid: object, upto: int) -> _Trace:
         """The base's run on input ``index``, up to the environment before ``upto``."""
@@ -426,7 +521,7 @@ class Splitter:
                 trace.limit = j
                 break
             assert isinstance(values, tuple)
-            names = self.base.targets[j] if self.base is not None else None
+            names = self.base.facts[j].targets if self.base is not None else None
             assert names is not None
             if not all(frozen(v) for v in values):
                 trace.limit = j
@@ -451,23 +546,40 @@ class Splitter:
             on; ``(False, value)`` with the variant's return value; ``(False, FULL)``
             when this input cannot be shared (run the whole entry point).
         """
-        check = plan.check and marker
-        trace = self._trace(index, grid, plan.start + (1 if check else 0))
-        usable = len(trace.envs) - 1
-        if trace.limit is not None:
-            usable = min(usable, trace.limit)
-        if usable < plan.start:
+        q = plan.start
+        trace = self._trace(index, grid, q)
+        if self._usable(trace) < q:
             return False, FULL
-        env = trace.envs[plan.start]
-        if check and len(trace.binds) > plan.start:
-            assert plan.step is not None and plan.after is not None
-            values = plan.step(*[env[p] for p in plan.step_params])
+        env = dict(trace.envs[q])
+        shift = plan.shift
+        while marker and q + shift <= self.cut:
+            if q >= plan.suffix:
+                trace = self._trace(index, grid, q + shift)
+                if self._usable(trace) < q + shift:
+                    break
+                theirs = trace.envs[q + shift]
+                if all(
+                    same(env.get(n, _MISSING), theirs.get(n, _MISSING)) for n in plan.live[q]
+                ):
+                    return True, None
+            if q + shift == self.cut:
+                break
+            made = plan.step(q)
+            if made is None:
+                break
+            fn, params, names = made
+            values = fn(*[env[p] for p in params])
             assert isinstance(values, tuple)
-            base_values = trace.binds[plan.start]
-            if all(same(x, y) for x, y in zip(values, base_values, strict=True)):
-                return True, None
-            mine = dict(env)
-            mine.update(zip(plan.step_names, values, strict=True))
-            return False, plan.after(*[mine[p] for p in plan.after_params])
-        assert plan.tail is not None
-        return False, plan.tail(*[env[p] for p in plan.tail_params])
+            env.update(zip(names, values, strict=True))
+            q += 1
+        tail = plan.tail(q)
+        if tail is None:
+            return False, FULL  # what ran so far touched the variant's own values only
+        fn, params = tail
+        return False, fn(*[env[p] for p in params])
+
+    @staticmethod
+    def _usable(trace: _Trace) -> int:
+        """How far a base's run may be shared (environments before statements ``0..n``)."""
+        usable = len(trace.envs) - 1
+        return usable if trace.limit is None else min(usable, trace.limit)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import builtins
 import fcntl
+import itertools
 import os
 import resource
 import signal
@@ -65,8 +66,60 @@ MAX_INPUT_BYTES = 16 << 20
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+_DESCRIBED: dict[tuple[object, ...], str] = {}
+_SCALARS = (int, str, float, bool, type(None))
+
+
+def _description_key(exc: BaseException) -> tuple[object, ...] | None:
+    """All that decides a plain exception's description (``None``: not a plain one).
+
+    Plain: a builtin exception type other than the ones whose text may name things from
+    the frames (``NameError``, ``AttributeError``, ``ImportError``), scalar arguments,
+    nothing chained, no notes. Its text is then decided by its type, arguments and each
+    frame's file, function, line and position (the source lines are the files').
+    """
+    kind = type(exc)
+    if (
+        kind.__module__ != "builtins"
+        or issubclass(kind, NameError | AttributeError | ImportError | SyntaxError)
+        or exc.__cause__ is not None
+        or exc.__context__ is not None
+        or "__notes__" in vars(exc)
+        or not all(type(a) in _SCALARS for a in exc.args)
+    ):
+        return None
+    frames: list[object] = [kind, exc.args]
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        position = next(itertools.islice(code.co_positions(), tb.tb_lasti // 2, None), None)
+        frames.append((code.co_filename, code.co_name, tb.tb_lineno, position))
+        tb = tb.tb_next
+    return tuple(frames)
+
+
 def _describe(exc: BaseException) -> str:
-    """The exception as text, without the runtime's own frames (they differ per backend)."""
+    """The exception as text, without the runtime's own frames (they differ per backend).
+
+    A plain exception's text is kept by what decides it (:func:`_description_key`):
+    variants of one program raise the same exceptions at the same places, and the
+    formatting (source lines, position carets) costs more than most calls.
+    """
+    try:
+        key = _description_key(exc)
+    except BaseException:
+        key = None
+    if key is not None and key in _DESCRIBED:
+        return _DESCRIBED[key]
+    text = _format(exc)
+    if key is not None:
+        if len(_DESCRIBED) >= 4096:
+            _DESCRIBED.clear()
+        _DESCRIBED[key] = text
+    return text
+
+
+def _format(exc: BaseException) -> str:
     try:
         report = traceback.TracebackException.from_exception(exc, limit=-8)
         report.stack = traceback.StackSummary.from_list(
@@ -368,6 +421,9 @@ def _serve(job: JsonObject, workdir: str) -> None:
         send(RESULT_FD, msg)
 
 
+_CONTAINERS = frozenset((list, dict, set, bytearray))
+
+
 def _container_state(value: object) -> object:
     """A mutable container's shallow contents as ids (what a variant could have changed)."""
     kind = type(value)
@@ -401,14 +457,15 @@ def _shared_state(module_dirs: list[str]) -> dict[str, object]:
         path = namespace.get("__file__")
         if name != "builtins" and not (isinstance(path, str) and path.startswith(roots)):
             continue
+        copy = dict(namespace)
+        copy.pop("__builtins__", None)
+        values = list(copy.values())
         state[name] = (
             id(module),
             id(namespace),
-            tuple(
-                (key, id(value), _container_state(value))
-                for key, value in list(namespace.items())
-                if key != "__builtins__"
-            ),
+            tuple(copy),
+            tuple(map(id, values)),
+            tuple(_container_state(v) for v in values if type(v) in _CONTAINERS),
         )
     return state
 

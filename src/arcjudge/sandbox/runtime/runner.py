@@ -299,7 +299,11 @@ class _Child:
 
     def send(self, obj: object) -> None:
         """Queue a frame for the program (written while waiting for its answer)."""
-        self.outgoing += framing.encode(obj)
+        self.send_encoded(framing.encode(obj))
+
+    def send_encoded(self, frames: bytes) -> None:
+        """Queue frames already encoded (``framing.encode``) for the program."""
+        self.outgoing += frames
         self.flush()
 
     def flush(self) -> None:
@@ -750,6 +754,12 @@ class Supervisor:
         the channel, or that changed the modules the variants share, the child is
         replaced; a crash or exit mid-variant continues that variant in the fresh child,
         as ``run`` does. The reply holds one result frame per variant (``run``'s fields).
+
+        Unlike ``run``'s, a variant's inputs go out together once it has loaded (the
+        variants of a batch are trusted not to be adversarial: one could read ahead);
+        each call's deadline runs from the answer before it. On the inputs in the job's
+        ``same`` a variant may answer ``same`` (``splitstream``: what the base answered,
+        which the harness fills in); anywhere else that is a corrupted channel.
         """
         limits = job["limits"]
         wall = float(limits["wall_seconds"])
@@ -759,9 +769,12 @@ class Supervisor:
         n = len(inputs)
         max_frame = int(limits["output_bytes"]) + 65536
         shareable = {i for i in job.get("same") or () if type(i) is int and 0 <= i < n}
-        frames = [_input_frame(i, inputs[i], "transform") for i in range(n)]
-        for i in shareable:
-            frames[i]["m"] = 1  # the variant may answer "same as the base" (splitstream)
+        frames = []
+        for i in range(n):
+            frame = _input_frame(i, inputs[i], "transform")
+            if i in shareable:
+                frame["m"] = 1  # the variant may answer "same as the base" (splitstream)
+            frames.append(framing.encode(frame))
         start = _now()
         replies: list[dict[str, object]] = []
         child: _Child | None = None
@@ -829,15 +842,12 @@ class Supervisor:
                     loaded = True
                     entry = str(load.get("entry"))[:100]
                     sent = _now()
-                    if next_i < n:
-                        child.send(frames[next_i])
+                    if next_i < n:  # all at once: each answer's wait is the next call's time
+                        child.send_encoded(b"".join(frames[next_i:]))
                     while next_i < n:
                         output["total"] = 0  # the output cap applies to each call
                         ev = self._pump(child, min(sent + call, budget_end), output)
                         now = _now()
-                        answered = ev.kind == "msg" and _answers(ev.value, next_i)
-                        if answered and next_i + 1 < n:
-                            child.send(frames[next_i + 1])
                         record = self._record(ev, next_i, call, now >= budget_end, child, None,
                                               same=next_i in shareable)  # fmt: skip
                         record["t"] = round(now - sent, 6)

@@ -490,8 +490,10 @@ class Splitter:
             return None
         shift = len(base.body) - len(mine.body)
         suffix = len(mine.body)
-        while suffix > 0 and suffix + shift > 0 and (
-            mine.plain[suffix - 1] == base.plain[suffix - 1 + shift]
+        while (
+            suffix > 0
+            and suffix + shift > 0
+            and (mine.plain[suffix - 1] == base.plain[suffix - 1 + shift])
         ):
             suffix -= 1
         return Plan(mine, base.locals, start, shift, max(suffix, start), self.entry, namespace)
@@ -558,9 +560,7 @@ class Splitter:
                 if self._usable(trace) < q + shift:
                     break
                 theirs = trace.envs[q + shift]
-                if all(
-                    same(env.get(n, _MISSING), theirs.get(n, _MISSING)) for n in plan.live[q]
-                ):
+                if all(same(env.get(n, _MISSING), theirs.get(n, _MISSING)) for n in plan.live[q]):
                     return True, None
             if q + shift == self.cut:
                 break

@@ -10,6 +10,13 @@ slowest call times ``CALL_FACTOR``, at least ``CALL_FLOOR_SECONDS``, at most the
 shares, or the sandbox failed) runs again alone with ``Sandbox.run``, as the
 one-program-per-mutant path runs every mutant.
 
+The batches run split-stream: ``run_variants`` gets the original's fresh results
+(``same_as``), so a mutant found to compute from some statement on what the original
+computes answers ``same`` on an input where the original answered a grid, and its result
+there is the original's (see ``sandbox/runtime/splitstream.py``). A mutant that forged
+``same`` would only look like the original there: no pair is ever made of the original's
+answer (:func:`confirmed_indexes`).
+
 Results go through the result store under the same keys as that path's (one entry per
 mutant and input), so a rerun, of either path, serves them from the store.
 

@@ -13,7 +13,9 @@ Frames to the supervisor (result pipe, fd 3): ``{"k": "ready"}``, ``{"k": "setup
 "o"?}``, ``{"k": "end", "clean", "e"}`` (variants only).
 Frames from the supervisor (job pipe, fd 4): the job, then ``{"i", "x"}`` per input; for a
 batch of variants (``"variants"`` in the job: the job's own source is the base program,
-loaded but never called) per variant ``{"v", "s"}``, its inputs, then ``{"end"}``.
+loaded but never called as a whole) per variant ``{"v", "s"}``, its inputs, then
+``{"end"}``. A variant's input marked ``"m"`` may be answered ``{"k": "out", "i", "s":
+"same"}``: the variant computes there what the base computes (``splitstream.py``).
 """
 
 from __future__ import annotations

@@ -51,7 +51,8 @@ class _Facts:
     targets: tuple[str, ...] | None  # the names a straight-line assignment binds, or None
     bound: frozenset[str]  # every name it binds in the function's scope
     loads: frozenset[str]  # every name it reads (nested scopes included)
-    supported: bool  # no ``global``, ``nonlocal``, ``:=``, ``yield``, ``await``
+    supported: bool  # no ``global``, ``nonlocal``, ``:=``, ``yield``, ``await``, ``match``
+    nested: bool  # it makes a scope of its own (a lambda, comprehension, def or class)
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,13 @@ def _assign_targets(node: ast.stmt) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-_UNSUPPORTED = (ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
+_UNSUPPORTED = (
+    ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.Match,
+)  # fmt: skip
+_SCOPES = (
+    ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp, ast.SetComp,
+    ast.DictComp, ast.GeneratorExp,
+)  # fmt: skip
 
 
 def _facts(stmt: ast.stmt) -> _Facts:
@@ -95,6 +102,7 @@ def _facts(stmt: ast.stmt) -> _Facts:
             n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         ),
         supported=not any(isinstance(n, _UNSUPPORTED) for n in nodes),
+        nested=any(isinstance(n, _SCOPES) for n in nodes),
     )
 
 
@@ -118,8 +126,9 @@ def read_function(
     Returns:
         Its statements and names; ``None`` when the source does not parse, the entry point
         is defined more than once or not by a plain ``def f(x):``, binds a name in more
-        than one statement (a closure would see another value), or uses ``global``,
-        ``nonlocal``, ``:=``, ``yield`` or ``await``.
+        than one statement or a name in a nested scope before it is bound (a closure
+        would see another value), or uses ``global``, ``nonlocal``, ``:=``, ``yield``,
+        ``await`` or ``match``.
     """
     lines = source.splitlines(keepends=True)
     if any(b"coding" in line for line in lines[:2]):
@@ -177,6 +186,11 @@ def read_function(
         plain.append(text)
         exact.append((text, stmt.lineno, stmt.col_offset))
         facts.append(fact)
+    later: set[str] = set()
+    for fact in reversed(facts):  # a closure must not see a name bound from here on
+        later |= fact.bound
+        if fact.nested and fact.loads & later:
+            return None
     if fdef.end_lineno is None or fdef.end_col_offset is None:
         return None
     first = offset(fdef.lineno, fdef.col_offset)
@@ -348,8 +362,11 @@ def same(a: object, b: object) -> bool:
                 return False
             if any(type(x) not in _PLAIN and type(x) is not tuple for x in ta):
                 return all(same(x, y) for x, y in zip(ta, tb, strict=True))
-        elif kind is frozenset and sys.getsizeof(a) != sys.getsizeof(b):
-            return False
+        elif kind is frozenset:
+            if sys.getsizeof(a) != sys.getsizeof(b):
+                return False
+        elif kind not in _PLAIN:
+            return False  # mutable or unknown: never the same for what follows
         return bool(a == b) and repr(a) == repr(b)
     except Exception:
         return False
@@ -555,7 +572,7 @@ class Splitter:
         env = dict(trace.envs[q])
         shift = plan.shift
         while marker and q + shift <= self.cut:
-            if q >= plan.suffix:
+            if q >= plan.suffix and q + shift >= 0:
                 trace = self._trace(index, grid, q + shift)
                 if self._usable(trace) < q + shift:
                     break

@@ -949,7 +949,7 @@ class Supervisor:
         if status not in CHILD_STATUSES:
             return {"s": "invalid_output", "e": "corrupted result channel: bad status", "bad": 1}
         if status == "ok":
-            grid, reason = canonical.from_wire(msg.get("g"))
+            grid, reason = canonical.check_wire(msg.get("g"))  # checked, never decoded here
             if grid is None:
                 return {"s": "invalid_output", "e": f"corrupted result channel: {reason}", "bad": 1}
             record: dict[str, object] = {
@@ -963,7 +963,7 @@ class Supervisor:
                     "bad": 1,
                 }
             if "o" in msg:
-                other, reason = canonical.from_wire(msg.get("o"))
+                other, reason = canonical.check_wire(msg.get("o"))
                 if other is None:
                     return {"s": "invalid_output", "e": f"corrupted channel: {reason}", "bad": 1}
                 record["o"] = msg["o"]

@@ -298,6 +298,7 @@ def test_a_verifier_that_changes_its_values_in_place_runs_whole(box, module_dir)
         ("inc(x1, x3 - x3)", "inc(x1, x3 - x3 if I[0][0] > 1 else x9)", "NameError"),
         ("inc(x1, x3 - x3)", "inc(x1, x3 - x3 if I[0][0] > 1 else O)", "UnboundLocalError"),
         ("x2 = cells(x1)", "x2 = cells(x1 if I[0][0] > 1 else x1[5])", "IndexError"),
+        ("x2 = cells(x1)", "x2 = cells(x1) if I[0][0] > 1 else next(iter(()))", "StopIteration"),
     ],
 )
 def test_a_variant_that_raises_in_its_own_statement_fails_as_alone(

@@ -94,10 +94,24 @@ def _description_key(exc: BaseException) -> tuple[object, ...] | None:
     tb = exc.__traceback__
     while tb is not None:
         code = tb.tb_frame.f_code
-        position = next(itertools.islice(code.co_positions(), tb.tb_lasti // 2, None), None)
-        frames.append((code.co_filename, code.co_name, tb.tb_lineno, position))
+        frames.append((code.co_filename, code.co_name, tb.tb_lineno, _position(code, tb.tb_lasti)))
         tb = tb.tb_next
     return tuple(frames)
+
+
+_POSITIONS: dict[tuple[int, int], tuple[object, object]] = {}
+
+
+def _position(code: types.CodeType, lasti: int) -> object:
+    """Where in its line an instruction is (kept with its code: the id stays its own)."""
+    key = (id(code), lasti)
+    kept = _POSITIONS.get(key)
+    if kept is None or kept[0] is not code:
+        if len(_POSITIONS) >= 65536:
+            _POSITIONS.clear()
+        position = next(itertools.islice(code.co_positions(), lasti // 2, None), None)
+        kept = _POSITIONS[key] = (code, position)
+    return kept[1]
 
 
 def _describe(exc: BaseException) -> str:
@@ -440,12 +454,15 @@ def _container_state(value: object) -> object:
     return None
 
 
-def _shared_state(module_dirs: list[str]) -> dict[str, object]:
+def _shared_state(
+    module_dirs: list[str], reference: dict[str, object] | None = None
+) -> dict[str, object]:
     """What variants of one batch share: modules from the module directories, builtins.
 
     Per module: its identity, the identity of each global and the shallow contents of
     each global list, dict, set or bytearray. Cheap (ids only); compared before and after
-    each variant.
+    each variant. With the state before (``reference``), a module whose globals are the
+    same objects has its containers where they were: only those are looked into.
     """
     roots = tuple(os.path.join(os.path.abspath(d), "") for d in module_dirs)
     state: dict[str, object] = {}
@@ -461,14 +478,13 @@ def _shared_state(module_dirs: list[str]) -> dict[str, object]:
             continue
         copy = dict(namespace)
         copy.pop("__builtins__", None)
-        values = list(copy.values())
-        state[name] = (
-            id(module),
-            id(namespace),
-            tuple(copy),
-            tuple(map(id, values)),
-            tuple(_container_state(v) for v in values if type(v) in _CONTAINERS),
-        )
+        head = (id(module), id(namespace), tuple(copy), tuple(map(id, copy.values())))
+        before = reference.get(name) if reference is not None else None
+        if isinstance(before, tuple) and before[:4] == head:
+            where = before[5]
+        else:
+            where = tuple(k for k, v in copy.items() if type(v) in _CONTAINERS)
+        state[name] = (*head, tuple(_container_state(copy[k]) for k in where), where)
     return state
 
 
@@ -561,7 +577,7 @@ def _serve_variants(job: JsonObject, workdir: str, base: Callable[..., object]) 
         elif "end" in item:
             fn = split = None
             sys.modules.pop("program", None)
-            change = _state_change(reference, _shared_state(dirs))
+            change = _state_change(reference, _shared_state(dirs, reference))
             _flush_output()
             send(RESULT_FD, {"k": "end", "clean": change is None, "e": change})
             if change is not None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import itertools
 import sys
 import types
 from collections.abc import Callable
@@ -107,10 +108,7 @@ def _facts(stmt: ast.stmt) -> _Facts:
 
 
 def _offsets(lines: list[bytes]) -> list[int]:
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-    return starts
+    return [0, *itertools.accumulate(map(len, lines))]
 
 
 def read_function(
@@ -389,15 +387,17 @@ class Plan:
 
     The variant's statements before ``start`` are the base's; its statements from
     ``suffix`` on are the base's from ``suffix + shift`` on (``shift``: statements the
-    base has more). After its own statement ``q - 1`` (``q >= suffix``), when every
-    name its remaining statements read holds what it holds in the base's run after the
-    base's statement ``q + shift - 1``, the variant computes what the base computes.
-    Steps and tails are compiled when first needed.
+    base has more). Before its own statement ``q`` (``q >= suffix``), when every name its
+    remaining statements read holds what it holds in the base's run before the base's
+    statement ``q + shift`` (``q + shift <= cut``), the variant computes what the base
+    computes. Its statements from ``start`` on run as one generator function (compiled
+    when first needed) that yields, at each such point ``q`` (while every statement so
+    far is a straight-line assignment), ``(q, values of the names in have[q])``.
     """
 
     def __init__(
         self, mine: _Function, base_locals: frozenset[str], start: int, shift: int,
-        suffix: int, entry: str, namespace: dict[str, object],
+        suffix: int, cut: int, entry: str, namespace: dict[str, object],
     ) -> None:  # fmt: skip
         self.mine = mine
         self.start = start
@@ -405,45 +405,58 @@ class Plan:
         self.suffix = suffix
         self.entry = entry
         self.namespace = namespace
-        self.steps: dict[int, tuple[_Step, tuple[str, ...], tuple[str, ...]] | None] = {}
-        self.tails: dict[int, tuple[_Step, tuple[str, ...]] | None] = {}
-        live: set[str] = set()
+        self._runner: tuple[_Step, tuple[str, ...]] | None = None
+        self._compiled = False
+        self.have: dict[int, tuple[str, ...]] = {}  # q -> names bound and read from q on
+        self.missing: dict[int, tuple[str, ...]] = {}  # q -> names read but not bound
         names = mine.locals | base_locals
-        self.live: dict[int, tuple[str, ...]] = {}  # q -> names statements q.. read first
+        live: set[str] = set()
+        lives: dict[int, set[str]] = {}
         for q in range(len(mine.body) - 1, suffix - 1, -1):
             fact = mine.facts[q]
             live = (live - fact.bound) | (fact.loads & names)
-            self.live[q] = tuple(sorted(live))
+            lives[q] = set(live)
+        bound = set(self.bound_before(start))
+        for q in range(start, len(mine.body)):
+            if q >= suffix and 0 <= q + shift <= cut:
+                self.have[q] = tuple(sorted(lives[q] & bound))
+                self.missing[q] = tuple(sorted(lives[q] - bound))
+            if mine.facts[q].targets is None:
+                break  # what a compound statement binds may be unbound: no more points
+            bound |= mine.facts[q].bound
 
-    def bound_before(self, q: int, base_arg: str) -> tuple[str, ...]:
+    def bound_before(self, q: int) -> tuple[str, ...]:
         """The names bound before the variant's statement ``q`` (all straight-line)."""
-        names = {base_arg}
+        names = {self.mine.arg}
         for fact in self.mine.facts[:q]:
             names |= fact.bound
         return tuple(sorted(names))
 
-    def step(self, q: int) -> tuple[_Step, tuple[str, ...], tuple[str, ...]] | None:
-        """The variant's statement ``q`` alone: (function, parameters, names it binds)."""
-        if q not in self.steps:
-            names = self.mine.facts[q].targets
-            made = None
-            if names is not None:
-                params = self.bound_before(q, self.mine.arg)
-                dead = self.mine.locals - set(params) - set(names)
-                fn = _compile(self.entry, params, [self.mine.body[q]], names, dead,
-                              self.namespace)  # fmt: skip
-                made = (fn, params, names) if fn is not None else None
-            self.steps[q] = made
-        return self.steps[q]
-
-    def tail(self, q: int) -> tuple[_Step, tuple[str, ...]] | None:
-        """The variant's statements from ``q`` on: (function, parameters)."""
-        if q not in self.tails:
-            params = self.bound_before(q, self.mine.arg)
-            fn = _compile(self.entry, params, self.mine.body[q:], None, frozenset(),
-                          self.namespace)  # fmt: skip
-            self.tails[q] = (fn, params) if fn is not None else None
-        return self.tails[q]
+    def runner(self) -> tuple[_Step, tuple[str, ...]] | None:
+        """The variant's statements from ``start`` on: (generator function, parameters)."""
+        if not self._compiled:
+            self._compiled = True
+            body: list[ast.stmt] = []
+            for j in range(self.start, len(self.mine.body)):
+                stmt = self.mine.body[j]
+                body.append(stmt)
+                names = self.have.get(j + 1)
+                if names is not None:
+                    values = ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load())
+                    point = ast.Tuple([ast.Constant(j + 1), values], ast.Load())
+                    body.append(ast.Expr(ast.Yield(point)))
+                    for node in ast.walk(body[-1]):
+                        if isinstance(node, ast.expr | ast.stmt):
+                            ast.copy_location(node, stmt)
+            last = body[-1]
+            never = ast.Yield(None)
+            end = [ast.Return(None), ast.Expr(never)]  # a generator, always
+            for node in (*end, never):
+                ast.copy_location(node, last)
+            params = self.bound_before(self.start)
+            fn = _compile(self.entry, params, [*body, *end], None, frozenset(), self.namespace)
+            self._runner = (fn, params) if fn is not None else None
+        return self._runner
 
 
 class Splitter:
@@ -513,7 +526,8 @@ class Splitter:
             and (mine.plain[suffix - 1] == base.plain[suffix - 1 + shift])
         ):
             suffix -= 1
-        return Plan(mine, base.locals, start, shift, max(suffix, start), self.entry, namespace)
+        suffix = max(suffix, start)
+        return Plan(mine, base.locals, start, shift, suffix, self.cut, self.entry, namespace)
 
     def _trace(self, index: int, grid: object, upto: int) -> _Trace:
         """The base's run on input ``index``, up to the environment before ``upto``."""
@@ -567,33 +581,47 @@ class Splitter:
         """
         q = plan.start
         trace = self._trace(index, grid, q)
-        if self._usable(trace) < q:
+        made = plan.runner()
+        if made is None or self._usable(trace) < q:
             return False, FULL
-        env = dict(trace.envs[q])
-        shift = plan.shift
-        while marker and q + shift <= self.cut:
-            if q >= plan.suffix and q + shift >= 0:
-                trace = self._trace(index, grid, q + shift)
-                if self._usable(trace) < q + shift:
-                    break
-                theirs = trace.envs[q + shift]
-                if all(same(env.get(n, _MISSING), theirs.get(n, _MISSING)) for n in plan.live[q]):
+        fn, params = made
+        env = trace.envs[q]
+        if marker and q in plan.have:  # before the variant's first statement
+            if self._matches(plan, index, grid, q, tuple(env[n] for n in plan.have[q])):
+                return True, None
+        run = fn(*[env[p] for p in params])
+        step = run.__next__  # type: ignore[attr-defined]
+        try:
+            while True:
+                q, values = step()
+                if marker and self._matches(plan, index, grid, q, values):
+                    run.close()  # type: ignore[attr-defined]
                     return True, None
-            if q + shift == self.cut:
-                break
-            made = plan.step(q)
-            if made is None:
-                break
-            fn, params, names = made
-            values = fn(*[env[p] for p in params])
-            assert isinstance(values, tuple)
-            env.update(zip(names, values, strict=True))
-            q += 1
-        tail = plan.tail(q)
-        if tail is None:
-            return False, FULL  # what ran so far touched the variant's own values only
-        fn, params = tail
-        return False, fn(*[env[p] for p in params])
+        except StopIteration as stop:
+            return False, stop.value
+        except RuntimeError as exc:  # PEP 479: a StopIteration the variant let out
+            if isinstance(exc.__cause__, StopIteration):
+                return False, FULL  # its own full run raises it as it would
+            raise
+
+    def _matches(
+        self, plan: Plan, index: int, grid: object, q: int, values: tuple[object, ...]
+    ) -> bool:
+        """Whether the variant before its statement ``q`` is the base before ``q + shift``.
+
+        ``values``: those of the names in ``plan.have[q]``, in the variant's run.
+        """
+        names = plan.have.get(q)
+        if names is None:
+            return False
+        at = q + plan.shift
+        trace = self._trace(index, grid, at)
+        if self._usable(trace) < at:
+            return False
+        theirs = trace.envs[at]
+        if any(n in theirs for n in plan.missing[q]):
+            return False
+        return all(same(v, theirs.get(n, _MISSING)) for n, v in zip(names, values, strict=True))
 
     @staticmethod
     def _usable(trace: _Trace) -> int:

@@ -42,7 +42,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats
 
 from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, AnalysisInputs
 from arcjudge.harness.analyze.sections import POOLED
@@ -173,6 +172,10 @@ def compare(
     means = diff[rng.integers(0, n, size=(resamples, n))].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     t = t_p = w = w_p = None
+    # imported here, not at the top: scipy.stats costs every `arcjudge` command ~0.6 s to
+    # import, and the command line imports every workflow to build its parser
+    from scipy import stats
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns on constant input; we report n/a
         if n >= 2 and len(set(exact)) > 1:

@@ -14,7 +14,9 @@ process of the container but PID 1 and itself); with a PID namespace per program
 namespace dies with its first process; otherwise it kills its children until none are left.
 Where the kernel refuses ``PR_SET_CHILD_SUBREAPER`` (gVisor's, for one) orphans go to PID 1
 instead: in a container ``clean`` then sends ``kill(-1)`` until ``/proc`` shows no live
-process but PID 1 and itself, and the supervisor (PID 1) reaps the dead (``Client.clean``).
+process but PID 1 and itself ``QUIET_SCANS`` times in a row, and the supervisor (PID 1) reaps
+the dead (``Client.clean``); before each spawn it looks again, so no program starts beside
+a survivor.
 
 Messages are JSON over a ``SOCK_SEQPACKET`` pair. Supervisor -> zygote: ``{"op": "spawn"}``
 with fds [job read end, result write end, output write end]; ``{"op": "clean", "pid",
@@ -47,6 +49,10 @@ else:
 
 CLEAN_SECONDS = 5.0
 SCAN_SECONDS = 0.02
+QUIET_SCANS = 3
+"""Empty scans in a row that end ``kill(-1)`` rounds without a subreaper (see ``_kill_orphans``)."""
+QUIET_PAUSE_SECONDS = 0.002
+"""The pause before the n-th empty scan is n times this (a fork in flight gets to finish)."""
 NAME = "arcjudge-zygote"  # its /proc/PID/comm, so tools can tell it from a program
 _MAX_MSG = 4096
 
@@ -173,12 +179,20 @@ class _Server:
         """
         if self.subreaper or not self.pid1_mode:
             return 0
+        quiet = 0
         while True:
             left = _live_others()
-            if not left or time.monotonic() >= end:
+            if left and time.monotonic() >= end:
                 return left
+            quiet = 0 if left else quiet + 1
+            if quiet >= QUIET_SCANS:
+                return 0
+            # A scan lists /proc, then reads each entry: a process that forks and exits in
+            # between hides its child, and a process killed inside fork() may still finish
+            # it (gVisor). So kill again even after an empty scan, and believe only
+            # QUIET_SCANS empty scans in a row, each after a kill and a pause.
             self.kill_everything(None, scan=True)
-            time.sleep(0.0005)
+            time.sleep(0.0005 if left else QUIET_PAUSE_SECONDS * quiet)
 
     def serve(self) -> None:
         while True:
@@ -195,6 +209,12 @@ class _Server:
                 return
             msg = json.loads(data)
             if msg.get("op") == "spawn" and len(fds) == 3:
+                if not self.subreaper and self.pid1_mode and _live_others():
+                    # Something outlived the last clean: no program runs beside it. If it
+                    # cannot be killed, stop: the supervisor, left without its zygote, is
+                    # replaced (and its container with everything in it).
+                    if self._kill_orphans(time.monotonic() + CLEAN_SECONDS):
+                        return
                 pid = self.fork_program()
                 if pid == 0:
                     iso.set_name("arcjudge-prog")

@@ -2,19 +2,24 @@
 
 Runs inside a variants process (``program.py``), after the base program loaded. Most
 variants of a straight-line function (``def f(I): x1 = g(I); x2 = h(x1, 3); ...; return
-O``) differ from the base in one statement. As AccMut does (Wang et al., 2017), per input
-the base's statements run one at a time, once per process, each environment kept; a
-variant that differs first in statement ``d`` starts from the base's environment before
-``d`` and runs its own statements from there. When it differs in ``d`` alone and the
-values its statement ``d`` binds are those the base bound there, it is the base from then
-on: it answers ``same`` (:data:`SAME`) instead of a grid, on inputs the supervisor says
-the base answered with a grid; the harness fills in the base's answer, which it has from
-the base's own run. A forged ``same`` only makes a variant look equivalent on an input.
+O``) differ from the base in one statement, or lack a few (deleted, their readers
+rewired). As AccMut does (Wang et al., 2017), per input the base's statements run one at
+a time, once per process, each environment kept; a variant that differs first in
+statement ``d`` starts from the base's environment before ``d`` and runs its own
+statements from there. At each point from which its remaining statements are the base's
+remaining ones, when every name they read holds what it holds in the base's run at the
+matching point, it is the base from then on: it answers ``same`` (:data:`SAME`) instead
+of a grid, on inputs the supervisor says the base answered with a grid; the harness fills
+in the base's answer, which it has from the base's own run. A forged ``same`` only makes
+a variant look equivalent on an input.
 
-Exactness: a statement runs as a function of the entry point's name compiled from the
-statement's own syntax tree (its lines, so a traceback reads as a full run's), whose
-parameters are the environment's names and whose other locals are the full function's
-(an unreachable assignment keeps them local: an unbound one raises as it would). An
+Exactness: the base's statements run as functions of the entry point's name compiled
+from each statement's own syntax tree (its lines, so a traceback reads as a full run's),
+whose parameters are the environment's names and whose other locals are the full
+function's (an unreachable assignment keeps them local: an unbound one raises as it
+would); a variant's statements from ``d`` on run as one generator function compiled the
+same way, which yields the values to compare at each such point (a ``StopIteration``
+it lets out, which a generator turns into ``RuntimeError``, reruns the input whole). An
 environment is shared only while every value in it is deeply immutable (checked once per
 base statement and input); values are compared strictly (same types, equal, the same
 ``repr``, so the same iteration order of sets). The base never runs the statement that

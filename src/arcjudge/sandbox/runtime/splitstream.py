@@ -36,7 +36,7 @@ import itertools
 import sys
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeVar
 
 SAME = "same"
@@ -377,10 +377,9 @@ def same(a: object, b: object) -> bool:
 
 @dataclass
 class _Trace:
-    """The base's run on one input: environments before each statement, bindings."""
+    """The base's run on one input: the environment before each statement run so far."""
 
     envs: list[_Env]
-    binds: list[tuple[object, ...]] = field(default_factory=list)
     limit: int | None = None  # the first statement no variant may start after
 
 
@@ -566,7 +565,6 @@ class Splitter:
                 break
             after = dict(env)
             after.update(zip(names, values, strict=True))
-            trace.binds.append(values)
             trace.envs.append(after)
         return trace
 

@@ -139,3 +139,39 @@ def test_confirmed_pairs_need_the_original_to_be_right():
     assert confirmed_pairs(mutant, outcome(right, wrong, right), instances) == 1
     failed = CandidateOutcome(failure=(ProgramStatus.LOAD_ERROR, "x"), results=[None] * 3)
     assert confirmed_pairs(mutant, failed, instances) == 0
+
+
+def test_the_batches_answer_same_where_a_mutant_is_the_original(
+    runs, shared_data, monkeypatch, tmp_path
+):
+    """Split-stream: the sample's mutants do answer "same" and the outputs stay the same."""
+    from arcjudge.sandbox import pool
+
+    answers = []
+    decode = pool.decode_variants
+
+    def spy(reply, n_inputs, findings, same_as=None):
+        for item in reply.get("variants", []):
+            answers.extend(r.get("s") for r in item.get("results") or [])
+        return decode(reply, n_inputs, findings, same_as)
+
+    monkeypatch.setattr(pool, "decode_variants", spy)
+    out = tmp_path / "spied"
+    assert cli.main(argv(shared_data, out)) == 0
+    assert answers.count("same") > 0 and answers.count("ok") > 0
+    for name in OUTPUTS:
+        assert read(out, name) == read(runs / "single", name), name
+
+
+def test_a_forged_same_only_loses_pairs():
+    """A mutant answering "same" gets the original's answer: never a pair, right or wrong."""
+    right, wrong = ((1,),), ((2,),)
+    instances = [TaskInput("test", k, ((0,),), right) for k in range(2)]
+
+    def outcome(*grids):
+        return CandidateOutcome(results=[StoredResult(Status.OK, g, None, None) for g in grids])
+
+    for original in (outcome(right, right), outcome(wrong, right), outcome(wrong, wrong)):
+        as_original = CandidateOutcome(results=list(original.results))
+        assert confirmed_pairs(as_original, original, instances) == 0
+    assert confirmed_pairs(outcome(wrong, wrong), outcome(right, right), instances) == 2

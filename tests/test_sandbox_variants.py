@@ -18,10 +18,11 @@ from arcjudge.sandbox.types import (
     Program,
     ProgramResult,
     ProgramStatus,
+    RunResult,
     Status,
     changed_shared_state,
 )
-from arcjudge.sandbox.wire import decode_variants
+from arcjudge.sandbox.wire import decode_result, decode_variants
 
 LIMITS = Limits(wall_seconds=5.0, total_seconds=20.0)
 INPUTS = [((1, 2), (3, 4)), ((5, 6), (7, 8))]
@@ -31,11 +32,34 @@ SHARED = (
 )
 
 
+CHAIN = """
+def inc(g, k):
+    return tuple(tuple((c + k) % 10 for c in r) for r in g)
+
+def cells(g):
+    return frozenset((c, (i, j)) for i, r in enumerate(g) for j, c in enumerate(r))
+
+def size(s):
+    return len(s)
+
+def as_rows(g):
+    return [list(r) for r in g]
+
+def paint(rows, c):
+    rows[0][0] = c  # in place
+    return rows
+
+def frozen_rows(rows):
+    return tuple(tuple(r) for r in rows)
+"""
+
+
 @pytest.fixture(scope="module")
 def module_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("variants") / "mods"
     root.mkdir()
     (root / "shared_mod.py").write_text(SHARED)
+    (root / "chain_mod.py").write_text(CHAIN)
     return str(root)
 
 
@@ -184,3 +208,143 @@ def test_a_backend_without_batches_runs_each_variant_alone():
     assert plain.sources == [b"a = 1", b"b = 2"] and len(results) == 2
     assert not isinstance(plain, VariantSandbox)
     assert isinstance(ProcessSandbox(workers=1), VariantSandbox)
+
+
+# ---------------------------------------------------------------- split-stream variants
+
+CHAIN_BASE = """from chain_mod import *
+
+
+def verify(I):
+    x1 = inc(I, 1)
+    x2 = cells(x1)
+    x3 = size(x2)
+    x4 = inc(x1, x3 - x3)
+    O = inc(x4, 0)
+    return O
+"""
+SENTINEL = ((7, 7, 7),)  # never computed by any program here: where it shows, "same" was used
+
+
+def chain(module_dir: str, source: str = CHAIN_BASE) -> Program:
+    return Program(source.encode(), ("verify",), (module_dir,), "tuple")
+
+
+def base_results(n: int) -> tuple[RunResult, ...]:
+    """What the harness hands over as the base's answers (here: a sentinel grid)."""
+    return tuple(RunResult(i, Status.OK, SENTINEL) for i in range(n))
+
+
+def mutated(old: str, new: str, source: str = CHAIN_BASE) -> bytes:
+    assert old in source
+    return source.replace(old, new).encode()
+
+
+def test_a_variant_equivalent_to_the_base_answers_same_and_gets_the_bases_answer(box, module_dir):
+    variants = [
+        mutated("x4 = inc(x1, x3 - x3)", "x4 = inc(x1, x3 * 0)"),  # the same values
+        mutated("x4 = inc(x1, x3 - x3)", "x4 = inc(x1, x3)"),  # other values
+        mutated("    x3 = size(x2)\n", "").replace(b"x3 - x3", b"0"),  # deleted, rewired
+        mutated("O = inc(x4, 0)", "O = inc(x4, 2)"),  # the statement of the output: own run
+    ]
+    base = chain(module_dir)
+    split = box.run_variants(base, variants, INPUTS, LIMITS, call_seconds=2.0,
+                             same_as=base_results(len(INPUTS)))  # fmt: skip
+    plain = box.run_variants(base, variants, INPUTS, LIMITS, call_seconds=2.0)
+    assert [r.grid for r in split[0].results] == [SENTINEL, SENTINEL]
+    assert [r.grid for r in split[2].results] == [SENTINEL, SENTINEL]
+    assert [r.grid for r in plain[0].results] == [((2, 3), (4, 5)), ((6, 7), (8, 9))]
+    for k in (1, 3):  # computed, not the base's
+        alone = box.run(Program(variants[k], ("verify",), (module_dir,), "tuple"), INPUTS, LIMITS)
+        assert same(split[k], alone) and same(plain[k], alone), (k, split[k], alone)
+    assert split[1].results[0].grid == ((6, 7), (8, 9))  # inc(x1, 4) on (1, 2), (3, 4)
+
+
+def test_same_only_on_inputs_where_the_base_answered_a_grid(box, module_dir):
+    variant = mutated("x4 = inc(x1, x3 - x3)", "x4 = inc(x1, x3 * 0)")
+    failed = RunResult(1, Status.ERROR, error="the base failed here")
+    same_as = (base_results(1)[0], failed)
+    (result,) = box.run_variants(chain(module_dir), [variant], INPUTS, LIMITS,
+                                 call_seconds=2.0, same_as=same_as)  # fmt: skip
+    assert result.results[0].grid == SENTINEL
+    assert result.results[1].grid == ((6, 7), (8, 9))  # computed in full
+
+
+def test_a_verifier_that_changes_its_values_in_place_runs_whole(box, module_dir):
+    source = CHAIN_BASE.replace(
+        "    x4 = inc(x1, x3 - x3)\n    O = inc(x4, 0)\n",
+        "    x4 = as_rows(x1)\n    x5 = paint(x4, x3 % 10)\n    x6 = paint(x5, 9)\n"
+        "    O = frozen_rows(x6)\n",
+    )
+    variants = [
+        mutated("x6 = paint(x5, 9)", "x6 = paint(x5, 8)", source),
+        mutated("x5 = paint(x4, x3 % 10)", "x5 = paint(x4, (x3 + 10) % 10)", source),
+        mutated("x6 = paint(x5, 9)", "x6 = paint(x4, 9)", source),
+    ]
+    base = chain(module_dir, source)
+    got = box.run_variants(base, variants, INPUTS, LIMITS, call_seconds=2.0,
+                           same_as=base_results(len(INPUTS)))  # fmt: skip
+    for variant, result in zip(variants, got, strict=True):
+        alone = box.run(Program(variant, ("verify",), (module_dir,), "tuple"), INPUTS, LIMITS)
+        assert same(result, alone), (variant, result, alone)
+        assert SENTINEL not in [r.grid for r in result.results]
+    assert got[0].results[0].grid == ((8, 3), (4, 5))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "error"),
+    [  # each raises on the first input only; on the second it is the base (the sentinel)
+        ("inc(x1, x3 - x3)", "inc(x1, x3 - x3 if I[0][0] > 1 else 'a')", "TypeError"),
+        ("inc(x1, x3 - x3)", "inc(x1, x3 - x3 if I[0][0] > 1 else x9)", "NameError"),
+        ("inc(x1, x3 - x3)", "inc(x1, x3 - x3 if I[0][0] > 1 else O)", "UnboundLocalError"),
+        ("x2 = cells(x1)", "x2 = cells(x1 if I[0][0] > 1 else x1[5])", "IndexError"),
+        ("x2 = cells(x1)", "x2 = cells(x1) if I[0][0] > 1 else next(iter(()))", "StopIteration"),
+    ],
+)
+def test_a_variant_that_raises_in_its_own_statement_fails_as_alone(
+    box, module_dir, old, new, error
+):
+    variant = mutated(old, new)
+    (result,) = box.run_variants(chain(module_dir), [variant], INPUTS, LIMITS,
+                                 call_seconds=2.0, same_as=base_results(len(INPUTS)))  # fmt: skip
+    alone = box.run(Program(variant, ("verify",), (module_dir,), "tuple"), INPUTS, LIMITS)
+    assert result.results[1].grid == SENTINEL  # it ran from the base's run
+    assert result.results[0].status is Status.ERROR
+    assert error in (result.results[0].error or "")
+    assert result.results[0].error == alone.results[0].error
+
+
+FORGE = (
+    "import framing\n"
+    "def verify(I):\n"
+    "    framing.write_frame(3, {'k': 'out', 'i': 0, 's': 'same'})\n"
+    "    import os\n"
+    "    os._exit(0)\n"
+)
+
+
+def test_a_forged_same_counts_only_where_the_harness_allows_it(box, module_dir):
+    base = chain(module_dir)
+    forged = ("from chain_mod import *\n" + FORGE).encode()
+    (anywhere,) = box.run_variants(base, [forged], INPUTS, LIMITS, call_seconds=2.0)
+    assert anywhere.results[0].status is Status.INVALID_OUTPUT
+    assert "corrupted result channel" in (anywhere.results[0].error or "")
+    # where the base answered a grid the forger gets the base's answer: it only makes the
+    # mutant look equivalent there (no corrupted pair), see confirmed_indexes' test
+    (allowed,) = box.run_variants(base, [forged], INPUTS, LIMITS, call_seconds=2.0,
+                                  same_as=base_results(len(INPUTS)))  # fmt: skip
+    assert allowed.results[0].grid == SENTINEL
+    alone = box.run(Program(forged, ("verify",), (module_dir,), "tuple"), INPUTS, LIMITS)
+    assert alone.results[0].status is Status.INVALID_OUTPUT  # one program: never accepted
+
+
+def test_same_in_a_reply_is_malformed_without_the_bases_grid():
+    reply = {"status": "loaded", "variants": [{"status": "loaded", "results": [{"s": "same"}]}]}
+    (no_base,) = decode_variants(reply, 1, [()])
+    assert no_base.status is ProgramStatus.INFRA and "same" in (no_base.error or "")
+    failed = (RunResult(0, Status.ERROR, error="x"),)
+    (base_failed,) = decode_variants(reply, 1, [()], failed)
+    assert base_failed.status is ProgramStatus.INFRA
+    (filled,) = decode_variants(reply, 1, [()], base_results(1))
+    assert filled.results[0].status is Status.OK and filled.results[0].grid == SENTINEL
+    assert decode_result(reply["variants"][0], 1, ()).status is ProgramStatus.INFRA

@@ -26,6 +26,7 @@ from arcjudge.sandbox.types import (
     Limits,
     Program,
     ProgramResult,
+    RunResult,
 )
 
 
@@ -221,6 +222,7 @@ class VariantSandbox(Sandbox, Protocol):
         *,
         call_seconds: float,
         policy: PolicyMode = PolicyMode.WARN,
+        same_as: Sequence[RunResult | None] | None = None,
     ) -> tuple[ProgramResult, ...]:
         """Run many variants of one program (e.g. its mutants) over the same inputs.
 
@@ -236,6 +238,14 @@ class VariantSandbox(Sandbox, Protocol):
         directories' modules, builtins) gets an ``infra`` result starting with
         ``SHARED_STATE_ERROR`` (``changed_shared_state``): run it alone with ``run``.
 
+        With ``same_as`` (the base program's own results on these inputs, from a run of
+        its own), a variant of a straight-line entry point may start, per input, from the
+        base's run of the statements it shares with it (``runtime/splitstream.py``); one
+        found to compute from there on exactly what the base computes answers ``same``
+        on an input where the base answered a grid, and its result there is the base's
+        (with its own time). The base's answers never reach the sandbox; a program that
+        forges ``same`` only makes itself look like the base on that input.
+
         Args:
             program: The base program: its entry points, module directories and input
                 format are every variant's; its source is loaded, never called.
@@ -244,6 +254,7 @@ class VariantSandbox(Sandbox, Protocol):
             limits: Limits; ``total_seconds`` applies to each variant.
             call_seconds: Deadline of each call (at most ``limits.wall_seconds``).
             policy: As for ``run``, applied to each variant.
+            same_as: The base's results, one per input (``None``: no ``same`` answers).
 
         Returns:
             One result per variant, in order, as ``run`` returns.
@@ -264,6 +275,7 @@ def run_variants(
     *,
     call_seconds: float,
     policy: PolicyMode = PolicyMode.WARN,
+    same_as: Sequence[RunResult | None] | None = None,
 ) -> tuple[ProgramResult, ...]:
     """``sandbox.run_variants`` (see :class:`VariantSandbox`) where the backend has it.
 
@@ -276,8 +288,9 @@ def run_variants(
     """
     if isinstance(sandbox, VariantSandbox):
         return sandbox.run_variants(
-            program, variants, inputs, limits, call_seconds=call_seconds, policy=policy
-        )
+            program, variants, inputs, limits, call_seconds=call_seconds, policy=policy,
+            same_as=same_as,
+        )  # fmt: skip
     return tuple(
         sandbox.run(replace(program, source=source), inputs, limits, policy=policy)
         for source in variants

@@ -34,6 +34,8 @@ from arcjudge.sandbox.types import (
     Program,
     ProgramResult,
     ProgramStatus,
+    RunResult,
+    Status,
 )
 from arcjudge.sandbox.wire import (
     Frame,
@@ -58,6 +60,13 @@ RequestT = TypeVar("RequestT")
 def _checked(source: bytes) -> tuple[Finding, ...]:
     """Policy findings for a source, cached: one program is run on many input chunks."""
     return check(source)
+
+
+def same_inputs(same_as: Sequence[RunResult | None] | None, n: int) -> tuple[int, ...]:
+    """The inputs where a variant may answer ``same``: those the base answered with a grid."""
+    if same_as is None or len(same_as) != n:
+        return ()
+    return tuple(i for i, r in enumerate(same_as) if r is not None and r.status is Status.OK)
 
 
 class WorkerLost(Exception):
@@ -125,8 +134,11 @@ class Transport(abc.ABC, Generic[SlotT, RequestT]):
         inputs: Sequence[Grid],
         limits: Limits,
         call_seconds: float,
+        shareable: Sequence[int] = (),
     ) -> RequestT:
         """Turn a batch of variants into what ``send`` ships (``VariantSandbox.run_variants``).
+
+        ``shareable``: the inputs where a variant may answer ``same`` (``encode_variants``).
 
         Raises:
             ValueError: As ``prepare``.
@@ -251,9 +263,12 @@ class LocalWorkers(Transport[WorkerT, Frame]):
         inputs: Sequence[Grid],
         limits: Limits,
         call_seconds: float,
+        shareable: Sequence[int] = (),
     ) -> Frame:
         """The request frame for a batch of variants (module directories as for ``prepare``)."""
-        return encode_variants(self._prepare(program), variants, inputs, limits, call_seconds)
+        return encode_variants(
+            self._prepare(program), variants, inputs, limits, call_seconds, shareable
+        )
 
     def send(self, slot: WorkerT, request: Frame, timeout: float) -> Frame:
         """Send the frame to the worker and wait for its reply (raises ``WorkerLost``)."""
@@ -435,8 +450,10 @@ class PooledSandbox(VariantSandbox):
         *,
         call_seconds: float,
         policy: PolicyMode = PolicyMode.WARN,
+        same_as: Sequence[RunResult | None] | None = None,
     ) -> tuple[ProgramResult, ...]:
         """See :meth:`VariantSandbox.run_variants`."""
+        shareable = same_inputs(same_as, len(inputs))
         findings: list[tuple[str, ...]] = []
         sent: list[int] = []
         results: list[ProgramResult | None] = [None] * len(variants)
@@ -454,12 +471,13 @@ class PooledSandbox(VariantSandbox):
                 findings.append(tuple(found))
         if sent:
             reply = self.exchange_variants(
-                program, [variants[k] for k in sent], inputs, limits, call_seconds
+                program, [variants[k] for k in sent], inputs, limits, call_seconds, shareable
             )
             if isinstance(reply, ProgramResult):
                 decoded = tuple(replace(reply, findings=f) for f in findings)
             else:
-                decoded = decode_variants(reply, len(inputs), findings)
+                same = same_as if shareable else None
+                decoded = decode_variants(reply, len(inputs), findings, same)
             for k, result in zip(sent, decoded, strict=True):
                 results[k] = result
         return tuple(r for r in results if r is not None)
@@ -471,8 +489,11 @@ class PooledSandbox(VariantSandbox):
         inputs: Sequence[Grid],
         limits: Limits,
         call_seconds: float,
+        shareable: Sequence[int] = (),
     ) -> Reply:
         """``exchange`` for a batch of variants (no policy check; the reply undecoded).
+
+        ``shareable``: as for ``encode_variants``.
 
         Returns:
             The supervisor's reply frame, or an ``infra`` result when none could answer.
@@ -484,7 +505,9 @@ class PooledSandbox(VariantSandbox):
         """
         self.start()
         transport = self._transport
-        request = transport.prepare_variants(program, variants, inputs, limits, call_seconds)
+        request = transport.prepare_variants(
+            program, variants, inputs, limits, call_seconds, shareable
+        )
         call = min(call_seconds, limits.wall_seconds)
         per_variant = min(limits.total_seconds, limits.wall_seconds + len(inputs) * call)
         timeout = len(variants) * (per_variant + 2 * limits.wall_seconds)

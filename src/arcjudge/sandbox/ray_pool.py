@@ -175,6 +175,7 @@ class NodePool:
         inputs: list[Grid],
         limits: Limits,
         call_seconds: float,
+        shareable: tuple[int, ...] = (),
     ) -> Reply:
         """Run a batch of variants on this node's pool (policy checked by the driver).
 
@@ -185,7 +186,7 @@ class NodePool:
         """
         box = self._sandbox()
         if isinstance(box, PooledSandbox):
-            return box.exchange_variants(program, variants, inputs, limits, call_seconds)
+            return box.exchange_variants(program, variants, inputs, limits, call_seconds, shareable)
         return ProgramResult(ProgramStatus.INFRA, error=f"{box.name} runs no batches of variants")
 
     def pid(self) -> int:
@@ -231,9 +232,11 @@ class _Node:
     generation: int = 0
 
 
-_RayRequest = tuple[Any, Any, Limits, str, "tuple[tuple[bytes, ...], float] | None"]
+_RayRequest = tuple[
+    Any, Any, Limits, str, "tuple[tuple[bytes, ...], float, tuple[int, ...]] | None"
+]
 """Object-store references to a program and a batch, the limits, the mode, and for a
-batch of variants their sources and call deadline."""
+batch of variants their sources, call deadline and shareable inputs."""
 
 
 class RayNodes(Transport[str, _RayRequest]):
@@ -387,10 +390,12 @@ class RayNodes(Transport[str, _RayRequest]):
         inputs: Sequence[Grid],
         limits: Limits,
         call_seconds: float,
+        shareable: Sequence[int] = (),
     ) -> _RayRequest:
-        """As ``prepare``, with the variants' sources and their call deadline."""
+        """As ``prepare``, with the variants' sources, call deadline and shareable inputs."""
         program_ref, inputs_ref, _, _, _ = self.prepare(program, inputs, limits, "transform")
-        return program_ref, inputs_ref, limits, "variants", (tuple(variants), call_seconds)
+        extra = (tuple(variants), call_seconds, tuple(shareable))
+        return program_ref, inputs_ref, limits, "variants", extra
 
     def send(self, slot: str, request: _RayRequest, timeout: float) -> Reply:
         """Run the item on the slot's node (raises ``WorkerLost`` on actor or node loss)."""
@@ -402,7 +407,7 @@ class RayNodes(Transport[str, _RayRequest]):
                 call = actor.execute.remote(program_ref, inputs_ref, limits, mode)
             else:
                 call = actor.execute_variants.remote(program_ref, variants[0], inputs_ref,
-                                                     limits, variants[1])  # fmt: skip
+                                                     limits, variants[1], variants[2])  # fmt: skip
             reply: Reply = self._ray.get(call, timeout=timeout)
         except Exception as exc:  # actor or node death, object loss, timeout
             if not self._closed:

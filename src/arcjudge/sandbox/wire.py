@@ -31,6 +31,8 @@ from arcjudge.sandbox.types import (
 Frame = dict[str, Any]
 """A parsed JSON frame (request or reply)."""
 
+SAME = "same"
+"""A variant's answer on a ``shareable`` input: what the base answered (``splitstream``)."""
 _STATUSES = {s.value: s for s in Status}  # a dict lookup: several times faster than Status()
 
 
@@ -84,6 +86,7 @@ def encode_variants(
     inputs: Sequence[Grid],
     limits: Limits,
     call_seconds: float,
+    shareable: Sequence[int] = (),
 ) -> Frame:
     """Build the request frame for a batch of variants of one program.
 
@@ -95,6 +98,9 @@ def encode_variants(
         inputs: Input grids only.
         limits: Limits to enforce (``total_seconds`` per variant).
         call_seconds: Deadline of each call of a variant (at most ``wall_seconds``).
+        shareable: Indexes of the inputs where a variant may answer ``same`` (what the
+            base answered there, a grid: the caller fills it in, see
+            :func:`decode_variants`); only indexes, never the base's answers.
 
     Returns:
         A JSON-ready request.
@@ -103,6 +109,8 @@ def encode_variants(
     frame["op"] = "variants"
     frame["variants"] = [base64.b64encode(v).decode("ascii") for v in variants]
     frame["call_seconds"] = min(float(call_seconds), limits.wall_seconds)
+    if shareable:
+        frame["same"] = sorted({int(i) for i in shareable})
     return frame
 
 
@@ -112,7 +120,11 @@ def _text(value: object, limit: int = 4000) -> str | None:
 
 
 def decode_result(
-    reply: Frame, n_inputs: int, findings: tuple[str, ...], mode: str = "transform"
+    reply: Frame,
+    n_inputs: int,
+    findings: tuple[str, ...],
+    mode: str = "transform",
+    same_as: Sequence[RunResult | None] | None = None,
 ) -> ProgramResult:
     """Turn a supervisor's reply into a ``ProgramResult``, validating everything.
 
@@ -121,6 +133,9 @@ def decode_result(
         n_inputs: How many inputs were sent.
         findings: Policy findings to attach.
         mode: The job's mode: only ``generate`` results carry a generator's output grid.
+        same_as: Per input, the base's result where a variant may answer ``same`` (an
+            ``ok`` one: the variant's result is it, with the variant's time); a ``same``
+            anywhere else makes the reply malformed.
 
     Returns:
         The result; an ``infra`` result when the reply is malformed.
@@ -140,6 +155,14 @@ def decode_result(
         results = []
         generate = mode == "generate"
         for index, item in enumerate(raw):
+            if item["s"] == SAME:
+                base = same_as[index] if same_as is not None else None
+                if base is None or base.status is not Status.OK:
+                    raise ValueError("'same' where the base has no grid")
+                grid = None if base.wire is not None else base.grid
+                results.append(RunResult(index, Status.OK, grid, None, float(item.get("t", 0.0)),
+                                         wire=base.wire))  # fmt: skip
+                continue
             item_status = _STATUSES.get(item["s"])
             if item_status is None:
                 raise ValueError(f"unknown status {item['s']!r}"[:200])
@@ -172,7 +195,10 @@ def decode_result(
 
 
 def decode_variants(
-    reply: Frame, n_inputs: int, findings: Sequence[tuple[str, ...]]
+    reply: Frame,
+    n_inputs: int,
+    findings: Sequence[tuple[str, ...]],
+    same_as: Sequence[RunResult | None] | None = None,
 ) -> tuple[ProgramResult, ...]:
     """Turn a supervisor's reply to a batch of variants into one result per variant.
 
@@ -184,6 +210,7 @@ def decode_variants(
         reply: The parsed reply frame.
         n_inputs: How many inputs were sent.
         findings: Policy findings to attach, one entry per variant sent.
+        same_as: As for :func:`decode_result` (the inputs sent as ``shareable``).
 
     Returns:
         One result per variant, in order; all ``infra`` when the reply is malformed or
@@ -211,5 +238,5 @@ def decode_variants(
                               findings=found)
             )  # fmt: skip
             continue
-        decoded.append(decode_result(item, n_inputs, found))
+        decoded.append(decode_result(item, n_inputs, found, same_as=same_as))
     return tuple(decoded)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arcjudge.grids import hamming_distance
+from arcjudge.grids import canonical_distance
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
 from arcjudge.harness.core.inputs import DEFAULT_SEED, task_inputs
@@ -252,7 +252,7 @@ class Mutator:
                     task_id=task_id, mutant_id=mutant.id, split=Split(inst.split),
                     index=inst.index, input=inst.grid, output=res.grid,
                     correct_output=inst.expected,
-                    hamming=round(hamming_distance(res.grid, inst.expected), 6),
+                    hamming=round(canonical_distance(res.grid, inst.expected), 6),
                     same_shape=len(res.grid) == len(inst.expected)
                     and len(res.grid[0]) == len(inst.expected[0]),
                 ))  # fmt: skip

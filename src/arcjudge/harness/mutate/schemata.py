@@ -10,6 +10,13 @@ slowest call times ``CALL_FACTOR``, at least ``CALL_FLOOR_SECONDS``, at most the
 shares, or the sandbox failed) runs again alone with ``Sandbox.run``, as the
 one-program-per-mutant path runs every mutant.
 
+The batches run split-stream: ``run_variants`` gets the original's fresh results
+(``same_as``), so a mutant found to compute from some statement on what the original
+computes answers ``same`` on an input where the original answered a grid, and its result
+there is the original's (see ``sandbox/runtime/splitstream.py``). A mutant that forged
+``same`` would only look like the original there: no pair is ever made of the original's
+answer (:func:`confirmed_indexes`).
+
 Results go through the result store under the same keys as that path's (one entry per
 mutant and input), so a rerun, of either path, serves them from the store.
 
@@ -36,14 +43,15 @@ from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, inp
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.interface import run_variants
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import Limits, ProgramResult, ProgramStatus, Status
+from arcjudge.sandbox.types import Limits, ProgramResult, ProgramStatus, RunResult, Status
 
 CALL_FACTOR = 10.0
 """A mutant's call deadline is this many times the original's slowest call ..."""
 CALL_FLOOR_SECONDS = 0.25
 """... and at least this long (cosmic-ray's baseline times a multiplier, with a floor)."""
-BATCH = 24
-"""Mutants per batch (one sandboxed process runs them one after another)."""
+BATCH = 128
+"""Mutants per batch (one sandboxed process runs them one after another, sharing the
+original's statement-by-statement runs: ``runtime/splitstream.py``)."""
 
 
 def call_deadline(original: ProgramResult | None, limits: Limits) -> float:
@@ -170,6 +178,7 @@ class _Task:
     running: int = 0
     reported: bool = False
     expected: list[Expected] = field(default_factory=list)  # per instance, for judging
+    fresh: dict[int, tuple[RunResult, ...]] = field(default_factory=dict)  # originals' runs
 
 
 Job = Callable[[], Any]
@@ -321,6 +330,8 @@ class BatchRunner:
 
             def absorb() -> None:
                 self._absorb(task, index, result)
+                if result.status is ProgramStatus.LOADED:
+                    task.fresh[index] = result.results
                 source = task.candidates[index].meta.source
                 deadline = call_deadline(result, self.limits)
                 waiting = task.waiting.pop(source, [])
@@ -355,12 +366,13 @@ class BatchRunner:
             assert program is not None
             sources.append(program.source)
         grids = [i.grid for i in task.instances]
+        same_as = task.fresh.get(original)
         task.running += 1
 
         def run() -> Callable[[], None]:
             results = run_variants(
                 self.sandbox, base, sources, grids, self.limits, call_seconds=deadline,
-                policy=self.policy,
+                policy=self.policy, same_as=same_as,
             )  # fmt: skip
 
             def absorb() -> None:

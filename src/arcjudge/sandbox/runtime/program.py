@@ -13,7 +13,9 @@ Frames to the supervisor (result pipe, fd 3): ``{"k": "ready"}``, ``{"k": "setup
 "o"?}``, ``{"k": "end", "clean", "e"}`` (variants only).
 Frames from the supervisor (job pipe, fd 4): the job, then ``{"i", "x"}`` per input; for a
 batch of variants (``"variants"`` in the job: the job's own source is the base program,
-loaded but never called) per variant ``{"v", "s"}``, its inputs, then ``{"end"}``.
+loaded but never called as a whole) per variant ``{"v", "s"}``, its inputs, then
+``{"end"}``. A variant's input marked ``"m"`` may be answered ``{"k": "out", "i", "s":
+"same"}``: the variant computes there what the base computes (``splitstream.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import base64
 import builtins
 import fcntl
+import itertools
 import os
 import resource
 import signal
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypedDict
 
-    from . import canonical, framing, rootfs, seccomp
+    from . import canonical, framing, rootfs, seccomp, splitstream
     from . import isolation as iso
     from .framing import JsonObject
 
@@ -56,6 +59,7 @@ else:
     import isolation as iso
     import rootfs
     import seccomp
+    import splitstream
 
 RESULT_FD = 3
 JOB_FD = 4
@@ -67,8 +71,74 @@ _HEADER = struct.Struct(">I")
 _type = type  # bound once: the program may replace ``builtins.type``
 
 
+_DESCRIBED: dict[tuple[object, ...], str] = {}
+_SCALARS = (int, str, float, bool, type(None))
+
+
+def _description_key(exc: BaseException) -> tuple[object, ...] | None:
+    """All that decides a plain exception's description (``None``: not a plain one).
+
+    Plain: a builtin exception type other than the ones whose text may name things from
+    the frames (``NameError``, ``AttributeError``, ``ImportError``), scalar arguments,
+    nothing chained, no notes. Its text is then decided by its type, arguments and each
+    frame's file, function, line and position (the source lines are the files').
+    """
+    kind = type(exc)
+    if (
+        kind.__module__ != "builtins"
+        or issubclass(kind, NameError | AttributeError | ImportError | SyntaxError)
+        or exc.__cause__ is not None
+        or exc.__context__ is not None
+        or "__notes__" in vars(exc)
+        or not all(type(a) in _SCALARS for a in exc.args)
+    ):
+        return None
+    frames: list[object] = [kind, exc.args]
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        frames.append((code.co_filename, code.co_name, tb.tb_lineno, _position(code, tb.tb_lasti)))
+        tb = tb.tb_next
+    return tuple(frames)
+
+
+_POSITIONS: dict[tuple[int, int], tuple[object, object]] = {}
+
+
+def _position(code: types.CodeType, lasti: int) -> object:
+    """Where in its line an instruction is (kept with its code: the id stays its own)."""
+    key = (id(code), lasti)
+    kept = _POSITIONS.get(key)
+    if kept is None or kept[0] is not code:
+        if len(_POSITIONS) >= 65536:
+            _POSITIONS.clear()
+        position = next(itertools.islice(code.co_positions(), lasti // 2, None), None)
+        kept = _POSITIONS[key] = (code, position)
+    return kept[1]
+
+
 def _describe(exc: BaseException) -> str:
-    """The exception as text, without the runtime's own frames (they differ per backend)."""
+    """The exception as text, without the runtime's own frames (they differ per backend).
+
+    A plain exception's text is kept by what decides it (:func:`_description_key`):
+    variants of one program raise the same exceptions at the same places, and the
+    formatting (source lines, position carets) costs more than most calls.
+    """
+    try:
+        key = _description_key(exc)
+    except BaseException:
+        key = None
+    if key is not None and key in _DESCRIBED:
+        return _DESCRIBED[key]
+    text = _format(exc)
+    if key is not None:
+        if len(_DESCRIBED) >= 4096:
+            _DESCRIBED.clear()
+        _DESCRIBED[key] = text
+    return text
+
+
+def _format(exc: BaseException) -> str:
     try:
         report = traceback.TracebackException.from_exception(exc, limit=-8)
         report.stack = traceback.StackSummary.from_list(
@@ -318,6 +388,8 @@ def _load(job: JsonObject, workdir: str) -> Callable[..., object]:
     source = base64.b64decode(job["source"])
     del job["source"]
     fn, frame = _exec_program(source, job, workdir)
+    if job.get("variants") and fn is not None:  # the variants share its runs (splitstream)
+        job["base"] = (source, frame["entry"])
     del source
     _flush_output()
     framing.write_frame(RESULT_FD, frame)
@@ -347,7 +419,7 @@ def _serve(job: JsonObject, workdir: str) -> None:
     """Load the program, then answer one input frame at a time until the pipe closes."""
     fn = _load(job, workdir)
     if job.get("variants"):
-        _serve_variants(job, workdir)
+        _serve_variants(job, workdir, fn)
         return
     read = framing.BlockingFrameInput(JOB_FD, MAX_INPUT_BYTES).read
     fmt = job["input_format"]
@@ -387,6 +459,9 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+_CONTAINERS = frozenset((list, dict, set, bytearray))
+
+
 def _container_state(value: object) -> object:
     """A mutable container's shallow contents as ids (what a variant could have changed)."""
     kind = type(value)
@@ -401,12 +476,15 @@ def _container_state(value: object) -> object:
     return None
 
 
-def _shared_state(module_dirs: list[str]) -> dict[str, object]:
+def _shared_state(
+    module_dirs: list[str], reference: dict[str, object] | None = None
+) -> dict[str, object]:
     """What variants of one batch share: modules from the module directories, builtins.
 
     Per module: its identity, the identity of each global and the shallow contents of
     each global list, dict, set or bytearray. Cheap (ids only); compared before and after
-    each variant.
+    each variant. With the state before (``reference``), a module whose globals are the
+    same objects has its containers where they were: only those are looked into.
     """
     roots = tuple(os.path.join(os.path.abspath(d), "") for d in module_dirs)
     state: dict[str, object] = {}
@@ -420,15 +498,15 @@ def _shared_state(module_dirs: list[str]) -> dict[str, object]:
         path = namespace.get("__file__")
         if name != "builtins" and not (isinstance(path, str) and path.startswith(roots)):
             continue
-        state[name] = (
-            id(module),
-            id(namespace),
-            tuple(
-                (key, id(value), _container_state(value))
-                for key, value in list(namespace.items())
-                if key != "__builtins__"
-            ),
-        )
+        copy = dict(namespace)
+        copy.pop("__builtins__", None)
+        head = (id(module), id(namespace), tuple(copy), tuple(map(id, copy.values())))
+        before = reference.get(name) if reference is not None else None
+        if isinstance(before, tuple) and before[:4] == head:
+            where = before[5]
+        else:
+            where = tuple(k for k, v in copy.items() if type(v) in _CONTAINERS)
+        state[name] = (*head, tuple(_container_state(copy[k]) for k in where), where)
     return state
 
 
@@ -440,7 +518,37 @@ def _state_change(before: dict[str, object], after: dict[str, object]) -> str | 
     return None
 
 
-def _serve_variants(job: JsonObject, workdir: str) -> None:
+def _answer_variant(
+    fn: Callable[..., object],
+    split: tuple[splitstream.Splitter, splitstream.Plan] | None,
+    item: JsonObject,
+    fmt: str,
+) -> JsonObject:
+    """A variant's ``out`` frame for one input: from the base's shared run where it can.
+
+    ``same`` (``splitstream.SAME``) only where the supervisor marked the input (``"m"``).
+    """
+    if split is None:
+        return _answer(fn, item, fmt, False)
+    index = item["i"]
+    try:
+        splitter, plan = split
+        equal, value = splitter.call(plan, index, _fresh_input(item, fmt), bool(item.get("m")))
+        if equal:
+            return {"k": "out", "i": index, "s": splitstream.SAME}
+        if value is splitstream.FULL:
+            value = fn(_fresh_input(item, fmt))
+        grid, reason = canonical.canonicalize(value)
+        if grid is None:
+            return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
+        return {"k": "out", "i": index, "s": "ok", "g": canonical.to_wire(grid)}
+    except MemoryError as exc:
+        return _out_of_memory(exc, index)
+    except BaseException as exc:  # SystemExit and friends are errors too
+        return {"k": "out", "i": index, "s": "error", "e": _describe(exc)}
+
+
+def _serve_variants(job: JsonObject, workdir: str, base: Callable[..., object]) -> None:
     """Serve a batch of variants of the loaded base program, one after another.
 
     The base program was loaded (its top level ran: the imports every variant shares are
@@ -449,13 +557,24 @@ def _serve_variants(job: JsonObject, workdir: str) -> None:
     and run in a fresh module namespace, and at its end the shared state is compared
     with what it was after the base loaded: ``{"k": "end", "v", "clean"}`` (a child
     whose shared state changed exits: the supervisor replaces it).
+
+    A variant of the base's entry point that differs from it after its first statements
+    starts, per input, from the base's run of those (``splitstream``).
     """
     send = framing.write_frame
     read = framing.read_frame
     fmt = job["input_format"]
     dirs = list(job["module_dirs"])
+    base_source, entry = job.pop("base")
+    splitter: splitstream.Splitter | None = None
+    try:
+        splitter = splitstream.Splitter(base_source, entry, getattr(base, "__globals__", {}))
+    except Exception:  # not split: every variant runs whole
+        splitter = None
+    del base_source
     reference = _shared_state(dirs)
     fn: Callable[..., object] | None = None
+    split: tuple[splitstream.Splitter, splitstream.Plan] | None = None
     while True:
         try:
             os.set_blocking(JOB_FD, True)
@@ -469,20 +588,24 @@ def _serve_variants(job: JsonObject, workdir: str) -> None:
             source = base64.b64decode(str(item["s"]))
             del item
             fn, frame = _exec_program(source, job, workdir)
+            split = None
+            if splitter is not None and fn is not None and frame.get("entry") == entry:
+                plan = splitter.plan(source, getattr(fn, "__globals__", {}))
+                split = (splitter, plan) if plan is not None else None
             del source
             frame["v"] = variant
             _flush_output()
             send(RESULT_FD, frame)
         elif "end" in item:
-            fn = None
+            fn = split = None
             sys.modules.pop("program", None)
-            change = _state_change(reference, _shared_state(dirs))
+            change = _state_change(reference, _shared_state(dirs, reference))
             _flush_output()
             send(RESULT_FD, {"k": "end", "clean": change is None, "e": change})
             if change is not None:
                 os._exit(0)
         elif fn is not None:
-            msg = _answer(fn, item, fmt, False)
+            msg = _answer_variant(fn, split, item, fmt)
             del item
             _flush_output()
             send(RESULT_FD, msg)

@@ -75,6 +75,8 @@ ERROR_CHARS = 2000
 OUTPUT_KEEP = 4096
 SETUP_SECONDS = 30.0
 CHILD_STATUSES = ("ok", "invalid_output", "error", "memory")
+SAME = "same"
+"""A variant's answer "what the base answered" (``splitstream.SAME``), on marked inputs."""
 DEFAULT_PRELOAD = (
     "re",
     "math",
@@ -300,9 +302,9 @@ class _Child:
         """Queue a frame for the program (written while waiting for its answer)."""
         self.send_bytes(framing.encode(obj))
 
-    def send_bytes(self, frame: bytes) -> None:
-        """Queue an encoded frame for the program and write what the pipe takes."""
-        self.outgoing += frame
+    def send_bytes(self, frames: bytes) -> None:
+        """Queue frames already encoded (``framing.encode``) and write what the pipe takes."""
+        self.outgoing += frames
         self.flush()
 
     def flush(self) -> None:
@@ -771,6 +773,12 @@ class Supervisor:
         the channel, or that changed the modules the variants share, the child is
         replaced; a crash or exit mid-variant continues that variant in the fresh child,
         as ``run`` does. The reply holds one result frame per variant (``run``'s fields).
+
+        Unlike ``run``'s, a variant's inputs go out together once it has loaded (the
+        variants of a batch are trusted not to be adversarial: one could read ahead);
+        each call's deadline runs from the answer before it. On the inputs in the job's
+        ``same`` a variant may answer ``same`` (``splitstream``: what the base answered,
+        which the harness fills in); anywhere else that is a corrupted channel.
         """
         limits = job["limits"]
         wall = float(limits["wall_seconds"])
@@ -779,6 +787,13 @@ class Supervisor:
         inputs = job["inputs"]
         n = len(inputs)
         max_frame = int(limits["output_bytes"]) + 65536
+        shareable = {i for i in job.get("same") or () if type(i) is int and 0 <= i < n}
+        frames = []
+        for i in range(n):
+            frame = _input_frame(i, inputs[i], "transform")
+            if i in shareable:
+                frame["m"] = 1  # the variant may answer "same as the base" (splitstream)
+            frames.append(framing.encode(frame))
         start = _now()
         replies: list[dict[str, object]] = []
         child: _Child | None = None
@@ -846,16 +861,14 @@ class Supervisor:
                     loaded = True
                     entry = str(load.get("entry"))[:100]
                     sent = _now()
-                    if next_i < n:
-                        child.send(_input_frame(next_i, inputs[next_i], "transform"))
+                    if next_i < n:  # all at once: each answer's wait is the next call's time
+                        child.send_bytes(b"".join(frames[next_i:]))
                     while next_i < n:
                         output["total"] = 0  # the output cap applies to each call
                         ev = self._pump(child, min(sent + call, budget_end), output)
                         now = _now()
-                        answered = ev.kind == "msg" and _answers(ev.value, next_i)
-                        if answered and next_i + 1 < n:
-                            child.send(_input_frame(next_i + 1, inputs[next_i + 1], "transform"))
-                        record = self._record(ev, next_i, call, now >= budget_end, child, None)
+                        record = self._record(ev, next_i, call, now >= budget_end, child, None,
+                                              same=next_i in shareable)  # fmt: skip
                         record["t"] = round(now - sent, 6)
                         results[next_i] = record
                         next_i += 1
@@ -920,7 +933,15 @@ class Supervisor:
         over_budget: bool,
         child: _Child,
         mode: str | None,
+        *,
+        same: bool = False,
     ) -> dict[str, object]:
+        """The record of one call from what the program sent (or why it sent nothing).
+
+        ``same``: the input is one where a variant may answer ``same`` (its base's
+        answer, filled in by the harness); anywhere else that answer is a corrupted
+        channel.
+        """
         if ev.kind == "timeout":
             if over_budget:
                 return {"s": "timeout", "e": "total budget exhausted"}
@@ -942,10 +963,12 @@ class Supervisor:
                 "bad": 1,
             }
         status = msg.get("s")
+        if status == SAME and same:
+            return {"s": SAME}
         if status not in CHILD_STATUSES:
             return {"s": "invalid_output", "e": "corrupted result channel: bad status", "bad": 1}
         if status == "ok":
-            grid, reason = canonical.check_wire(msg.get("g"))
+            grid, reason = canonical.check_wire(msg.get("g"))  # checked, never decoded here
             if grid is None:
                 return {"s": "invalid_output", "e": f"corrupted result channel: {reason}", "bad": 1}
             record: dict[str, object] = {

@@ -1,0 +1,633 @@
+"""Split-stream execution of a batch's variants: shared prefixes (standard library only).
+
+Runs inside a variants process (``program.py``), after the base program loaded. Most
+variants of a straight-line function (``def f(I): x1 = g(I); x2 = h(x1, 3); ...; return
+O``) differ from the base in one statement, or lack a few (deleted, their readers
+rewired). As AccMut does (Wang et al., 2017), per input the base's statements run one at
+a time, once per process, each environment kept; a variant that differs first in
+statement ``d`` starts from the base's environment before ``d`` and runs its own
+statements from there. At each point from which its remaining statements are the base's
+remaining ones, when every name they read holds what it holds in the base's run at the
+matching point, it is the base from then on: it answers ``same`` (:data:`SAME`) instead
+of a grid, on inputs the supervisor says the base answered with a grid; the harness fills
+in the base's answer, which it has from the base's own run. A forged ``same`` only makes
+a variant look equivalent on an input.
+
+Exactness: the base's statements run as functions of the entry point's name compiled
+from each statement's own syntax tree (its lines, so a traceback reads as a full run's),
+whose parameters are the environment's names and whose other locals are the full
+function's (an unreachable assignment keeps them local: an unbound one raises as it
+would); a variant's statements from ``d`` on run as one generator function compiled the
+same way, which yields the values to compare at each such point (a ``StopIteration``
+it lets out, which a generator turns into ``RuntimeError``, reruns the input whole). An
+environment is shared only while every value in it is deeply immutable (checked once per
+base statement and input); values are compared strictly (same types, equal, the same
+``repr``, so the same iteration order of sets). The base never runs the statement that
+binds the value it returns, nor its ``return``: the process never computes the base's
+output. Anything else (a function that is not straight-line, a statement that raises in
+the base, a mutable value) runs the variant's whole entry point, as without this module.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import itertools
+import sys
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+SAME = "same"
+"""The status a variant answers when it computes what the base computes (see above)."""
+
+_PLAIN = (int, bool, str, bytes, float, complex, type(None))
+_Env = dict[str, object]
+_Step = Callable[..., object]
+_Node = TypeVar("_Node", bound=ast.AST)
+FULL = object()
+"""What :meth:`Splitter.call` returns when the input runs the whole entry point."""
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What one statement binds and reads (kept per statement text: variants share most)."""
+
+    targets: tuple[str, ...] | None  # the names a straight-line assignment binds, or None
+    bound: frozenset[str]  # every name it binds in the function's scope
+    loads: frozenset[str]  # every name it reads (nested scopes included)
+    supported: bool  # no ``global``, ``nonlocal``, ``:=``, ``yield``, ``await``, ``match``
+    nested: bool  # it makes a scope of its own (a lambda, comprehension, def or class)
+
+
+@dataclass(frozen=True)
+class _Function:
+    """An entry point's syntax, read from its module's source."""
+
+    arg: str
+    body: list[ast.stmt]
+    plain: list[bytes]  # per statement: its text
+    exact: list[tuple[bytes, int, int]]  # per statement: its text, line and column
+    facts: list[_Facts]
+    locals: frozenset[str]  # every name the function binds (its argument included)
+    others: tuple[object, ...]  # the module but the entry point's body, and where it is
+
+
+def _assign_targets(node: ast.stmt) -> tuple[str, ...] | None:
+    """The names a straight-line assignment binds (``None``: not one)."""
+    if not isinstance(node, ast.Assign):
+        return None
+    names: list[str] = []
+    for target in node.targets:
+        items = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+        for item in items:
+            if not isinstance(item, ast.Name):
+                return None
+            if item.id not in names:
+                names.append(item.id)
+    return tuple(names)
+
+
+_UNSUPPORTED = (
+    ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.Match,
+)  # fmt: skip
+_SCOPES = (
+    ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp, ast.SetComp,
+    ast.DictComp, ast.GeneratorExp,
+)  # fmt: skip
+
+
+def _facts(stmt: ast.stmt) -> _Facts:
+    targets = _assign_targets(stmt)
+    nodes = list(ast.walk(stmt))
+    return _Facts(
+        targets=targets,
+        bound=frozenset(targets) if targets is not None else frozenset(_bound_names(stmt)),
+        loads=frozenset(
+            n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        ),
+        supported=not any(isinstance(n, _UNSUPPORTED) for n in nodes),
+        nested=any(isinstance(n, _SCOPES) for n in nodes),
+    )
+
+
+def _offsets(lines: list[bytes]) -> list[int]:
+    return [0, *itertools.accumulate(map(len, lines))]
+
+
+def read_function(
+    source: bytes, entry: str, known: dict[bytes, _Facts] | None = None
+) -> _Function | None:
+    """The entry point's syntax when it can be run statement by statement (else ``None``).
+
+    Args:
+        source: The module's source (UTF-8, no coding declaration: else ``None``).
+        entry: The entry point's name (a module-level ``def``, defined once).
+        known: Facts of statements by their text, filled as statements are read.
+
+    Returns:
+        Its statements and names; ``None`` when the source does not parse, the entry point
+        is defined more than once or not by a plain ``def f(x):``, binds a name in more
+        than one statement or a name in a nested scope before it is bound (a closure
+        would see another value), or uses ``global``, ``nonlocal``, ``:=``, ``yield``,
+        ``await`` or ``match``.
+    """
+    lines = source.splitlines(keepends=True)
+    if any(b"coding" in line for line in lines[:2]):
+        return None  # positions are UTF-8 offsets: only UTF-8 text is cut by them
+    try:
+        source.decode("utf-8")
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    defs = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == entry
+    ]
+    if len(defs) != 1 or not isinstance(defs[0], ast.FunctionDef):
+        return None
+    fdef = defs[0]
+    a = fdef.args
+    if (
+        fdef.decorator_list
+        or a.posonlyargs
+        or len(a.args) != 1
+        or a.vararg
+        or a.kwonlyargs
+        or a.kwarg
+        or a.defaults
+        or a.args[0].annotation
+        or fdef.returns
+        or not fdef.body
+    ):
+        return None
+    starts = _offsets(lines)
+
+    def offset(line: int, col: int) -> int:
+        return starts[line - 1] + col
+
+    if known is None:
+        known = {}
+    arg = a.args[0].arg
+    seen = {arg}
+    plain: list[bytes] = []
+    exact: list[tuple[bytes, int, int]] = []
+    facts: list[_Facts] = []
+    for stmt in fdef.body:
+        end_line, end_col = stmt.end_lineno, stmt.end_col_offset
+        if end_line is None or end_col is None:
+            return None
+        text = source[offset(stmt.lineno, stmt.col_offset) : offset(end_line, end_col)]
+        fact = known.get(text)
+        if fact is None:
+            fact = known[text] = _facts(stmt)
+        if not fact.supported or fact.bound & seen:
+            return None
+        seen |= fact.bound
+        plain.append(text)
+        exact.append((text, stmt.lineno, stmt.col_offset))
+        facts.append(fact)
+    later: set[str] = set()
+    for fact in reversed(facts):  # a closure must not see a name bound from here on
+        later |= fact.bound
+        if fact.nested and fact.loads & later:
+            return None
+    if fdef.end_lineno is None or fdef.end_col_offset is None:
+        return None
+    first = offset(fdef.lineno, fdef.col_offset)
+    last = offset(fdef.end_lineno, fdef.end_col_offset)
+    body_at = offset(fdef.body[0].lineno, fdef.body[0].col_offset)
+    after = source[last:]
+    return _Function(
+        arg=arg,
+        body=fdef.body,
+        plain=plain,
+        exact=exact,
+        facts=facts,
+        locals=frozenset(seen),
+        others=(
+            source[:first],
+            source[first:body_at],
+            after,
+            fdef.end_lineno if after.strip() else None,  # what follows keeps its lines
+        ),
+    )
+
+
+def _bound_names(stmt: ast.stmt) -> set[str]:
+    """Every name a statement binds in the function's scope (not in nested scopes)."""
+    bound: set[str] = set()
+    todo: list[ast.AST] = [stmt]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            bound.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+            todo.extend(node.decorator_list)
+            continue
+        elif isinstance(node, ast.Lambda | ast.comprehension):
+            continue
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        todo.extend(ast.iter_child_nodes(node))
+    return bound
+
+
+def _compile(
+    entry: str,
+    params: tuple[str, ...],
+    body: list[ast.stmt],
+    ret: tuple[str, ...] | None,
+    dead: frozenset[str],
+    namespace: dict[str, object],
+) -> _Step | None:
+    """Statements as a function named ``entry`` over ``params`` (``None``: did not compile).
+
+    ``ret``: return these names' values as a tuple after ``body``. ``dead``: names kept
+    local by an assignment nothing reaches.
+    """
+    last, first = body[-1], body[0]
+
+    def at(node: _Node, where: ast.stmt = last) -> _Node:
+        return ast.copy_location(node, where)
+
+    extra: list[ast.stmt] = []
+    if ret is not None:
+        names: list[ast.expr] = [at(ast.Name(n, ast.Load())) for n in ret]
+        extra.append(at(ast.Return(at(ast.Tuple(names, ast.Load())))))
+    if dead:
+        stores: list[ast.expr] = [at(ast.Name(n, ast.Store())) for n in sorted(dead)]
+        extra.append(at(ast.Assign(stores, at(ast.Constant(None)), None)))
+    args = ast.arguments([], [at(ast.arg(p), first) for p in params], None, [], [], None, [])
+    fdef = at(ast.FunctionDef(entry, args, [*body, *extra], [], None, None), first)
+    module = ast.Module([fdef], [])
+    try:
+        code = compile(module, "program.py", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return None
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == entry:
+            return types.FunctionType(const, namespace, entry)
+    return None
+
+
+def frozen(value: object) -> bool:
+    """Whether a value is deeply immutable.
+
+    Plain scalars, tuples and frozensets of such, builtin types, and functions, builtins
+    and partials over such.
+    """
+    todo = [value]
+    seen: set[int] = set()
+    while todo:
+        v = todo.pop()
+        kind = type(v)
+        if kind in _PLAIN:
+            continue
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        if kind is tuple or kind is frozenset:
+            todo.extend(v)  # type: ignore[arg-type]
+        elif kind is types.FunctionType:
+            fn: types.FunctionType = v  # type: ignore[assignment]
+            for cell in fn.__closure__ or ():
+                try:
+                    todo.append(cell.cell_contents)
+                except ValueError:  # an empty cell: filled later, by someone
+                    return False
+            todo.append(fn.__defaults__)
+            if fn.__kwdefaults__:
+                todo.extend(fn.__kwdefaults__.values())
+            if fn.__dict__:
+                return False
+        elif kind is types.BuiltinFunctionType:
+            owner = getattr(v, "__self__", None)
+            if owner is not None and not isinstance(owner, types.ModuleType):
+                todo.append(owner)
+        elif kind is functools.partial:
+            part: functools.partial[object] = v  # type: ignore[assignment]
+            todo.append(part.func)
+            todo.extend(part.args)
+            todo.extend(part.keywords.values())
+        elif kind is type:
+            if getattr(v, "__module__", None) != "builtins":
+                return False
+        else:
+            return False
+    return True
+
+
+def same(a: object, b: object) -> bool:
+    """Whether two values are the same for any computation that follows (strictly)."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    try:
+        if kind is types.FunctionType:
+            fa: types.FunctionType = a  # type: ignore[assignment]
+            fb: types.FunctionType = b  # type: ignore[assignment]
+            if (
+                fa.__code__ is not fb.__code__
+                or fa.__globals__ is not fb.__globals__
+                or fa.__dict__
+                or fb.__dict__
+                or not same(fa.__defaults__, fb.__defaults__)
+                or not same(fa.__kwdefaults__ or None, fb.__kwdefaults__ or None)
+            ):
+                return False
+            ca, cb = fa.__closure__ or (), fb.__closure__ or ()
+            return len(ca) == len(cb) and all(
+                same(x.cell_contents, y.cell_contents) for x, y in zip(ca, cb, strict=True)
+            )
+        if kind is functools.partial:
+            pa: functools.partial[object] = a  # type: ignore[assignment]
+            pb: functools.partial[object] = b  # type: ignore[assignment]
+            return (
+                same(pa.func, pb.func)
+                and same(pa.args, pb.args)
+                and list(pa.keywords) == list(pb.keywords)
+                and all(same(pa.keywords[k], pb.keywords[k]) for k in pa.keywords)
+            )
+        if kind is types.BuiltinFunctionType:
+            return bool(a == b)
+        if kind is tuple:
+            ta: tuple[object, ...] = a  # type: ignore[assignment]
+            tb: tuple[object, ...] = b  # type: ignore[assignment]
+            if len(ta) != len(tb):
+                return False
+            if any(type(x) not in _PLAIN and type(x) is not tuple for x in ta):
+                return all(same(x, y) for x, y in zip(ta, tb, strict=True))
+        elif kind is frozenset:
+            if sys.getsizeof(a) != sys.getsizeof(b):
+                return False
+        elif kind not in _PLAIN:
+            return False  # mutable or unknown: never the same for what follows
+        return bool(a == b) and repr(a) == repr(b)
+    except Exception:
+        return False
+
+
+@dataclass
+class _Trace:
+    """The base's run on one input: the environment before each statement run so far."""
+
+    envs: list[_Env]
+    limit: int | None = None  # the first statement no variant may start after
+
+
+_MISSING = object()
+
+
+class Plan:
+    """How one variant runs from the base's shared runs (made by :meth:`Splitter.plan`).
+
+    The variant's statements before ``start`` are the base's; its statements from
+    ``suffix`` on are the base's from ``suffix + shift`` on (``shift``: statements the
+    base has more). Before its own statement ``q`` (``q >= suffix``), when every name its
+    remaining statements read holds what it holds in the base's run before the base's
+    statement ``q + shift`` (``q + shift <= cut``), the variant computes what the base
+    computes. Its statements from ``start`` on run as one generator function (compiled
+    when first needed) that yields, at each such point ``q`` (while every statement so
+    far is a straight-line assignment), ``(q, values of the names in have[q])``.
+    """
+
+    def __init__(
+        self, mine: _Function, base_locals: frozenset[str], start: int, shift: int,
+        suffix: int, cut: int, entry: str, namespace: dict[str, object],
+    ) -> None:  # fmt: skip
+        self.mine = mine
+        self.start = start
+        self.shift = shift
+        self.suffix = suffix
+        self.entry = entry
+        self.namespace = namespace
+        self._runner: tuple[_Step, tuple[str, ...]] | None = None
+        self._compiled = False
+        self.have: dict[int, tuple[str, ...]] = {}  # q -> names bound and read from q on
+        self.missing: dict[int, tuple[str, ...]] = {}  # q -> names read but not bound
+        names = mine.locals | base_locals
+        live: set[str] = set()
+        lives: dict[int, set[str]] = {}
+        for q in range(len(mine.body) - 1, suffix - 1, -1):
+            fact = mine.facts[q]
+            live = (live - fact.bound) | (fact.loads & names)
+            lives[q] = set(live)
+        bound = set(self.bound_before(start))
+        for q in range(start, len(mine.body)):
+            if q >= suffix and 0 <= q + shift <= cut:
+                self.have[q] = tuple(sorted(lives[q] & bound))
+                self.missing[q] = tuple(sorted(lives[q] - bound))
+            if mine.facts[q].targets is None:
+                break  # what a compound statement binds may be unbound: no more points
+            bound |= mine.facts[q].bound
+
+    def bound_before(self, q: int) -> tuple[str, ...]:
+        """The names bound before the variant's statement ``q`` (all straight-line)."""
+        names = {self.mine.arg}
+        for fact in self.mine.facts[:q]:
+            names |= fact.bound
+        return tuple(sorted(names))
+
+    def runner(self) -> tuple[_Step, tuple[str, ...]] | None:
+        """The variant's statements from ``start`` on: (generator function, parameters)."""
+        if not self._compiled:
+            self._compiled = True
+            body: list[ast.stmt] = []
+            for j in range(self.start, len(self.mine.body)):
+                stmt = self.mine.body[j]
+                body.append(stmt)
+                names = self.have.get(j + 1)
+                if names is not None:
+                    values = ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load())
+                    point = ast.Tuple([ast.Constant(j + 1), values], ast.Load())
+                    body.append(ast.Expr(ast.Yield(point)))
+                    for node in ast.walk(body[-1]):
+                        if isinstance(node, ast.expr | ast.stmt):
+                            ast.copy_location(node, stmt)
+            last = body[-1]
+            never = ast.Yield(None)
+            end = [ast.Return(None), ast.Expr(never)]  # a generator, always
+            for node in (*end, never):
+                ast.copy_location(node, last)
+            params = self.bound_before(self.start)
+            fn = _compile(self.entry, params, [*body, *end], None, frozenset(), self.namespace)
+            self._runner = (fn, params) if fn is not None else None
+        return self._runner
+
+
+class Splitter:
+    """The base's statement-by-statement runs (per input) and the variants' plans.
+
+    Args:
+        source: The base program's source.
+        entry: Its entry point's name.
+        namespace: Its module's namespace (the base's statements run in it).
+    """
+
+    def __init__(self, source: bytes, entry: str, namespace: dict[str, object]) -> None:
+        self.entry = entry
+        self.known: dict[bytes, _Facts] = {}
+        self.base = read_function(source, entry, self.known)
+        self.traces: dict[int, _Trace] = {}
+        self.steps: list[tuple[_Step, tuple[str, ...]] | None] = []
+        self.cut = 0
+        base = self.base
+        if base is None:
+            return
+        last = base.body[-1]
+        self.cut = len(base.body) - 1  # never the return
+        if isinstance(last, ast.Return) and isinstance(last.value, ast.Name):
+            for j, fact in enumerate(base.facts):
+                if (names := fact.targets) is not None and last.value.id in names:
+                    self.cut = min(self.cut, j)  # nor what binds the value returned
+        bound = {base.arg}
+        for j in range(self.cut):
+            names = base.facts[j].targets
+            if names is None:
+                self.cut = j
+                break
+            params = tuple(sorted(bound))
+            step = _compile(entry, params, [base.body[j]], names,
+                            base.locals - bound - set(names), namespace)  # fmt: skip
+            if step is None:
+                self.cut = j
+                break
+            self.steps.append((step, params))
+            bound |= set(names)
+
+    def plan(self, source: bytes, namespace: dict[str, object]) -> Plan | None:
+        """How a variant (loaded in ``namespace``) shares the base's runs (``None``: not).
+
+        A variant shares the base's statements before the first one where it differs
+        (its module otherwise the same, the statements before it the same to the
+        character position) and never the base's statements from ``cut`` on.
+        """
+        base = self.base
+        if base is None or self.cut == 0:
+            return None
+        mine = read_function(source, self.entry, self.known)
+        if mine is None or mine.others != base.others or mine.arg != base.arg:
+            return None
+        start = 0
+        limit = min(self.cut, len(mine.body))
+        while start < limit and mine.exact[start] == base.exact[start]:
+            start += 1
+        if start == 0 or start >= len(mine.body):
+            return None
+        shift = len(base.body) - len(mine.body)
+        suffix = len(mine.body)
+        while (
+            suffix > 0
+            and suffix + shift > 0
+            and (mine.plain[suffix - 1] == base.plain[suffix - 1 + shift])
+        ):
+            suffix -= 1
+        suffix = max(suffix, start)
+        return Plan(mine, base.locals, start, shift, suffix, self.cut, self.entry, namespace)
+
+    def _trace(self, index: int, grid: object, upto: int) -> _Trace:
+        """The base's run on input ``index``, up to the environment before ``upto``."""
+        trace = self.traces.get(index)
+        if trace is None:
+            base = self.base
+            assert base is not None
+            trace = _Trace([{base.arg: grid}])
+            if not frozen(grid):
+                trace.limit = 0
+            self.traces[index] = trace
+        while trace.limit is None and len(trace.envs) <= upto:
+            j = len(trace.envs) - 1
+            if j >= len(self.steps):
+                trace.limit = j
+                break
+            entry = self.steps[j]
+            assert entry is not None
+            step, params = entry
+            env = trace.envs[j]
+            try:
+                values = step(*[env[p] for p in params])
+            except BaseException:  # the base raises here: the variant's own run says how
+                trace.limit = j
+                break
+            assert isinstance(values, tuple)
+            names = self.base.facts[j].targets if self.base is not None else None
+            assert names is not None
+            if not all(frozen(v) for v in values):
+                trace.limit = j
+                break
+            after = dict(env)
+            after.update(zip(names, values, strict=True))
+            trace.envs.append(after)
+        return trace
+
+    def call(self, plan: Plan, index: int, grid: object, marker: bool) -> tuple[bool, object]:
+        """Run a variant on one input from the base's shared run.
+
+        Args:
+            plan: The variant's plan.
+            index: The input's index (the base's runs are kept per input).
+            grid: A fresh copy of the input (only the base's run sees it).
+            marker: Whether the variant may answer ``same`` on this input.
+
+        Returns:
+            ``(True, None)`` when the variant computes what the base computes from here
+            on; ``(False, value)`` with the variant's return value; ``(False, FULL)``
+            when this input cannot be shared (run the whole entry point).
+        """
+        q = plan.start
+        trace = self._trace(index, grid, q)
+        made = plan.runner()
+        if made is None or self._usable(trace) < q:
+            return False, FULL
+        fn, params = made
+        env = trace.envs[q]
+        if marker and q in plan.have:  # before the variant's first statement
+            if self._matches(plan, index, grid, q, tuple(env[n] for n in plan.have[q])):
+                return True, None
+        run = fn(*[env[p] for p in params])
+        step = run.__next__  # type: ignore[attr-defined]
+        try:
+            while True:
+                q, values = step()
+                if marker and self._matches(plan, index, grid, q, values):
+                    run.close()  # type: ignore[attr-defined]
+                    return True, None
+        except StopIteration as stop:
+            return False, stop.value
+        except RuntimeError as exc:  # PEP 479: a StopIteration the variant let out
+            if isinstance(exc.__cause__, StopIteration):
+                return False, FULL  # its own full run raises it as it would
+            raise
+
+    def _matches(
+        self, plan: Plan, index: int, grid: object, q: int, values: tuple[object, ...]
+    ) -> bool:
+        """Whether the variant before its statement ``q`` is the base before ``q + shift``.
+
+        ``values``: those of the names in ``plan.have[q]``, in the variant's run.
+        """
+        names = plan.have.get(q)
+        if names is None:
+            return False
+        at = q + plan.shift
+        trace = self._trace(index, grid, at)
+        if self._usable(trace) < at:
+            return False
+        theirs = trace.envs[at]
+        if any(n in theirs for n in plan.missing[q]):
+            return False
+        return all(same(v, theirs.get(n, _MISSING)) for n, v in zip(names, values, strict=True))
+
+    @staticmethod
+    def _usable(trace: _Trace) -> int:
+        """How far a base's run may be shared (environments before statements ``0..n``)."""
+        usable = len(trace.envs) - 1
+        return usable if trace.limit is None else min(usable, trace.limit)

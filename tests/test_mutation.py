@@ -19,6 +19,7 @@ with warnings.catch_warnings():  # libcst 1.0 imports mypy_extensions.TypedDict 
         OPERATORS,
         Site,
         default_operators,
+        diffing,
         enumerate_mutants,
         mutant_id,
         parse_mutant_id,
@@ -416,6 +417,60 @@ def test_all_sample_mutants_compile_and_diff_like_difflib() -> None:
             assert m.diff == expected
             seen += 1
     assert seen > 10
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_splice_diff_trimmed_equals_difflib_on_the_window(seed: int) -> None:
+    def untrimmed(original: str, start: int, end: int, replacement: str) -> str:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(diffing, "_trim", lambda before, after: None)
+            return diffing.splice_diff(original, start, end, replacement)
+
+    # Few distinct lines, many repeated (blank) ones: where cutting shared lines could
+    # change difflib's matching if the guard let it (it fails without any of its tests
+    # but the one for autojunk, which is kept to be safe).
+    rng = random.Random(seed)
+    cuts: list[tuple[int, int]] = []
+    trim = diffing._trim
+
+    def counted(before: list[str], after: list[str]) -> tuple[int, int] | None:
+        cut = trim(before, after)
+        cuts.extend([cut] if cut else [])
+        return cut
+
+    for _ in range(400):
+        alphabet = ["\n", "a\n", "b\n", "c\n", "d\n"][: rng.randint(2, 5)]
+        unique = rng.random()  # unique lines let the guard allow a cut
+        lines = [
+            f"u{i}\n" if rng.random() < unique else rng.choice(alphabet)
+            for i in range(rng.randint(0, 40))
+        ]
+        lines = ["\n"] * rng.randint(0, 30) + lines + ["\n"] * rng.randint(0, 8)
+        original = "".join(lines) + rng.choice(["", "z"])
+        starts = [0] + [i + 1 for i, ch in enumerate(original) if ch == "\n"]
+        start, end = sorted(rng.sample(starts, 2)) if len(starts) > 1 else (0, 0)
+        kept = original[start:end].splitlines(True)
+        changed = [rng.choice([*alphabet, "x\n", "y\n"]) for _ in range(rng.randint(0, 4))]
+        at = rng.randint(0, len(kept))
+        drop = rng.randint(0, min(3, len(kept) - at))
+        replacement = "".join(kept[:at] + changed + kept[at + drop :])
+        expected = untrimmed(original, start, end, replacement)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(diffing, "_trim", counted)
+            assert diffing.splice_diff(original, start, end, replacement) == expected
+    assert cuts  # the cut is made, not always refused
+
+
+def test_splice_diff_cuts_a_blank_run_and_keeps_line_numbers() -> None:
+    original = "\n" * 150 + "def f(I):\n    x0 = g(I)\n    return x0\n"
+    start = original.index("def")
+    replacement = "def f(I):\n    x0 = h(I)\n    return x0\n"
+    before = original.splitlines(True)
+    after = (original[:start] + replacement).splitlines(True)
+    assert diffing._trim(before, after) == (148, 0)
+    expected = "".join(difflib.unified_diff(before, after, "a", "b"))
+    assert diffing.splice_diff(original, start, len(original), replacement) == expected
+    assert "@@ -149,5 +149,5 @@" in expected
 
 
 def test_parse_error_is_reported_not_raised() -> None:

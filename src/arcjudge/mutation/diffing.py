@@ -4,6 +4,11 @@ Diffing a whole 10,000-line file for every mutant is quadratic; a mutant changes
 contiguous region, so diffing that region plus the context lines around it and shifting
 the hunk line numbers gives exactly the same text as ``difflib.unified_diff`` on the
 whole file.
+
+Inside the window the lines both sides share at the top and at the bottom (the blank
+lines a sliced RE-ARC verifier keeps in place of the functions before it, say) are cut
+down to the context lines before ``difflib`` runs, when that cannot change its answer
+(:func:`_trim`): ``difflib``'s matching is quadratic in a run of equal lines.
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ import re
 
 CONTEXT = 3
 """Context lines per hunk (difflib's default)."""
+
+_AUTOJUNK_LINES = 200
+"""From this many lines on ``difflib`` treats frequent lines as junk (``autojunk``)."""
 
 _HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
 
@@ -62,6 +70,12 @@ def splice_diff(
     before = original[low:high].splitlines(keepends=True)
     after = (original[low:start] + replacement + original[end:high]).splitlines(keepends=True)
     offset = original.count("\n", 0, low)
+    cut = _trim(before, after)
+    if cut is not None:
+        head, tail = cut
+        before = before[head : len(before) - tail]
+        after = after[head : len(after) - tail]
+        offset += head
     lines = difflib.unified_diff(before, after, fromfile, tofile, n=CONTEXT)
     text = "".join(line if line.endswith("\n") else line + "\n" for line in lines)
     if not offset:
@@ -72,3 +86,47 @@ def splice_diff(
         return f"@@ -{int(old) + offset}{old_len or ''} +{int(new) + offset}{new_len or ''} @@"
 
     return _HUNK.sub(shift, text)
+
+
+def _trim(before: list[str], after: list[str]) -> tuple[int, int] | None:
+    """How many shared lines to cut from the top and the bottom without changing the diff.
+
+    With ``P`` the lines both sides start with and ``S`` those they end with, the
+    middles ``X`` and ``Y`` differ. When neither middle is empty, no line of ``P`` or
+    ``S`` occurs in ``X`` or ``Y`` and ``difflib`` junks nothing (fewer than 200 lines),
+    every block ``difflib`` can match lies in one part of each side (the middles keep
+    ``P`` and ``S`` apart), and blocks of ``P`` against ``S`` are never longest: ``P``
+    and ``S`` are each matched whole, along their diagonal, and split the ranges
+    exactly at the middles' ends, so the middles are matched as they would be alone.
+    Keeping :data:`CONTEXT` lines of ``P`` and ``S`` then gives the same hunks, whose
+    line numbers shift by the lines cut from the top.
+
+    Args:
+        before: The window's original lines.
+        after: The window's mutated lines.
+
+    Returns:
+        ``(top, bottom)`` lines to cut, or ``None`` when nothing can be cut safely.
+    """
+    if len(after) >= _AUTOJUNK_LINES or len(before) >= _AUTOJUNK_LINES:
+        return None
+    limit = min(len(before), len(after))
+    prefix = 0
+    while prefix < limit and before[prefix] == after[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < limit - prefix
+        and before[len(before) - 1 - suffix] == after[len(after) - 1 - suffix]
+    ):
+        suffix += 1
+    top = max(prefix - CONTEXT, 0)
+    bottom = max(suffix - CONTEXT, 0)
+    if not top and not bottom:
+        return None
+    shared = set(before[:prefix])
+    shared.update(before[len(before) - suffix :])
+    old, new = before[prefix : len(before) - suffix], after[prefix : len(after) - suffix]
+    if not old or not new or shared.intersection(old + new):
+        return None
+    return top, bottom

@@ -14,7 +14,6 @@ from pathlib import Path
 from arcjudge.errors import UsageError
 from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, read_inputs
 from arcjudge.harness.analyze.report import render_analysis_report
-from arcjudge.harness.analyze.study import analyze
 from arcjudge.harness.core.commandline import require_files, warn
 from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.outputs import write_atomic
@@ -102,6 +101,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         "definitions_file": None if definitions is None else str(definitions),
         "configuration_files": [[str(i), str(n)] for i, n in configurations],
     }
+    # Imported here: the study pulls in numpy, which no other command needs at start-up.
+    from arcjudge.harness.analyze.study import analyze
+
     analysis = analyze(inputs, described)
     data = analysis.to_json()
     tables = analysis.tables()

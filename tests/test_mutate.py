@@ -106,3 +106,13 @@ def test_unknown_operator_is_one_line(tmp_path, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert "unknown operator(s) nope" in err and "Traceback" not in err
+
+
+def test_the_command_line_starts_without_numpy():
+    # Start-up is paid by every `arcjudge mutate`; numpy is only for analyze/dimensions.
+    import subprocess
+    import sys
+
+    code = "import sys\nfrom arcjudge import cli\ncli._commands()\nprint('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

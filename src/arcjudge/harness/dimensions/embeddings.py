@@ -30,14 +30,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid
 from arcjudge.harness.core.jsonl import read_records
 from arcjudge.tasks import Pair
+
+if TYPE_CHECKING:  # numpy is imported where it is used: most commands never need it
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = [
     "BASELINE_FEATURES",
@@ -161,6 +163,8 @@ def baseline_embeddings(tasks: Mapping[str, Sequence[Pair]]) -> dict[str, list[f
 
     Tasks without a demonstration output are left out.
     """
+    import numpy as np
+
     raw: dict[str, list[float]] = {}
     for task_id in sorted(tasks):
         try:
@@ -187,6 +191,8 @@ def nearest_neighbours(
     Raises:
         ValueError: ``k`` is not positive, or the vectors differ in length.
     """
+    import numpy as np
+
     if k < 1:
         raise ValueError("k must be >= 1")
     ids = sorted(vectors)
@@ -231,6 +237,8 @@ def read_embeddings(path: Path, task_ids: Iterable[str] = ()) -> dict[str, list[
             numbers, the vectors differ in length, an id repeats, or ``.npy`` rows do not
             match the task ids.
     """
+    import numpy as np
+
     suffix = path.suffix.lower()
     found: dict[str, list[float]] = {}
     if suffix in (".npz", ".npy"):

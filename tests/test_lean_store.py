@@ -20,11 +20,15 @@ from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, Ta
 from arcjudge.harness.core.inputs import SampleDrawer, draw_samples
 from arcjudge.harness.core.store import (
     CACHE_KIB,
+    PART,
     SCHEMA_VERSION,
     Expected,
     ResultStore,
     StoredResult,
     StoreError,
+    input_digest,
+    program_part,
+    result_key,
 )
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.sandbox.runtime.canonical import to_wire
@@ -93,10 +97,7 @@ def run(store: ResultStore, sandbox: FakeSandbox, insts: list[TaskInput]) -> Can
 
 def rows(path: Path) -> list[tuple[bytes, str, bytes | None, str | None]]:
     with sqlite3.connect(path) as db:
-        return db.execute(
-            "SELECT r.key, r.status, r.digest, e.grid FROM results r "
-            "LEFT JOIN extras e ON e.key = r.key ORDER BY r.key"
-        ).fetchall()
+        return db.execute("SELECT key, status, digest, grid FROM results ORDER BY key").fetchall()
 
 
 def test_the_store_opens_with_its_page_cache(tmp_path):
@@ -124,12 +125,13 @@ def test_right_answers_are_stored_as_a_digest_and_wrong_ones_in_full(tmp_path):
         hashlib.blake2b(f"{w}:{d}".encode(), digest_size=16).digest()
         for w, d in (to_wire(flip(g)) for g in GRIDS[:2])
     )
-    assert all(len(r[0]) == 32 for r in got)  # binary sha256 keys
+    assert all(len(r[0]) == 32 for r in got)  # binary keys: program part, input part
     # a wrong row: the grid the program returned, no digest
     assert full == sorted(f"{w}:{d}" for w, d in (to_wire(flip(g)) for g in GRIDS[2:]))
     assert all(r[2] is None for r in got if r[3] is not None)
-    with sqlite3.connect(tmp_path / "c.sqlite") as db:  # grids in a table of their own
-        assert db.execute("SELECT COUNT(*) FROM extras").fetchone()[0] == 2
+    with sqlite3.connect(tmp_path / "c.sqlite") as db:  # one table, one row per result
+        tables = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        assert sorted(t[0] for t in tables) == ["programs", "results"]
 
 
 def test_a_rerun_reads_right_and_wrong_answers_back_without_running(tmp_path):
@@ -234,15 +236,62 @@ PRAGMA user_version = 2;
 
 
 def test_a_schema_2_store_is_refused_and_left_as_it_was(tmp_path):
-    assert SCHEMA_VERSION == 3
+    assert SCHEMA_VERSION == 4
     old = tmp_path / "old.sqlite"
     with sqlite3.connect(old) as db:
         db.executescript(OLD)
-    with pytest.raises(StoreError, match=r"schema 2.*schema 3 only.*delete the file"):
+    with pytest.raises(StoreError, match=r"schema 2.*schema 4 only.*delete the file"):
         ResultStore(old)
     with sqlite3.connect(old) as db:
         assert db.execute("SELECT grid FROM results").fetchall() == [("[[1]]",)]
         assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+SCHEMA_3 = """
+CREATE TABLE results (key BLOB PRIMARY KEY, status TEXT NOT NULL, digest BLOB) WITHOUT ROWID;
+CREATE TABLE extras (key BLOB PRIMARY KEY, grid TEXT, output TEXT, error TEXT);
+CREATE TABLE programs (key TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT,
+    findings TEXT NOT NULL);
+INSERT INTO results VALUES (x'00', 'ok', NULL);
+PRAGMA user_version = 3;
+"""
+
+
+def test_a_schema_3_store_is_refused_and_left_as_it_was(tmp_path):
+    old = tmp_path / "old.sqlite"
+    with sqlite3.connect(old) as db:
+        db.executescript(SCHEMA_3)
+    with pytest.raises(StoreError, match=r"schema 3.*schema 4 only.*delete the file"):
+        ResultStore(old)
+    with sqlite3.connect(old) as db:
+        assert db.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 1
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+
+
+def test_a_programs_keys_share_its_part_and_differ_by_input():
+    digests = [input_digest(g) for g in GRIDS]
+    keys = ResultStore.result_keys("prog-a", digests)
+    other = ResultStore.result_keys("prog-b", digests)
+    assert keys == [result_key("prog-a", d) for d in digests]
+    assert {k[:PART] for k in keys} == {program_part("prog-a")}
+    assert len(set(keys)) == len(GRIDS) and not set(keys) & set(other)
+    assert [k[PART:] for k in keys] == [o[PART:] for o in other]
+
+
+def test_lookups_see_only_their_programs_rows(tmp_path):
+    # a program with no row is answered by one probe; its neighbours' rows never answer
+    store = ResultStore(tmp_path / "c.sqlite")
+    try:
+        digests = [input_digest(g) for g in GRIDS]
+        mine = ResultStore.result_keys("prog-a", digests)
+        store.put_many([(mine[1], StoredResult(Status.ERROR, error="boom"))])
+        assert list(store.get_many(mine)) == [mine[1]]
+        assert store.get_many(mine)[mine[1]].error == "boom"
+        assert store.get_many(ResultStore.result_keys("prog-b", digests)) == {}
+        mixed = [mine[0], *ResultStore.result_keys("prog-b", digests), mine[1]]
+        assert list(store.get_many(mixed)) == [mine[1]]
+    finally:
+        store.close()
 
 
 def test_task_files_without_booleans_are_checked_the_same_fast(tmp_path):

@@ -1,7 +1,10 @@
 """The result store: a SQLite cache of sandbox results, so reruns redo only what is missing.
 
-Each input's result is keyed by ``sha256(program key | sha256(input))`` (32 bytes; the
-input's digest is computed once per task and shared by its candidates). The program key covers
+Each input's result is keyed by 32 bytes: the first 16 of ``sha256(program key)``, then the
+first 16 of the input's digest (``sha256`` of its canonical text, computed once per task and
+shared by its candidates). A program's rows are so neighbours in the table, ordered by key:
+a chunk's inserts and lookups touch a few pages instead of one page per row, and a program
+with no row at all (every input of a cold run) is found with one probe. The program key covers
 everything that can change an answer: the program (its source, entry points, module
 directories and input format), a fingerprint of the files in those module directories,
 the mode (transform or generate), the limits, the policy mode, the runtime the sandbox
@@ -15,9 +18,9 @@ store is closed (which the commands do on Ctrl-C too), so a killed run loses at 
 last second of results.
 
 A right answer is stored as its status and a 16-byte digest of its grid (BLAKE2b of the
-compact form ``width:digits``), a wrong one with the grid itself (as ``width:digits``, in
-a table of its own with the error texts, so the clustered table of keys stays small): about
-65 bytes per right answer on disk. Whether an answer is right depends on the
+compact form ``width:digits``), a wrong one with the grid itself (as ``width:digits``) and
+its error text, in the same row of the one table (clustered by key: one B-tree insert per
+row): about 65 bytes per right answer on disk. Whether an answer is right depends on the
 expected output, which the key does not cover, so a read result is resolved against the
 expected output of the moment (``StoredResult.resolve``): a stored grid is compared
 with it; a stored digest equal to the expected output's digest is a right answer (its
@@ -44,6 +47,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -68,21 +72,20 @@ from arcjudge.sandbox.types import (
 
 COMMIT_SECONDS = 1.0
 _STATUSES = {s.value: s for s in Status}
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # 1 (unversioned, user_version 0): keys without the policy, no findings
 # 2: hex text keys over the input's JSON, every grid stored as JSON
 # 3: 32-byte keys over the input's digest; right answers as a digest of their grid, grids
 #    and error texts in a table of their own
+# 4: keys are a program part then an input part (a program's rows are neighbours); one
+#    table, grids and error texts in the result's row
 CACHE_KIB = 65536
 """SQLite's page cache per store connection, in KiB (64 MiB; the default is 2 MiB)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
-    key BLOB PRIMARY KEY, status TEXT NOT NULL, digest BLOB
+    key BLOB PRIMARY KEY, status TEXT NOT NULL, digest BLOB, grid TEXT, output TEXT, error TEXT
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS extras (
-    key BLOB PRIMARY KEY, grid TEXT, output TEXT, error TEXT
-);
 CREATE TABLE IF NOT EXISTS programs (
     key TEXT PRIMARY KEY, status TEXT NOT NULL, error TEXT, findings TEXT NOT NULL
 );
@@ -125,9 +128,18 @@ def input_digest(item: Grid | GeneratorCall, wire: list[Any] | None = None) -> b
     return hashlib.sha256(text.encode()).digest()
 
 
+PART = 16
+"""Bytes of a result key taken from the program key's digest, then from the input's."""
+
+
+def program_part(prog_key: str) -> bytes:
+    """The first half of a program's result keys (shared by all its rows)."""
+    return hashlib.sha256(prog_key.encode()).digest()[:PART]
+
+
 def result_key(prog_key: str, digest: bytes) -> bytes:
     """Key of one input's result, from its program key and its ``input_digest``."""
-    return hashlib.sha256(prog_key.encode() + b"\0" + digest).digest()
+    return program_part(prog_key) + digest[:PART]
 
 
 def wire_text(wire: WireGrid) -> str:
@@ -394,13 +406,8 @@ class ResultStore:
     @staticmethod
     def result_keys(prog_key: str, digests: Iterable[bytes]) -> list[bytes]:
         """``result_key`` of each input digest (the program key hashed once)."""
-        head = hashlib.sha256(prog_key.encode() + b"\0")
-        keys = []
-        for digest in digests:
-            h = head.copy()
-            h.update(digest)
-            keys.append(h.digest())
-        return keys
+        head = program_part(prog_key)
+        return [head + digest[:PART] for digest in digests]
 
     def program(self, prog_key: str) -> StoredProgram | None:
         """Return what is stored for a program (a failure, or its findings), if anything."""
@@ -435,15 +442,30 @@ class ResultStore:
         )
         self._maybe_commit()
 
+    def _has_program(self, part: bytes) -> bool:
+        """Whether any row's key starts with a program part (one probe of the tree)."""
+        row = self._db.execute(
+            "SELECT 1 FROM results WHERE key >= ? AND key < ? LIMIT 1",
+            (part, part + b"\xff" * (PART + 1)),
+        ).fetchone()
+        return row is not None
+
     def get_many(self, keys: Sequence[bytes]) -> dict[bytes, StoredResult]:
-        """Return the stored results among ``keys`` (to be ``resolve``d when judged)."""
+        """Return the stored results among ``keys`` (to be ``resolve``d when judged).
+
+        Keys of programs with no row at all (a cold run's) are answered by one probe each.
+        """
+        parts = {key[:PART] for key in keys if type(key) is bytes}
+        absent = {part for part in parts if not self._has_program(part)}
+        if absent:
+            keys = [key for key in keys if key[:PART] not in absent]
         found: dict[bytes, StoredResult] = {}
         for start in range(0, len(keys), 500):
             batch = list(keys[start : start + 500])
             marks = ",".join("?" * len(batch))
             rows = self._db.execute(
-                "SELECT r.key, r.status, r.digest, e.grid, e.output, e.error FROM results r "
-                f"LEFT JOIN extras e ON e.key = r.key WHERE r.key IN ({marks})",
+                "SELECT key, status, digest, grid, output, error FROM results "
+                f"WHERE key IN ({marks})",
                 batch,
             )
             for key, status, digest, grid, output, error in rows:
@@ -455,28 +477,18 @@ class ResultStore:
         return found
 
     def put_many(self, rows: Iterable[tuple[bytes, StoredResult]]) -> None:
-        """Store results (one transaction): right answers as a digest, others in full.
-
-        A result row is small (key, status, digest); grids and error texts go to a table of
-        their own, appended in insertion order, so that rows of the clustered ``results``
-        table stay small to insert and to read.
-        """
+        """Store results: right answers as a digest, others in full (one row each)."""
         results = []
-        extras = []
         for key, r in rows:
             digest = r.digest if r.right and r.digest is not None else None
-            results.append((key, r.status.value, digest))
             grid = None if digest is not None or r.wire is None else wire_text(r.wire)
             output = None if r.output_wire is None else wire_text(r.output_wire)
             error = None if r.error is None else clean_text(r.error)
-            if grid is not None or output is not None or error is not None:
-                extras.append((key, grid, output, error))
+            results.append((key, r.status.value, digest, grid, output, error))
+        results.sort(key=itemgetter(0))  # in key order: neighbours are inserted one after another
         self._db.executemany(
-            "INSERT OR REPLACE INTO results (key, status, digest) VALUES (?,?,?)", results
+            "INSERT OR REPLACE INTO results (key, status, digest, grid, output, error) "
+            "VALUES (?,?,?,?,?,?)",
+            results,
         )
-        if extras:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO extras (key, grid, output, error) VALUES (?,?,?,?)",
-                extras,
-            )
         self._maybe_commit()

@@ -189,19 +189,24 @@ _STATES = (  # the state of every process in the container but this one, by pid
 )
 
 
-def test_orphans_leave_no_zombie_behind_under_gvisor(runsc):
-    """Without a subreaper orphans go to the supervisor (PID 1), which must reap them."""
-    src = (
+def _double_forks(count: int) -> bytes:
+    """A program that leaves ``count`` sleeping orphans, each in a session of its own."""
+    return (
         b"import os, time\n"
         b"def transform(g):\n"
-        b"    for _ in range(8):\n"
+        b"    for _ in range(%d):\n"
         b"        if os.fork() == 0:\n"
         b"            os.setsid()\n"
         b"            if os.fork() == 0:\n"
         b"                time.sleep(60)\n"
         b"            os._exit(0)\n"
         b"    return g\n"
-    )
+    ) % count
+
+
+def test_orphans_leave_no_zombie_behind_under_gvisor(runsc):
+    """Without a subreaper orphans go to the supervisor (PID 1), which must reap them."""
+    src = _double_forks(8)
     with DockerSandbox(workers=1, image=runsc, runtime="runsc") as sb:
         for _ in range(3):
             r = sb.run(Program(src), [G1], Limits(wall_seconds=5))
@@ -219,17 +224,7 @@ def test_orphans_leave_no_zombie_behind_under_gvisor(runsc):
         assert states == ["S", "S"], lines  # the supervisor and the zygote, no zombie
 
 
-_RACING_FORKS = (  # the clean-up's kill(-1) lands while these are inside fork()
-    b"import os, time\n"
-    b"def transform(g):\n"
-    b"    for _ in range(16):\n"
-    b"        if os.fork() == 0:\n"
-    b"            os.setsid()\n"
-    b"            if os.fork() == 0:\n"
-    b"                time.sleep(60)\n"
-    b"            os._exit(0)\n"
-    b"    return g\n"
-)
+_RACING_FORKS = _double_forks(16)  # the clean-up's kill(-1) lands while these are in fork()
 _FORK_CHAINS = (  # each chain forks and exits forever: one live process, never the same
     b"import os\n"
     b"def transform(g):\n"

@@ -406,7 +406,6 @@ class Plan:
         self.mine = mine
         self.start = start
         self.shift = shift
-        self.suffix = suffix
         self.entry = entry
         self.namespace = namespace
         self._runner: tuple[_Step, tuple[str, ...]] | None = None

@@ -27,8 +27,10 @@ class UnprivilegedProcessSandbox(ProcessSandbox):
             raise RuntimeError(f"cannot run supervisors as nobody: {problem}")
         super().__init__(workers)
 
-    def _spawn_worker(self) -> PipeWorker:
+    def _spawn_worker(self, cpu_slot: int | None) -> PipeWorker:
         argv = [self.python, "-s", "-B", "-P", str(RUNNER)]
+        if cpu_slot is not None:
+            argv += ["--cpu-slot", str(cpu_slot)]
         return PipeWorker(
             unprivileged.command(argv, supervisor_environment()), {"PATH": "/usr/bin:/bin"}
         )

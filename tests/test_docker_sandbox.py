@@ -145,3 +145,16 @@ def test_killing_a_container_mid_run_changes_no_verdict(docker_image):
         assert [r.grid for r in disturbed[index].results] == [r.grid for r in calm[index].results]
     time.sleep(0.5)
     assert sb.leftover_containers() == []
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_each_containers_programs_run_on_one_cpu_of_its_own(dsb):
+    """The supervisors pin themselves (``--cpu-slot``): programs share their one CPU."""
+    src = (
+        b"import os\ndef transform(g):\n    cpus = sorted(os.sched_getaffinity(0))\n"
+        b"    return [[len(cpus), cpus[0] % 10]]\n"
+    )
+    seen = {r.results[0].grid for _, r in dsb.map([Job(Program(src), (G1,))] * 12)}
+    assert {grid[0][0] for grid in seen} == {1}, seen
+    # both containers took jobs (two slots, two CPUs), each on its own CPU
+    assert len({grid[0][1] for grid in seen}) == 2, seen

@@ -222,7 +222,7 @@ class FakeWorker:
 def test_a_pool_that_cannot_start_every_worker_stops_those_it_started():
     made: list[FakeWorker] = []
 
-    def spawn() -> FakeWorker:
+    def spawn(slot: int) -> FakeWorker:
         if len(made) == 2:
             raise WorkerLost("no more")
         made.append(FakeWorker())
@@ -238,7 +238,7 @@ def test_a_pool_that_cannot_start_every_worker_stops_those_it_started():
 def test_a_worker_that_cannot_be_replaced_is_infra_not_an_exception():
     made: list[FakeWorker] = []
 
-    def spawn() -> FakeWorker:
+    def spawn(slot: int) -> FakeWorker:
         if made:
             raise WorkerLost("cannot start another")
         made.append(FakeWorker())
@@ -251,3 +251,21 @@ def test_a_worker_that_cannot_be_replaced_is_infra_not_an_exception():
         # the capacity is gone: later jobs fail at once rather than wait forever
         assert sb.run(PROGRAM, [((1,),)]).error == "no worker left"
     assert made[0].closed
+
+
+def test_workers_get_distinct_cpu_slots_and_a_replacement_takes_the_lost_ones():
+    slots: list[int] = []
+
+    def spawn(slot: int) -> FakeWorker:
+        slots.append(slot)
+        return FakeWorker()
+
+    workers = LocalWorkers(spawn, 3)
+    opened = workers.open()
+    assert sorted(slots) == [0, 1, 2]
+    lost = opened.slots[1]  # its slot: the second one started
+    fresh = workers.recover(lost, WorkerLost("gone"))
+    assert fresh is not None and slots[-1] == slots[1]
+    # a second loss of the same slot's worker: the slot is free again, not doubled up
+    assert workers.recover(fresh, WorkerLost("gone")) is not None and slots[-1] == slots[1]
+    workers.close()

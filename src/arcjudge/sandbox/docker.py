@@ -350,6 +350,8 @@ class DockerSandbox(LocalPool):
         runtime: The OCI runtime containers run under (docker's ``--runtime``, e.g.
             ``runsc`` for gVisor); default ``$ARCJUDGE_DOCKER_RUNTIME``, else the
             daemon's default runtime.
+        pin_cpus: Pin each container's supervisor (and so its programs) to a CPU of its
+            own (see ``LocalPool``; default: yes unless ``$ARCJUDGE_PIN_CPUS`` is ``0``).
 
     Raises:
         DockerUnavailable: If the daemon does not answer or the image is missing.
@@ -370,8 +372,9 @@ class DockerSandbox(LocalPool):
         tmpfs_bytes: int = 256 << 20,
         preload: tuple[str, ...] | None = None,
         runtime: str | None = None,
+        pin_cpus: bool | None = None,
     ) -> None:
-        super().__init__(workers)
+        super().__init__(workers, pin_cpus=pin_cpus)
         self.client = docker_client()
         self.image = image or expected_image()
         check_image(self.client, self.image)
@@ -398,7 +401,7 @@ class DockerSandbox(LocalPool):
             f"{LABEL}.owner": f"{socket.gethostname()}:{os.getpid()}",
         }
 
-    def _spawn_worker(self) -> DockerWorker:
+    def _spawn_worker(self, cpu_slot: int | None) -> DockerWorker:
         volumes = {str(RUNTIME_DIR): {"bind": CONTAINER_RUNTIME, "mode": "ro"}}
         tmpfs = {
             "/tmp": f"size={self.tmpfs_bytes},mode=0755,nr_inodes={SCRATCH_INODES}",
@@ -437,6 +440,8 @@ class DockerSandbox(LocalPool):
         argv = ["python3", "-s", "-B", "-P", f"{CONTAINER_RUNTIME}/runner.py", "--scrub", SCRUB]
         if self.preload is not None:
             argv += ["--preload", ",".join(self.preload)]
+        if cpu_slot is not None:
+            argv += ["--cpu-slot", str(cpu_slot)]
         try:
             return DockerWorker(self.client, self.image, options, argv, self.runtimes)
         except WorkerLost:

@@ -196,6 +196,8 @@ class ProcessSandbox(LocalPool):
         isolation: Set ``False`` to skip namespaces and privilege dropping (for tests of
             the fallback path and for debugging).
         python: The interpreter that runs the supervisors.
+        pin_cpus: Pin each supervisor (and so its programs) to a CPU of its own (see
+            ``LocalPool``; default: yes unless ``$ARCJUDGE_PIN_CPUS`` is ``0``).
     """
 
     name = "process"
@@ -207,18 +209,21 @@ class ProcessSandbox(LocalPool):
         preload: tuple[str, ...] | None = None,
         isolation: bool = True,
         python: str = sys.executable,
+        pin_cpus: bool | None = None,
     ) -> None:
-        super().__init__(workers)
+        super().__init__(workers, pin_cpus=pin_cpus)
         self.preload = preload
         self.isolation = isolation
         self.python = python
 
-    def _spawn_worker(self) -> PipeWorker:
+    def _spawn_worker(self, cpu_slot: int | None) -> PipeWorker:
         argv = [self.python, "-s", "-B", "-P", str(RUNNER)]
         if self.preload is not None:
             argv += ["--preload", ",".join(self.preload)]
         if not self.isolation:
             argv.append("--no-isolation")
+        if cpu_slot is not None:
+            argv += ["--cpu-slot", str(cpu_slot)]
         return PipeWorker(argv, supervisor_environment())
 
 

@@ -1023,8 +1023,28 @@ def _preload(names: list[str]) -> list[str]:
     return loaded
 
 
+def pin_to_slot(slot: int) -> int | None:
+    """Pin this process to the ``slot``-th CPU (modulo) of those it may use.
+
+    Called first thing, before any import starts a thread and before the zygote is
+    forked, so every thread and program after it inherits the CPU.
+
+    Returns:
+        The CPU, or ``None`` where affinity cannot be set (not Linux, or refused).
+    """
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+        cpu = allowed[slot % len(allowed)]
+        os.sched_setaffinity(0, {cpu})
+    except (OSError, ValueError, IndexError):
+        return None
+    return cpu
+
+
 def main(argv: list[str]) -> int:
-    """Entry point: ``runner.py [--preload a,b,c] [--no-isolation] [--scrub /tmp:/dev/shm]``."""
+    """Entry point: ``runner.py [--preload a,b] [--no-isolation] [--scrub DIRS] [--cpu-slot K]``."""
     preload = list(DEFAULT_PRELOAD)
     isolation = True
     scrub: tuple[str, ...] = ()
@@ -1037,6 +1057,8 @@ def main(argv: list[str]) -> int:
             isolation = False
         elif arg == "--scrub":
             scrub = tuple(p for p in args.pop(0).split(":") if p)
+        elif arg == "--cpu-slot":
+            pin_to_slot(int(args.pop(0)))
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
     chan_out = os.dup(1)

@@ -5,6 +5,7 @@ Usage::
     python bench/mutate_speed.py [--tasks 41] [--modes before,after] [--target-pairs K]
                                  [--inputs 20] [--workers 2] [--scale 1.0] [--seed 0]
                                  [--dsl-padding 160] [--batch N] [--keep DIR]
+                                 [--before-pinned]
 
     python bench/mutate_speed.py --tasks 41 --modes before,after
     python bench/mutate_speed.py --tasks 400 --modes after --target-pairs 6
@@ -20,7 +21,10 @@ pairs) with outputs computed by that synthetic verifier (in this process: our ow
 code), so every verifier is right on its task and its mutants' wrong grids confirm.
 
 Each mode runs ``arcjudge mutate`` (``--backend process --workers N``, every operator, a
-fresh output directory and result store) as a subprocess and prints the mutants, wall
+fresh output directory and result store) as a subprocess: ``before`` as before issue 18,
+one program per mutant (``--one-program-per-mutant``) with the supervisors placed by the
+kernel (``ARCJUDGE_PIN_CPUS=0``; ``--before-pinned``: pinned as ``after``'s are), ``after``
+as ``mutate`` runs by default. It prints the mutants, wall
 time, mutants per second and the CPU time of the run (the command and its sandbox
 processes), and the CPU time the mutants' own work would take if each mutant cost what
 its original does in-process (a floor no sandbox beats much: mutants that fail early
@@ -180,14 +184,17 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> dict[str, float
         "--backend", "process", "--workers", str(args.workers), "--no-progress",
         "--seed", str(args.seed),
     ]  # fmt: skip
-    if mode == "before":
+    env = {}
+    if mode == "before":  # as before issue 18: a program per mutant, placed by the kernel
         argv.append("--one-program-per-mutant")
+        if not args.before_pinned:
+            env["ARCJUDGE_PIN_CPUS"] = "0"
     if args.target_pairs is not None:
         argv += ["--target-pairs", str(args.target_pairs)]
     if args.batch is not None:
         argv += ["--batch", str(args.batch)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    stdout, wall = arcjudge_or_exit(argv)
+    stdout, wall = arcjudge_or_exit(argv, env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     mutants = sum(1 for _ in open(out / "mutants.jsonl"))
@@ -222,6 +229,12 @@ def main() -> None:
         help="generated filler functions appended to dsl.py (RE-ARC's is ~3,000 lines)",
     )
     parser.add_argument("--batch", type=int, help="mutants per batch (default: mutate's)")
+    parser.add_argument(
+        "--before-pinned",
+        action="store_true",
+        help="run before with the supervisors pinned to CPUs (default: placed by the kernel, "
+        "as before issue 18)",
+    )
     parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temp dir)")
     args = parser.parse_args()
     modes = [m for m in args.modes.split(",") if m]

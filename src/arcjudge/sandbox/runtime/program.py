@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypedDict
 
-    from . import canonical, framing, rootfs, seccomp, splitstream
+    from . import canonical, framing, modcode, rootfs, seccomp, splitstream
     from . import isolation as iso
     from .framing import JsonObject
 
@@ -57,6 +57,7 @@ else:
     import canonical
     import framing
     import isolation as iso
+    import modcode
     import rootfs
     import seccomp
     import splitstream
@@ -384,6 +385,7 @@ def _load(job: JsonObject, workdir: str) -> Callable[..., object]:
     """Compile and run the program's module; return its entry point (or exit)."""
     warnings.simplefilter("ignore")
     sys.path[:0] = list(job["module_dirs"])
+    modcode.install(job.pop("module_code", None) or {}, list(job["module_dirs"]))
     sys.argv = ["program.py"]
     source = base64.b64decode(job["source"])
     del job["source"]

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypedDict
 
-    from . import canonical, framing, rootfs, seccomp, zygote
+    from . import canonical, framing, modcode, rootfs, seccomp, zygote
     from . import isolation as iso
     from .framing import JsonObject
     from .program import Settings
@@ -64,6 +64,7 @@ else:
     import canonical
     import framing
     import isolation as iso
+    import modcode
     import rootfs
     import seccomp
     import zygote
@@ -286,6 +287,15 @@ class _Child:
         }
         if job.get("op") == "variants":
             frame["variants"] = True
+        module_dirs = frame["module_dirs"]
+        if module_dirs:  # where the program will see them: see rootfs.enter_minimal_root
+            visible = [
+                f"{rootfs.MODULES}/{k}" if iso_state.namespaced else path
+                for k, path in enumerate(module_dirs)
+            ]
+            frame["module_code"] = self.sup.module_code.for_job(
+                base64.b64decode(str(job["source"])), module_dirs, visible
+            )
         if iso_state.namespaced:
             frame["workdir"] = rootfs.WORKDIR
         else:
@@ -501,6 +511,7 @@ class Supervisor:
         self.harness_gone = False
         self._uids: set[int] = set()
         self._rng = random.SystemRandom()
+        self.module_code = modcode.ModuleCode()
         self.zygote = zygote.Client((chan_in, chan_out), self.iso.pid1, self.iso.program_settings())
         self.iso.protections["subreaper"] = self.zygote.subreaper
 

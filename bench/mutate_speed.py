@@ -5,7 +5,7 @@ Usage::
     python bench/mutate_speed.py [--tasks 41] [--modes before,after] [--target-pairs K]
                                  [--inputs 20] [--workers 2] [--scale 1.0] [--seed 0]
                                  [--dsl-padding 160] [--batch N] [--keep DIR]
-                                 [--before-pinned]
+                                 [--before-pinned] [--before-src DIR]
 
     python bench/mutate_speed.py --tasks 41 --modes before,after
     python bench/mutate_speed.py --tasks 400 --modes after --target-pairs 6
@@ -23,7 +23,9 @@ code), so every verifier is right on its task and its mutants' wrong grids confi
 Each mode runs ``arcjudge mutate`` (``--backend process --workers N``, every operator, a
 fresh output directory and result store) as a subprocess: ``before`` as before issue 18,
 one program per mutant (``--one-program-per-mutant``) with the supervisors placed by the
-kernel (``ARCJUDGE_PIN_CPUS=0``; ``--before-pinned``: pinned as ``after``'s are), ``after``
+kernel (``ARCJUDGE_PIN_CPUS=0``; ``--before-pinned``: pinned as ``after``'s are) or, with
+``--before-src DIR``, ``arcjudge mutate`` of that ``src/`` (e.g. the commit before issue 18,
+a44188d, whose only way was one program per mutant), ``after``
 as ``mutate`` runs by default. It prints the mutants, wall
 time, mutants per second and the CPU time of the run (the command and its sandbox
 processes), and the CPU time the mutants' own work would take if each mutant cost what
@@ -185,7 +187,9 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> dict[str, float
         "--seed", str(args.seed),
     ]  # fmt: skip
     env = {}
-    if mode == "before":  # as before issue 18: a program per mutant, placed by the kernel
+    if mode == "before" and args.before_src:  # the code of before issue 18 itself
+        env["PYTHONPATH"] = str(args.before_src)
+    elif mode == "before":  # as before issue 18: a program per mutant, placed by the kernel
         argv.append("--one-program-per-mutant")
         if not args.before_pinned:
             env["ARCJUDGE_PIN_CPUS"] = "0"
@@ -230,6 +234,12 @@ def main() -> None:
     )
     parser.add_argument("--batch", type=int, help="mutants per batch (default: mutate's)")
     parser.add_argument(
+        "--before-src",
+        type=Path,
+        help="run before with this src/ (e.g. `git archive a44188d src`: the code the issue "
+        "measured) instead of this checkout's --one-program-per-mutant",
+    )
+    parser.add_argument(
         "--before-pinned",
         action="store_true",
         help="run before with the supervisors pinned to CPUs (default: placed by the kernel, "
@@ -249,6 +259,8 @@ def main() -> None:
         n = build(work, root, args.tasks, args.inputs, args.seed, args.scale, args.dsl_padding)
         dsl_lines = (work / "re-arc" / "dsl.py").read_text().count("\n")
         print(f"code: {code_state()}; {load_note()}")
+        if args.before_src:
+            print(f"before: arcjudge mutate of {args.before_src}")
         print(
             f"{n} tasks (of {args.tasks}), <= {args.inputs} inputs each, scale {args.scale}, "
             f"dsl.py {dsl_lines} lines"

@@ -65,6 +65,20 @@ def test_files_over_the_cap_are_left_to_the_program(tmp_path, monkeypatch):
     assert sorted(code) == ["/v/helper.py"]  # dsl.py (32 bytes) is over the cap, helper.py (23) not
 
 
+def test_code_sent_with_a_job_and_kept_stays_within_its_budgets(tmp_path, monkeypatch):
+    _, second = _dirs(tmp_path)
+    cache = modcode.ModuleCode()
+    one = cache.for_job(b"import helper\n", [str(second)], ["/v"])
+    size = len(one["/v/helper.py"][1])
+    monkeypatch.setattr(modcode, "MAX_JOB_CODE", size)
+    both = cache.for_job(b"import helper\nimport unused\n", [str(second)], ["/v"])
+    assert sorted(both) == ["/v/helper.py"]  # the second file would pass the job's budget
+    monkeypatch.setattr(modcode, "MAX_KEPT_CODE", size)
+    (second / "third.py").write_text("def t(x):\n    return x\n")
+    cache.for_job(b"import third\n", [str(second)], ["/v"])
+    assert cache._kept <= size and len(cache._compiled) == 1  # the older ones were dropped
+
+
 def test_compiled_code_is_kept_by_content(tmp_path, monkeypatch):
     _, second = _dirs(tmp_path)
     calls = []

@@ -13,8 +13,9 @@ supervisor reads itself, never from a program.
 
 Which files a job gets is a guess from the text alone: the modules named by ``import X``
 and ``from X import`` lines of the program and, in turn, of those files (top-level module
-files ``X.py`` of the module directories only). A file the guess misses, or one larger
-than ``MAX_FILE_BYTES``, or one that does not compile, is compiled by the program as before.
+files ``X.py`` of the module directories only). A file the guess misses, one larger than
+``MAX_FILE_BYTES``, one past the job's ``MAX_JOB_CODE`` or one that does not compile is
+compiled by the program as before.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ MAX_FILE_BYTES = 2 << 20
 """Larger module files are left to the program (the supervisor's compile stays bounded)."""
 MAX_FILES = 32
 """Module files sent with one job, and compiled files kept per supervisor."""
+MAX_JOB_CODE = 16 << 20
+"""Encoded code sent with one job (the job frame stays far below the program's cap)."""
+MAX_KEPT_CODE = 64 << 20
+"""Encoded code kept per supervisor (in a container it shares the memory limit)."""
 _IMPORTS = re.compile(
     rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import\b|import[ \t]+([A-Za-z_][\w \t,]*))",
     re.MULTILINE,
@@ -62,6 +67,7 @@ class ModuleCode:
         self._compiled: collections.OrderedDict[tuple[str, str], str | None] = (
             collections.OrderedDict()
         )
+        self._kept = 0  # characters of code in _compiled
 
     def for_job(
         self, source: bytes, module_dirs: list[str], visible_dirs: list[str]
@@ -80,6 +86,7 @@ class ModuleCode:
         found: dict[str, list[str]] = {}
         queue = imported_names(source)
         seen: set[str] = set()
+        size = 0
         while queue and len(found) < MAX_FILES:
             name = queue.pop(0)
             if name in seen:
@@ -92,8 +99,9 @@ class ModuleCode:
                 path = os.path.join(there, name + ".py")
                 digest = hashlib.sha256(data).hexdigest()
                 code = self._code(data, digest, path)
-                if code is not None:
+                if code is not None and size + len(code) <= MAX_JOB_CODE:
                     found[path] = [digest, code]
+                    size += len(code)
                     queue.extend(imported_names(data))
                 break  # the first directory on sys.path that has it is the one imported
         return found
@@ -111,8 +119,10 @@ class ModuleCode:
         except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
             code = None  # the program compiles it and meets the error itself
         self._compiled[key] = code
-        while len(self._compiled) > MAX_FILES:
-            self._compiled.popitem(last=False)
+        self._kept += len(code or "")
+        while len(self._compiled) > MAX_FILES or self._kept > MAX_KEPT_CODE:
+            _, dropped = self._compiled.popitem(last=False)
+            self._kept -= len(dropped or "")
         return code
 
 

@@ -88,7 +88,8 @@ def main() -> None:
                   f"{seconds:.1f} s = "
                   f"{rate:.0f} programs/min, {seconds / raw_seconds:.3f}x raw; harness "
                   f"process {usage.cpu:.1f} s CPU ({per_input:.4f} ms per input), peak RSS "
-                  f"{usage.rss / (1 << 20):.0f} MiB")  # fmt: skip
+                  f"{usage.rss / (1 << 20):.0f} MiB; sandbox processes {usage.children_cpu:.1f} s "
+                  f"CPU")  # fmt: skip
             print("\n".join(stdout.splitlines()[:3]))
             print("\n".join(x for x in stdout.splitlines() if x.startswith("node ")))
             if label == "cold":

@@ -24,20 +24,27 @@ try:
     code = main(sys.argv[1:])
 finally:
     u = resource.getrusage(resource.RUSAGE_SELF)
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(os.environ["ARCJUDGE_BENCH_USAGE"], "w") as fh:
-        json.dump({"cpu": u.ru_utime + u.ru_stime, "rss": u.ru_maxrss * 1024}, fh)
+        json.dump({"cpu": u.ru_utime + u.ru_stime, "rss": u.ru_maxrss * 1024,
+                   "children": c.ru_utime + c.ru_stime}, fh)
 sys.exit(code)
 """
 
 
 @dataclass(frozen=True)
 class Usage:
-    """One command: its standard output, wall seconds, own CPU seconds and peak RSS bytes."""
+    """One command: its standard output, wall seconds, own CPU seconds and peak RSS bytes.
+
+    ``children_cpu``: the CPU seconds of the processes it started and waited for (the
+    local sandbox's supervisors, and through them the programs), when it exits.
+    """
 
     stdout: str
     seconds: float
     cpu: float
     rss: int
+    children_cpu: float = 0.0
 
 
 def arcjudge_usage(argv: list[str]) -> Usage:
@@ -55,7 +62,9 @@ def arcjudge_usage(argv: list[str]) -> Usage:
             print(proc.stdout[-2000:], proc.stderr[-2000:])
             raise SystemExit(1)
         data = json.loads(report.read_text())
-    return Usage(proc.stdout, seconds, float(data["cpu"]), int(data["rss"]))
+    return Usage(
+        proc.stdout, seconds, float(data["cpu"]), int(data["rss"]), float(data["children"])
+    )
 
 
 def store_bytes(path: Path) -> int:

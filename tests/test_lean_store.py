@@ -235,18 +235,6 @@ PRAGMA user_version = 2;
 """
 
 
-def test_a_schema_2_store_is_refused_and_left_as_it_was(tmp_path):
-    assert SCHEMA_VERSION == 4
-    old = tmp_path / "old.sqlite"
-    with sqlite3.connect(old) as db:
-        db.executescript(OLD)
-    with pytest.raises(StoreError, match=r"schema 2.*schema 4 only.*delete the file"):
-        ResultStore(old)
-    with sqlite3.connect(old) as db:
-        assert db.execute("SELECT grid FROM results").fetchall() == [("[[1]]",)]
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
-
-
 SCHEMA_3 = """
 CREATE TABLE results (key BLOB PRIMARY KEY, status TEXT NOT NULL, digest BLOB) WITHOUT ROWID;
 CREATE TABLE extras (key BLOB PRIMARY KEY, grid TEXT, output TEXT, error TEXT);
@@ -257,15 +245,25 @@ PRAGMA user_version = 3;
 """
 
 
-def test_a_schema_3_store_is_refused_and_left_as_it_was(tmp_path):
+@pytest.mark.parametrize(
+    ("script", "version", "query", "rows"),
+    [
+        (OLD, 2, "SELECT grid FROM results", [("[[1]]",)]),
+        (SCHEMA_3, 3, "SELECT COUNT(*) FROM results", [(1,)]),
+    ],
+)
+def test_an_older_schema_store_is_refused_and_left_as_it_was(
+    tmp_path, script, version, query, rows
+):
+    assert SCHEMA_VERSION == 4
     old = tmp_path / "old.sqlite"
     with sqlite3.connect(old) as db:
-        db.executescript(SCHEMA_3)
-    with pytest.raises(StoreError, match=r"schema 3.*schema 4 only.*delete the file"):
+        db.executescript(script)
+    with pytest.raises(StoreError, match=rf"schema {version}.*schema 4 only.*delete the file"):
         ResultStore(old)
     with sqlite3.connect(old) as db:
-        assert db.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 1
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert db.execute(query).fetchall() == rows
+        assert db.execute("PRAGMA user_version").fetchone()[0] == version
 
 
 def test_a_programs_keys_share_its_part_and_differ_by_input():

@@ -133,21 +133,11 @@ def test_the_loader_uses_the_code_only_for_the_same_bytes(tmp_path):
     assert out == ["given", "source", "SourceFileLoader"]
 
 
-def _world_readable(path: Path) -> None:
-    for p in [path, *path.rglob("*")]:
-        os.chmod(p, 0o755 if p.is_dir() else 0o644)
-    for parent in path.parents:
-        if parent == Path(parent.anchor):
-            break
-        os.chmod(parent, os.stat(parent).st_mode | 0o005)
-
-
 def test_programs_import_precompiled_files_with_the_same_results(sandbox, tmp_path):
     mods = tmp_path / "mods"
     mods.mkdir()
     (mods / "dsl.py").write_text("from helper import *\ndef double(g):\n    return g + g\n")
     (mods / "helper.py").write_text("def boom(g):\n    raise ValueError('boom from helper')\n")
-    _world_readable(mods)
     source = (
         b"from dsl import *\n"
         b"def verify(I):\n"
@@ -172,7 +162,6 @@ def test_a_program_cannot_change_the_code_the_next_program_gets(sandbox, tmp_pat
     mods = tmp_path / "mods"
     mods.mkdir()
     (mods / "dsl.py").write_text("VALUE = 1\n")
-    _world_readable(mods)
     poison = Program(
         b"import dsl, marshal, base64, sys\n"
         b"def verify(I):\n"

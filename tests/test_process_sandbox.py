@@ -248,10 +248,6 @@ def test_interpreter_installed_under_tmp_stays_visible_in_the_minimal_root():
         shutil.rmtree(venv, ignore_errors=True)
 
 
-def _affinity(pid: int) -> set[int]:
-    return os.sched_getaffinity(pid)
-
-
 TWO_CPUS = pytest.mark.skipif(
     not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
     reason="needs two CPUs to pin two supervisors apart",
@@ -273,7 +269,7 @@ AFFINITY = prog(
 def test_supervisors_are_pinned_apart_and_their_programs_share_their_cpu():
     with ProcessSandbox(workers=2, pin_cpus=True) as sb:
         sb.start()
-        pinned = [_affinity(w.proc.pid) for w in sb.workers]  # type: ignore[attr-defined]
+        pinned = [os.sched_getaffinity(w.proc.pid) for w in sb.workers]  # type: ignore[attr-defined]
         assert all(len(cpus) == 1 for cpus in pinned) and pinned[0] != pinned[1]
         allowed = {cpu % 10 for cpus in pinned for cpu in cpus}
         # every program runs on its supervisor's one CPU, even after the program before
@@ -283,11 +279,11 @@ def test_supervisors_are_pinned_apart_and_their_programs_share_their_cpu():
         assert {grid[0][1] for grid in seen} <= allowed
         # a lost supervisor's replacement takes its CPU, not the other one's
         victim = sb.workers[0]
-        cpu = _affinity(victim.proc.pid)  # type: ignore[attr-defined]
+        cpu = os.sched_getaffinity(victim.proc.pid)  # type: ignore[attr-defined]
         os.kill(victim.proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
         results = [r for _, r in sb.map([Job(AFFINITY, (G1,))] * 4)]
         assert all(r.status is ProgramStatus.LOADED for r in results[1:])
-        now = sorted(tuple(_affinity(w.proc.pid)) for w in sb.workers)  # type: ignore[attr-defined]
+        now = sorted(tuple(os.sched_getaffinity(w.proc.pid)) for w in sb.workers)  # type: ignore[attr-defined]
         assert len(now) == 2 and tuple(cpu) in now and now[0] != now[1]
 
 
@@ -295,4 +291,4 @@ def test_unpinned_supervisors_keep_every_cpu():
     with ProcessSandbox(workers=2, pin_cpus=False) as sb:
         sb.start()
         for worker in sb.workers:
-            assert _affinity(worker.proc.pid) == os.sched_getaffinity(0)  # type: ignore[attr-defined]
+            assert os.sched_getaffinity(worker.proc.pid) == os.sched_getaffinity(0)  # type: ignore[attr-defined]

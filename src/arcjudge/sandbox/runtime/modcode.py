@@ -64,7 +64,7 @@ class ModuleCode:
     """The supervisor's compiled module files, by content and program-visible path."""
 
     def __init__(self) -> None:
-        self._compiled: collections.OrderedDict[tuple[str, str], str | None] = (
+        self._compiled: collections.OrderedDict[tuple[str, str], tuple[str | None, list[str]]] = (
             collections.OrderedDict()
         )
         self._kept = 0  # characters of code in _compiled
@@ -98,15 +98,16 @@ class ModuleCode:
                     continue
                 path = os.path.join(there, name + ".py")
                 digest = hashlib.sha256(data).hexdigest()
-                code = self._code(data, digest, path)
+                code, names = self._code(data, digest, path)
                 if code is not None and size + len(code) <= MAX_JOB_CODE:
                     found[path] = [digest, code]
                     size += len(code)
-                    queue.extend(imported_names(data))
+                    queue.extend(names)
                 break  # the first directory on sys.path that has it is the one imported
         return found
 
-    def _code(self, data: bytes, digest: str, path: str) -> str | None:
+    def _code(self, data: bytes, digest: str, path: str) -> tuple[str | None, list[str]]:
+        """The file's code (``None``: it does not compile) and the modules it imports."""
         key = (digest, path)
         if key in self._compiled:
             self._compiled.move_to_end(key)
@@ -118,29 +119,24 @@ class ModuleCode:
             code: str | None = base64.b64encode(marshal.dumps(compiled)).decode("ascii")
         except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
             code = None  # the program compiles it and meets the error itself
-        self._compiled[key] = code
+        entry = (code, imported_names(data))
+        self._compiled[key] = entry
         self._kept += len(code or "")
         while len(self._compiled) > MAX_FILES or self._kept > MAX_KEPT_CODE:
-            _, dropped = self._compiled.popitem(last=False)
+            _, (dropped, _names) = self._compiled.popitem(last=False)
             self._kept -= len(dropped or "")
-        return code
+        return entry
 
 
 def _read(path: str) -> bytes | None:
     """A regular file's bytes, ``None`` if missing, unreadable or over ``MAX_FILE_BYTES``."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO never blocks us
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(os.dup(fd), "rb") as fh:
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:  # a FIFO: no wait
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError:
         return None
-    finally:
-        os.close(fd)
     return data if len(data) <= MAX_FILE_BYTES else None
 
 

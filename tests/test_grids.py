@@ -25,11 +25,14 @@ from arcjudge.grids import (
     canonicalize,
     hamming_distance,
     is_grid,
+    same_shape,
     to_grid,
     to_lists,
     validate_plain,
+    wire_distance,
 )
 from arcjudge.sandbox.runtime.canonical import canonical_wire, exact_grid, from_wire, to_wire
+from arcjudge.sandbox.types import wire_of
 
 CANONICAL_PATH = Path(canonical_module.__file__)
 
@@ -844,6 +847,23 @@ def test_prop_hamming_matches_reference(a: tuple, b: tuple) -> None:
     assert d == hamming_distance(b, a)
     assert (d == 0.0) == (a == b)
     assert canonical_distance(a, b) == d  # the unchecked fast version: the same float
+    wa, wb = wire_of(a), wire_of(b)
+    assert wire_distance(wa, wb) == d  # on the compact forms: the same float again
+    assert same_shape(wa, wb) == (len(a) == len(b) and len(a[0]) == len(b[0]))
+
+
+@given(small_grids, st.data())
+def test_prop_wire_distance_of_same_shapes_matches_the_grids(
+    grid: tuple, data: st.DataObject
+) -> None:
+    cells = [list(row) for row in grid]
+    for _ in range(data.draw(st.integers(0, 8))):
+        r = data.draw(st.integers(0, len(cells) - 1))
+        c = data.draw(st.integers(0, len(cells[0]) - 1))
+        cells[r][c] = data.draw(st.integers(0, 9))
+    other = tuple(tuple(row) for row in cells)
+    assert wire_distance(wire_of(grid), wire_of(other)) == canonical_distance(grid, other)
+    assert same_shape(wire_of(grid), wire_of(other))
 
 
 @given(small_grids)

@@ -7,7 +7,7 @@ import difflib
 import random
 import warnings
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -420,27 +420,34 @@ def test_all_sample_mutants_compile_and_diff_like_difflib() -> None:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_splice_diff_trimmed_equals_difflib_on_the_window(seed: int) -> None:
-    def untrimmed(original: str, start: int, end: int, replacement: str) -> str:
-        with pytest.MonkeyPatch.context() as patch:
+def test_splice_diff_cut_or_quick_equals_difflib_on_the_window(seed: int) -> None:
+    def plain(original: str, start: int, end: int, replacement: str) -> str:
+        with pytest.MonkeyPatch.context() as patch:  # difflib on the whole window
             patch.setattr(diffing, "_trim", lambda before, after: None)
+            patch.setattr(diffing, "_one_replacement", lambda *args: None)
             return diffing.splice_diff(original, start, end, replacement)
 
-    # Few distinct lines, many repeated (blank) ones: where cutting shared lines could
-    # change difflib's matching if the guard let it (it fails without any of its tests
-    # but the one for autojunk, which is kept to be safe).
+    # Few distinct lines, many repeated (blank) ones: where cutting shared lines, or
+    # writing the hunk without difflib, could change difflib's answer if the guards let
+    # it (it fails without any of their tests but the one for autojunk, which is kept to
+    # be safe).
     rng = random.Random(seed)
-    cuts: list[tuple[int, int]] = []
-    trim = diffing._trim
+    taken: list[str] = []
+    trim, quick = diffing._trim, diffing._one_replacement
 
-    def counted(before: list[str], after: list[str]) -> tuple[int, int] | None:
+    def counted_trim(before: list[str], after: list[str]) -> tuple[int, int] | None:
         cut = trim(before, after)
-        cuts.extend([cut] if cut else [])
+        taken.extend(["cut"] if cut else [])
         return cut
+
+    def counted_quick(*args: Any) -> str | None:
+        text = quick(*args)
+        taken.extend(["quick"] if text is not None else [])
+        return text
 
     for _ in range(400):
         alphabet = ["\n", "a\n", "b\n", "c\n", "d\n"][: rng.randint(2, 5)]
-        unique = rng.random()  # unique lines let the guard allow a cut
+        unique = rng.random()  # unique lines let the guards allow a cut or the quick way
         lines = [
             f"u{i}\n" if rng.random() < unique else rng.choice(alphabet)
             for i in range(rng.randint(0, 40))
@@ -450,15 +457,19 @@ def test_splice_diff_trimmed_equals_difflib_on_the_window(seed: int) -> None:
         starts = [0] + [i + 1 for i, ch in enumerate(original) if ch == "\n"]
         start, end = sorted(rng.sample(starts, 2)) if len(starts) > 1 else (0, 0)
         kept = original[start:end].splitlines(True)
-        changed = [rng.choice([*alphabet, "x\n", "y\n"]) for _ in range(rng.randint(0, 4))]
+        changed = [rng.choice([*alphabet, "x\n", "y\n", "x", f"v{_}\n"])
+                   for _ in range(rng.randint(0, 4))]  # fmt: skip
         at = rng.randint(0, len(kept))
         drop = rng.randint(0, min(3, len(kept) - at))
         replacement = "".join(kept[:at] + changed + kept[at + drop :])
-        expected = untrimmed(original, start, end, replacement)
+        expected = plain(original, start, end, replacement)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(diffing, "_trim", counted)
+            patch.setattr(diffing, "_trim", counted_trim)
+            patch.setattr(diffing, "_one_replacement", counted_quick)
             assert diffing.splice_diff(original, start, end, replacement) == expected
-    assert cuts  # the cut is made, not always refused
+            patch.setattr(diffing, "_one_replacement", lambda *args: None)  # the cut alone
+            assert diffing.splice_diff(original, start, end, replacement) == expected
+    assert "cut" in taken and "quick" in taken  # both ways are taken, not always refused
 
 
 def test_splice_diff_cuts_a_blank_run_and_keeps_line_numbers() -> None:

@@ -29,11 +29,13 @@ def load(source: bytes) -> dict[str, object]:
     return namespace
 
 
-def run(splitter: Splitter, source: bytes, marker: bool = True) -> tuple[bool, object]:
+def run(
+    splitter: Splitter, source: bytes, marker: bool = True, grid: object = GRID
+) -> tuple[bool, object]:
     namespace = load(source)
     plan = splitter.plan(source, namespace)
     assert plan is not None
-    return splitter.call(plan, 0, GRID, marker)
+    return splitter.call(plan, 0, grid, marker)
 
 
 def test_the_base_never_runs_what_makes_its_output():
@@ -82,3 +84,22 @@ def test_frozen_and_same_are_strict():
     assert not same(frozenset({1}), {1}) and not same((frozenset({1}),), ({1},))
     assert not same([1], [1])
     assert splitstream.SAME == "same"
+
+
+def test_a_variant_of_the_first_statement_is_the_base_again_where_its_values_are():
+    splitter = Splitter(BASE, "verify", load(BASE))
+    assert run(splitter, BASE.replace(b"inc(I, 1)", b"inc(I, 2 - 1)")) == (True, None)
+    assert splitter.traces[0].envs[0]["I"] is GRID  # nothing of the base ran before it
+    assert run(splitter, BASE.replace(b"inc(I, 1)", b"inc(I, 2)")) == (False, ((9, 10), (11, 12)))
+    deleted = BASE.replace(b"    x1 = inc(I, 1)\n", b"").replace(b"inc(x1, 2)", b"inc(I, 3)")
+    assert run(splitter, deleted) == (True, None)
+
+
+def test_a_mutable_input_is_never_shared_not_even_with_a_variant_of_the_first_statement():
+    splitter = Splitter(BASE, "verify", load(BASE))
+    rows = [list(r) for r in GRID]
+    assert run(splitter, BASE.replace(b"inc(I, 1)", b"inc(I, 2 - 1)"), grid=rows) == (False, FULL)
+    assert run(splitter, BASE.replace(b"inc(x1, 2)", b"inc(x1, 1 + 1)"), grid=rows) == (
+        False,
+        FULL,
+    )

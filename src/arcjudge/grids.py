@@ -36,7 +36,7 @@ from __future__ import annotations
 from operator import ne as _ne
 
 from arcjudge.sandbox.runtime.canonical import MAX_SIDE, canonicalize, validate_plain
-from arcjudge.sandbox.types import Grid
+from arcjudge.sandbox.types import Grid, WireGrid, grid_of
 
 __all__ = [
     "MAX_SIDE",
@@ -46,9 +46,11 @@ __all__ = [
     "canonicalize",
     "hamming_distance",
     "is_grid",
+    "same_shape",
     "to_grid",
     "to_lists",
     "validate_plain",
+    "wire_distance",
 ]
 
 
@@ -168,3 +170,33 @@ def canonical_distance(a: Grid, b: Grid) -> float:
     elif hb > ha:
         differing += (hb - ha) * wb
     return differing / (max(ha, hb) * max(wa, wb))
+
+
+def wire_distance(a: WireGrid, b: WireGrid) -> float:
+    """:func:`canonical_distance` of two grids in their compact forms.
+
+    Grids of the same shape are compared as their digit strings, row by row (equal rows
+    skipped at C speed), without decoding them; others are decoded first.
+
+    Args:
+        a: A grid's compact form (:data:`~arcjudge.sandbox.types.WireGrid`).
+        b: Another's.
+
+    Returns:
+        The same value as ``canonical_distance(grid_of(a), grid_of(b))``.
+    """
+    (width, digits), (other_width, other_digits) = a, b
+    if width != other_width or len(digits) != len(other_digits):
+        return canonical_distance(grid_of(a), grid_of(b))
+    differing = 0
+    if digits != other_digits:
+        for start in range(0, len(digits), width):
+            row, other = digits[start : start + width], other_digits[start : start + width]
+            if row != other:
+                differing += sum(map(_ne, row, other))
+    return differing / len(digits)
+
+
+def same_shape(a: WireGrid, b: WireGrid) -> bool:
+    """Whether two grids in their compact forms have the same height and width."""
+    return a[0] == b[0] and len(a[1]) == len(b[1])

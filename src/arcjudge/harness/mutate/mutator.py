@@ -27,9 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arcjudge.grids import canonical_distance
+from arcjudge.grids import same_shape, wire_distance
 from arcjudge.harness.core.corruption import CorruptionRecord
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
+from arcjudge.harness.core.engine import (
+    Candidate,
+    CandidateOutcome,
+    Engine,
+    TaskInput,
+    is_right,
+)
 from arcjudge.harness.core.inputs import DEFAULT_SEED, task_inputs
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
@@ -45,7 +51,15 @@ from arcjudge.mutation import (
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
+from arcjudge.sandbox.types import (
+    VERIFIER_LIMITS,
+    Limits,
+    Program,
+    Status,
+    WireGrid,
+    grid_of,
+    wire_of,
+)
 from arcjudge.tasks import Task, load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
 from arcjudge.vocabulary import MUTANT_STATUSES, RUNTIME_STATUSES, MutantStatus, Split
@@ -98,8 +112,8 @@ def classify(outcome: CandidateOutcome, instances: list[TaskInput]) -> MutantSta
     if outcome.failure is not None:
         return MutantStatus.CRASHES
     oks = [r for r in outcome.results if r is not None and r.status is Status.OK]
-    if any(r.grid != i.expected for i, r in zip(instances, outcome.results, strict=True)
-           if r is not None and r.status is Status.OK):  # fmt: skip
+    if any(r is not None and r.status is Status.OK and not is_right(r, i)
+           for i, r in zip(instances, outcome.results, strict=True)):  # fmt: skip
         return MutantStatus.KILLED
     if len(oks) == len(instances):
         return MutantStatus.EQUIVALENT_ON_EVIDENCE
@@ -223,14 +237,16 @@ class Mutator:
             if c.meta.mutant is None
         }
         records: list[MutantRecord] = []
-        pairs: list[CorruptionRecord] = []
+        seed = self.config.seed
+        expected = [wire_of(i.expected) for i in instances]
+        found: list[tuple[tuple[bool, float, str], str, int, WireGrid]] = []
         for cand, outcome in zip(candidates, outcomes, strict=True):
             mutant = cand.meta.mutant
             if mutant is None:
                 continue
             status = classify(outcome, instances)
             counts = Counter(
-                "wrong" if r is not None and r.status is Status.OK and r.grid != i.expected
+                "wrong" if r is not None and r.status is Status.OK and not is_right(r, i)
                 else "right" if r is not None and r.status is Status.OK
                 else (r.status.value if r is not None else "not_run")
                 for i, r in zip(instances, outcome.results, strict=True)
@@ -247,25 +263,22 @@ class Mutator:
             original = originals.get(cand.meta.source)
             for index in confirmed_indexes(outcome, original, instances):
                 inst, res = instances[index], outcome.results[index]
-                assert res is not None and res.grid is not None  # a confirmed wrong grid
-                pairs.append(CorruptionRecord(
-                    task_id=task_id, mutant_id=mutant.id, split=Split(inst.split),
-                    index=inst.index, input=inst.grid, output=res.grid,
-                    correct_output=inst.expected,
-                    hamming=round(canonical_distance(res.grid, inst.expected), 6),
-                    same_shape=len(res.grid) == len(inst.expected)
-                    and len(res.grid[0]) == len(inst.expected[0]),
-                ))  # fmt: skip
-        seed = self.config.seed
-        pairs.sort(
-            key=lambda p: (
-                not p.same_shape,
-                p.hamming,
-                _tiebreak(seed, p.mutant_id, p.split, p.index),
-            )
-        )
+                assert res is not None and res.wire is not None  # a confirmed wrong grid
+                shape = same_shape(res.wire, expected[index])
+                hamming = round(wire_distance(res.wire, expected[index]), 6)
+                tie = _tiebreak(seed, mutant.id, Split(inst.split), inst.index)
+                found.append(((not shape, hamming, tie), mutant.id, index, res.wire))
+        found.sort(key=lambda f: f[0])  # nearest misses first: same shape, then distance
         if self.config.max_per_task is not None:
-            pairs = pairs[: self.config.max_per_task]
+            found = found[: self.config.max_per_task]
+        pairs = []
+        for (not_same, hamming, _), mutant_id, index, wire in found:
+            inst = instances[index]
+            pairs.append(CorruptionRecord(
+                task_id=task_id, mutant_id=mutant_id, split=Split(inst.split),
+                index=inst.index, input=inst.grid, output=grid_of(wire),
+                correct_output=inst.expected, hamming=hamming, same_shape=not not_same,
+            ))  # fmt: skip
         self.mutants[task_id] = records
         self.corruptions[task_id] = pairs
 

@@ -38,7 +38,13 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, TaskInput, commit_result
+from arcjudge.harness.core.engine import (
+    Candidate,
+    CandidateOutcome,
+    TaskInput,
+    commit_result,
+    is_right,
+)
 from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, input_digest
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.interface import run_variants
@@ -91,11 +97,11 @@ def confirmed_indexes(
     for index, (inst, res, check) in enumerate(
         zip(instances, outcome.results, original.results, strict=True)
     ):
-        if res is None or res.status is not Status.OK or res.grid is None:
+        if res is None or res.status is not Status.OK or res.wire is None:
             continue
-        if res.grid == inst.expected:
+        if is_right(res, inst):
             continue
-        if check is not None and check.status is Status.OK and check.grid == inst.expected:
+        if is_right(check, inst):
             found.append(index)
     return found
 

@@ -478,46 +478,83 @@ def _container_state(value: object) -> object:
     return None
 
 
-def _shared_state(
-    module_dirs: list[str], reference: dict[str, object] | None = None
-) -> dict[str, object]:
+class _SharedState:
     """What variants of one batch share: modules from the module directories, builtins.
 
     Per module: its identity, the identity of each global and the shallow contents of
-    each global list, dict, set or bytearray. Cheap (ids only); compared before and after
-    each variant. With the state before (``reference``), a module whose globals are the
-    same objects has its containers where they were: only those are looked into.
+    each global list, dict, set or bytearray. Cheap (ids only): read once after the base
+    loaded, then after each variant (:meth:`change`). Which modules are tracked is read
+    from ``sys.modules`` again only when its names or module objects changed.
     """
-    roots = tuple(os.path.join(os.path.abspath(d), "") for d in module_dirs)
-    state: dict[str, object] = {}
-    for name, module in list(sys.modules.items()):
-        try:
-            namespace = object.__getattribute__(module, "__dict__")
-        except BaseException:
-            continue
-        if not isinstance(namespace, dict):
-            continue
-        path = namespace.get("__file__")
-        if name != "builtins" and not (isinstance(path, str) and path.startswith(roots)):
-            continue
-        copy = dict(namespace)
-        copy.pop("__builtins__", None)
-        head = (id(module), id(namespace), tuple(copy), tuple(map(id, copy.values())))
-        before = reference.get(name) if reference is not None else None
-        if isinstance(before, tuple) and before[:4] == head:
-            where = before[5]
-        else:
-            where = tuple(k for k, v in copy.items() if type(v) in _CONTAINERS)
-        state[name] = (*head, tuple(_container_state(copy[k]) for k in where), where)
-    return state
 
+    def __init__(self, module_dirs: list[str]) -> None:
+        self._roots = tuple(os.path.join(os.path.abspath(d), "") for d in module_dirs)
+        self._index = self._modules_index()
+        self._tracked = self._scan()
+        self._before = self._read(self._tracked, None)
 
-def _state_change(before: dict[str, object], after: dict[str, object]) -> str | None:
-    """Which shared module a variant changed (``None``: none)."""
-    for name in sorted(set(before) | set(after)):
-        if before.get(name) != after.get(name):
-            return f"module {name!r} changed" if name in before else f"module {name!r} added"
-    return None
+    @staticmethod
+    def _modules_index() -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """``sys.modules``'s names and module identities, in order."""
+        return tuple(sys.modules), tuple(map(id, sys.modules.values()))
+
+    def _scan(self) -> tuple[str, ...]:
+        """The names of the modules to track: ``builtins`` and any from the directories."""
+        names = []
+        for name, module in list(sys.modules.items()):
+            try:
+                namespace = object.__getattribute__(module, "__dict__")
+            except BaseException:
+                continue
+            if not isinstance(namespace, dict):
+                continue
+            path = namespace.get("__file__")
+            if name == "builtins" or (isinstance(path, str) and path.startswith(self._roots)):
+                names.append(name)
+        return tuple(names)
+
+    def _read(
+        self, names: tuple[str, ...], reference: dict[str, object] | None
+    ) -> dict[str, object]:
+        """The tracked modules' state.
+
+        With the state before (``reference``), a module whose globals are the same objects
+        has its containers where they were: only those are looked into.
+        """
+        state: dict[str, object] = {}
+        for name in names:
+            module = sys.modules.get(name)
+            try:
+                namespace = object.__getattribute__(module, "__dict__")
+            except BaseException:
+                continue
+            if not isinstance(namespace, dict):
+                continue
+            path = namespace.get("__file__")
+            if name != "builtins" and not (isinstance(path, str) and path.startswith(self._roots)):
+                continue
+            copy = dict(namespace)
+            copy.pop("__builtins__", None)
+            head = (id(module), id(namespace), tuple(copy), tuple(map(id, copy.values())))
+            before = reference.get(name) if reference is not None else None
+            if isinstance(before, tuple) and before[:4] == head:
+                where = before[5]
+            else:
+                where = tuple(k for k, v in copy.items() if type(v) in _CONTAINERS)
+            state[name] = (*head, tuple(_container_state(copy[k]) for k in where), where)
+        return state
+
+    def change(self) -> str | None:
+        """Which shared module a variant changed since the base loaded (``None``: none)."""
+        index = self._modules_index()
+        names = self._tracked if index == self._index else self._scan()
+        after = self._read(names, self._before)
+        for name in sorted(set(self._before) | set(after)):
+            if self._before.get(name) != after.get(name):
+                return (
+                    f"module {name!r} changed" if name in self._before else f"module {name!r} added"
+                )
+        return None
 
 
 def _answer_variant(
@@ -574,7 +611,7 @@ def _serve_variants(job: JsonObject, workdir: str, base: Callable[..., object]) 
     except Exception:  # not split: every variant runs whole
         splitter = None
     del base_source
-    reference = _shared_state(dirs)
+    shared = _SharedState(dirs)
     fn: Callable[..., object] | None = None
     split: tuple[splitstream.Splitter, splitstream.Plan] | None = None
     while True:
@@ -601,7 +638,7 @@ def _serve_variants(job: JsonObject, workdir: str, base: Callable[..., object]) 
         elif "end" in item:
             fn = split = None
             sys.modules.pop("program", None)
-            change = _state_change(reference, _shared_state(dirs, reference))
+            change = shared.change()
             _flush_output()
             send(RESULT_FD, {"k": "end", "clean": change is None, "e": change})
             if change is not None:

@@ -43,6 +43,8 @@ SAME = "same"
 """The status a variant answers when it computes what the base computes (see above)."""
 
 _PLAIN = (int, bool, str, bytes, float, complex, type(None))
+_PLAIN_SET = frozenset(_PLAIN)
+_PLAIN_OR_TUPLE = _PLAIN_SET | {tuple}
 _Env = dict[str, object]
 _Step = Callable[..., object]
 _Node = TypeVar("_Node", bound=ast.AST)
@@ -293,7 +295,8 @@ def frozen(value: object) -> bool:
             continue
         seen.add(id(v))
         if kind is tuple or kind is frozenset:
-            todo.extend(v)  # type: ignore[arg-type]
+            if not set(map(type, v)) <= _PLAIN_SET:  # type: ignore[call-overload]
+                todo.extend(v)  # type: ignore[arg-type]
         elif kind is types.FunctionType:
             fn: types.FunctionType = v  # type: ignore[assignment]
             for cell in fn.__closure__ or ():
@@ -363,7 +366,7 @@ def same(a: object, b: object) -> bool:
             tb: tuple[object, ...] = b  # type: ignore[assignment]
             if len(ta) != len(tb):
                 return False
-            if any(type(x) not in _PLAIN and type(x) is not tuple for x in ta):
+            if not set(map(type, ta)) <= _PLAIN_OR_TUPLE:
                 return all(same(x, y) for x, y in zip(ta, tb, strict=True))
         elif kind is frozenset:
             if sys.getsizeof(a) != sys.getsizeof(b):
@@ -380,7 +383,7 @@ class _Trace:
     """The base's run on one input: the environment before each statement run so far."""
 
     envs: list[_Env]
-    limit: int | None = None  # the first statement no variant may start after
+    limit: int | None = None  # the first statement no variant may start after (-1: none)
 
 
 _MISSING = object()
@@ -507,7 +510,9 @@ class Splitter:
 
         A variant shares the base's statements before the first one where it differs
         (its module otherwise the same, the statements before it the same to the
-        character position) and never the base's statements from ``cut`` on.
+        character position) and never the base's statements from ``cut`` on. One that
+        differs in the first statement shares no run, only the points where it is the
+        base again (and the input, which must be deeply immutable).
         """
         base = self.base
         if base is None or self.cut == 0:
@@ -519,7 +524,7 @@ class Splitter:
         limit = min(self.cut, len(mine.body))
         while start < limit and mine.exact[start] == base.exact[start]:
             start += 1
-        if start == 0 or start >= len(mine.body):
+        if start >= len(mine.body):
             return None
         shift = len(base.body) - len(mine.body)
         suffix = len(mine.body)
@@ -540,7 +545,7 @@ class Splitter:
             assert base is not None
             trace = _Trace([{base.arg: grid}])
             if not frozen(grid):
-                trace.limit = 0
+                trace.limit = -1  # not even the input is shared
             self.traces[index] = trace
         while trace.limit is None and len(trace.envs) <= upto:
             j = len(trace.envs) - 1

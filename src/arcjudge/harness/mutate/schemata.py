@@ -55,7 +55,7 @@ CALL_FACTOR = 10.0
 """A mutant's call deadline is this many times the original's slowest call ..."""
 CALL_FLOOR_SECONDS = 0.25
 """... and at least this long (cosmic-ray's baseline times a multiplier, with a floor)."""
-BATCH = 128
+BATCH = 256
 """Mutants per batch (one sandboxed process runs them one after another, sharing the
 original's statement-by-statement runs: ``runtime/splitstream.py``)."""
 

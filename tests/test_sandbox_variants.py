@@ -127,6 +127,7 @@ def test_each_variant_gets_what_it_would_get_alone(box, module_dir):
         "shared_mod.TABLE.append(4)",
         "import builtins\n    builtins.max = min",
         "import sys\n    sys.modules['shared_mod'] = sys",
+        "import chain_mod",  # a module of the directories the batch had not loaded
     ],
 )
 def test_a_variant_that_changes_shared_state_is_reported_and_contained(box, module_dir, attack):

@@ -141,6 +141,22 @@ def test_a_variant_that_changes_shared_state_is_reported_and_contained(box, modu
     assert [r.grid for r in second.results] == [((1, 3, 2),)] * 2
 
 
+def test_a_change_after_a_variant_imported_an_untracked_module_is_still_reported(box, module_dir):
+    sources = [
+        variant("def transform(g):\n    import wave, colorsys\n    return g\n"),  # not preloaded
+        variant("def transform(g):\n    return shift(g)\n"),
+        variant("def transform(g):\n    shared_mod.TABLE.append(4)\n    return g\n"),
+        variant("def transform(g):\n    return [[len(TABLE)]]\n"),
+    ]
+    importer, clean, changer, reader = box.run_variants(
+        base(module_dir), sources, INPUTS, LIMITS, call_seconds=2.0
+    )
+    for result in (importer, clean):
+        assert not changed_shared_state(result) and result.status is ProgramStatus.LOADED
+    assert changed_shared_state(changer), changer
+    assert [r.grid for r in reader.results] == [((3,),)] * 2
+
+
 def test_a_hanging_variant_stops_at_its_call_deadline(box, module_dir):
     sources = [
         variant("def transform(g):\n    while True:\n        pass\n"),

@@ -554,6 +554,9 @@ class _SharedState:
                 return (
                     f"module {name!r} changed" if name in self._before else f"module {name!r} added"
                 )
+        # unchanged: ``sys.modules`` as it is now (a module outside the directories that a
+        # variant imported stays) tracks the same modules, and is what the next compares to
+        self._index, self._tracked = index, names
         return None
 
 

@@ -500,18 +500,24 @@ class _SharedState:
 
     def _scan(self) -> tuple[str, ...]:
         """The names of the modules to track: ``builtins`` and any from the directories."""
-        names = []
-        for name, module in list(sys.modules.items()):
-            try:
-                namespace = object.__getattribute__(module, "__dict__")
-            except BaseException:
-                continue
-            if not isinstance(namespace, dict):
-                continue
-            path = namespace.get("__file__")
-            if name == "builtins" or (isinstance(path, str) and path.startswith(self._roots)):
-                names.append(name)
-        return tuple(names)
+        return tuple(
+            name
+            for name, module in list(sys.modules.items())
+            if self._namespace(name, module) is not None
+        )
+
+    def _namespace(self, name: str, module: object) -> dict[str, object] | None:
+        """A module's globals when it is one to track (``None``: it is not)."""
+        try:
+            namespace = object.__getattribute__(module, "__dict__")
+        except BaseException:
+            return None
+        if not isinstance(namespace, dict):
+            return None
+        path = namespace.get("__file__")
+        if name == "builtins" or (isinstance(path, str) and path.startswith(self._roots)):
+            return namespace
+        return None
 
     def _read(
         self, names: tuple[str, ...], reference: dict[str, object] | None
@@ -524,14 +530,8 @@ class _SharedState:
         state: dict[str, object] = {}
         for name in names:
             module = sys.modules.get(name)
-            try:
-                namespace = object.__getattribute__(module, "__dict__")
-            except BaseException:
-                continue
-            if not isinstance(namespace, dict):
-                continue
-            path = namespace.get("__file__")
-            if name != "builtins" and not (isinstance(path, str) and path.startswith(self._roots)):
+            namespace = self._namespace(name, module)
+            if namespace is None:
                 continue
             copy = dict(namespace)
             copy.pop("__builtins__", None)

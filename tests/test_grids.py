@@ -946,7 +946,8 @@ def test_prop_canonical_wire_agrees_on_junk(value: object) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    [[[True, 0]], [[256]], [[-1, 2]], [[10]], [[1], [1, 2]], [[1.0]], [[1, 2], (3, 4)],
+    [[[True, 0]], [[256]], [[-1, 2]], [[10]], [[48]], [[1, 57]], [[1], [1, 2]], [[1.0]],
+     [[1, 2], (3, 4)],
      [[0] * (MAX_SIDE + 1)], [[np.int64(3)]], [np.array([1, 2])], np.array([[1, 2]]),
      [[2**70]], [], [[]]],
 )  # fmt: skip

@@ -109,7 +109,6 @@ _sys_modules_get = sys.modules.get
 _type_name_getter = type.__dict__["__name__"].__get__
 _set = set
 _map = map
-_max = max
 _INT_ONLY = frozenset({int})
 _ROW_TYPES = {False: frozenset({list, tuple}), True: frozenset({list})}  # by ``strict``
 _COLORS = frozenset(range(10))
@@ -121,6 +120,9 @@ _str_encode = str.encode
 _bytes_translate = bytes.translate
 _bytes_decode = bytes.decode
 _TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
+# cells 0..9 to their digits, every other byte to a non-digit: one pass checks and spells
+_TO_DIGITS_ONLY = b"0123456789" + b"x" * 246
+_bytes_isdigit = bytes.isdigit
 _FROM_DIGITS = bytes.maketrans(b"0123456789", bytes(range(10)))
 
 _MAX_NAME = 60
@@ -482,9 +484,10 @@ def canonical_wire(value: object) -> tuple[list[int | str] | None, str | None]:
                     (width,) = widths
                     if 1 <= width <= MAX_SIDE and _set(_map(_type, _chain(rows))) == _INT_ONLY:
                         flat = _bytes(_chain(rows))  # exact ints: ValueError outside 0..255
-                        if _len(flat) == width * _len(rows) and _max(flat) <= 9:
-                            digits = _bytes_decode(_bytes_translate(flat, _TO_DIGITS))
-                            return [width, digits], None
+                        if _len(flat) == width * _len(rows):
+                            digits = _bytes_translate(flat, _TO_DIGITS_ONLY)
+                            if _bytes_isdigit(digits):  # no cell above 9
+                                return [width, _bytes_decode(digits)], None
     except Exception:
         pass
     grid, reason = _check(value, False)

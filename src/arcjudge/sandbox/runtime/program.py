@@ -32,7 +32,7 @@ import sys
 import traceback
 import types
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 # mypy resolves the sibling modules through the package; at run time this directory is
 # on sys.path (see runner.py) and they are imported by bare name, as nothing here may
@@ -178,10 +178,11 @@ def _fresh_input(item: JsonObject, fmt: str) -> object:
     if "c" in item:
         cells = str(item["c"]).encode("ascii").translate(_FROM_DIGITS)
         width = int(item["w"])
-        rows = [cells[k : k + width] for k in range(0, len(cells), width)]
+        shaped = memoryview(cells).cast("B", (len(cells) // width, width))
+        rows = cast("list[list[int]]", shaped.tolist())  # nested lists at C speed
         if fmt == "tuple":
-            return tuple(tuple(row) for row in rows)
-        return [list(row) for row in rows]
+            return tuple(map(tuple, rows))
+        return rows
     grid = item["x"]
     if fmt == "tuple":
         return tuple(tuple(row) for row in grid)

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arcjudge.fastpairs import compact_pairs
+from arcjudge.fastpairs import compact_pairs, compact_pairs_with_wires
+from arcjudge.sandbox.types import compact
 from arcjudge.tasks import TaskFormatError, load_arcgen_pairs, read_pairs
 
 
@@ -36,6 +37,24 @@ pair_lists = st.lists(st.builds(lambda i, o: {"input": i, "output": o}, grids, g
 def test_compact_files_read_as_the_strict_reader_reads_them(pairs):
     data = spelled(pairs)
     assert compact_pairs(data) == strict(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pair_lists)
+def test_the_compact_forms_read_with_the_grids_are_the_grids_compact_forms(pairs):
+    wired = compact_pairs_with_wires(spelled(pairs))
+    assert wired is not None
+    assert [grids for grids, _ in wired] == strict(spelled(pairs))
+    for (grid_in, grid_out), (wire_in, wire_out) in wired:
+        assert (wire_in, wire_out) == (compact(grid_in), compact(grid_out))
+
+
+def test_arcgen_pairs_carry_their_compact_forms_outside_equality(tmp_path: Path):
+    path = tmp_path / "t.json"
+    path.write_bytes(spelled([{"input": [[1, 2], [3, 4]], "output": [[5]]}]))
+    (pair,) = load_arcgen_pairs(path)
+    assert pair.wires == ((2, "1234"), (1, "5"))
+    assert pair == type(pair)(pair.input, pair.output)  # the wires are not compared
 
 
 @pytest.mark.parametrize(

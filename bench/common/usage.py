@@ -17,16 +17,28 @@ from pathlib import Path
 
 from common.measure import now
 
+# Peak RSS from /proc/self/status's VmHWM (this process image's own): ``ru_maxrss`` keeps
+# the peak of the image before exec, so a child of a big bench process (score_full.py's
+# raw run) reported the bench's peak, not its own.
 WRAPPER = """
 import json, os, resource, sys
 from arcjudge.cli import main
+def peak():
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 try:
     code = main(sys.argv[1:])
 finally:
     u = resource.getrusage(resource.RUSAGE_SELF)
     c = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(os.environ["ARCJUDGE_BENCH_USAGE"], "w") as fh:
-        json.dump({"cpu": u.ru_utime + u.ru_stime, "rss": u.ru_maxrss * 1024,
+        json.dump({"cpu": u.ru_utime + u.ru_stime, "rss": peak(),
                    "children": c.ru_utime + c.ru_stime}, fh)
 sys.exit(code)
 """

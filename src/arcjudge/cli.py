@@ -9,6 +9,7 @@ printed through ``terminal_safe``, so it cannot move the cursor or rewrite the s
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import signal
 import sys
@@ -296,9 +297,17 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+# The harness allocates millions of small acyclic objects (grids are tuples of tuples of
+# ints, results are records): with the default thresholds (700, 10, 10) the cyclic
+# collector kept traversing them, about a tenth of the harness's CPU in ``score``
+# (bench/README.md, issue 18). Cycles are still collected, in fewer, later passes.
+GC_THRESHOLDS = (50_000, 20, 20)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     signal.signal(signal.SIGTERM, _terminate)
+    gc.set_threshold(*GC_THRESHOLDS)
     _log_warnings_to_stderr()
     commands = _commands()
     args = _parser(commands).parse_args(argv)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from arcjudge.grids import MAX_SIDE, Grid
+from arcjudge.sandbox.types import WireGrid
 
 _ROW = rb"\[[0-9](?:,[0-9])*\]"
 _GRIDS = re.compile(rb"\[" + _ROW + rb"(?:," + _ROW + rb")*\]")
@@ -21,36 +22,40 @@ _FIRST, _OUTPUT, _NEXT, _END = b'[{"input":', b',"output":', b'},{"input":', b"}
 _VALUES = bytes.maketrans(b"0123456789", bytes(range(10)))
 
 
-def _grid(text: bytes) -> Grid | None:
-    """A grid spelled ``[[d,d],[d,d]]`` (already matched), ``None`` if ragged or too large.
+def _grid(text: bytes) -> tuple[Grid, WireGrid] | None:
+    """A grid spelled ``[[d,d],[d,d]]`` (already matched) and its compact form.
 
-    The spelling has a ``]`` only after each row and at the end, so the grid is rectangular
-    with ``width`` cells a row exactly when every row's ``]`` is where ``width`` puts it.
+    ``None`` if ragged or too large. The spelling has a ``]`` only after each row and at
+    the end, so the grid is rectangular with ``width`` cells a row exactly when every row's
+    ``]`` is where ``width`` puts it. The compact form (``types.compact``'s) is the digits
+    as spelled, so it costs one more pass over the bytes.
     """
     height = text.count(b"],[") + 1
-    cells = text.translate(_VALUES, b"[],")
-    width = len(cells) // height
+    digits = text.translate(None, b"[],")
+    width = len(digits) // height
     step = 2 * width + 2  # a row's digits and commas, then "],["
     if (
         not (width <= MAX_SIDE and height <= MAX_SIDE)
-        or len(cells) != width * height
+        or len(digits) != width * height
         or len(text) != height * step + 1
         or text[2 * width + 1 :: step] != b"]" * height
     ):
         return None
-    values = iter(cells)
-    return tuple(zip(*[values] * width, strict=False))
+    values = iter(digits.translate(_VALUES))
+    return tuple(zip(*[values] * width, strict=False)), (width, digits.decode("ascii"))
 
 
-def compact_pairs(data: bytes) -> list[tuple[Grid, Grid]] | None:
-    """The ``(input, output)`` grids of a file in the compact spelling, else ``None``.
+def compact_pairs_with_wires(
+    data: bytes,
+) -> list[tuple[tuple[Grid, Grid], tuple[WireGrid, WireGrid]]] | None:
+    """:func:`compact_pairs`, each pair with its grids' compact forms (``types.compact``).
 
     Args:
         data: The file's bytes.
 
     Returns:
-        The pairs in file order (what decoding the JSON and checking its grids gives), or
-        ``None`` when the file is not exactly the compact spelling of valid pairs.
+        ``((input, output), (input's compact form, output's))`` per pair in file order,
+        or ``None`` as for :func:`compact_pairs`.
     """
     if data == b"[]":
         return []
@@ -68,4 +73,21 @@ def compact_pairs(data: bytes) -> list[tuple[Grid, Grid]] | None:
         end = match.end()
     if not grids or len(grids) % 2 or data[end:] != _END:
         return None
-    return list(zip(grids[0::2], grids[1::2], strict=True))
+    return [
+        ((grid_in, grid_out), (wire_in, wire_out))
+        for (grid_in, wire_in), (grid_out, wire_out) in zip(grids[0::2], grids[1::2], strict=True)
+    ]
+
+
+def compact_pairs(data: bytes) -> list[tuple[Grid, Grid]] | None:
+    """The ``(input, output)`` grids of a file in the compact spelling, else ``None``.
+
+    Args:
+        data: The file's bytes.
+
+    Returns:
+        The pairs in file order (what decoding the JSON and checking its grids gives), or
+        ``None`` when the file is not exactly the compact spelling of valid pairs.
+    """
+    wired = compact_pairs_with_wires(data)
+    return None if wired is None else [grids for grids, _wires in wired]

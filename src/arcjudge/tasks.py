@@ -14,12 +14,13 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arcjudge.errors import InputError
-from arcjudge.fastpairs import compact_pairs
+from arcjudge.fastpairs import compact_pairs_with_wires
 from arcjudge.grids import MAX_SIDE, Grid, validate_plain
+from arcjudge.sandbox.types import WireGrid
 
 
 class TaskFormatError(InputError):
@@ -28,10 +29,18 @@ class TaskFormatError(InputError):
 
 @dataclass(frozen=True)
 class Pair:
-    """One input grid and its expected output (``None`` when the file has none)."""
+    """One input grid and its expected output (``None`` when the file has none).
+
+    Attributes:
+        input: The input grid.
+        output: The expected output, ``None`` when the file has none.
+        wires: The two grids' compact forms (``types.compact``) when the reader made them
+            already (ARC-GEN's compact spelling), else ``None``; not part of equality.
+    """
 
     input: Grid
     output: Grid | None
+    wires: tuple[WireGrid, WireGrid] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -169,11 +178,11 @@ def load_arcgen_pairs(path: str | Path) -> tuple[Pair, ...]:
     """
     path = Path(path)
     try:
-        fast = compact_pairs(path.read_bytes())
+        fast = compact_pairs_with_wires(path.read_bytes())
     except OSError:
         fast = None  # _read_json says why
     if fast is not None:  # ARC-GEN's own spelling, read without the JSON decoder
-        return tuple(Pair(grid_in, grid_out) for grid_in, grid_out in fast)
+        return tuple(Pair(grid_in, grid_out, wires) for (grid_in, grid_out), wires in fast)
     data, bools = _read_json(path)
     return _pairs(path, "pairs", data, True, bools)
 

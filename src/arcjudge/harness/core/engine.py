@@ -29,7 +29,7 @@ barrier: the workers stay busy and nothing waits for the whole run's samples).
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -48,6 +48,7 @@ from arcjudge.sandbox.types import (
     ProgramStatus,
     Status,
     WiredGrids,
+    WireGrid,
     input_wire,
 )
 from arcjudge.vocabulary import REPORTED_SPLITS
@@ -55,13 +56,20 @@ from arcjudge.vocabulary import REPORTED_SPLITS
 
 @dataclass
 class TaskInput:
-    """One input with its expected output."""
+    """One input with its expected output.
+
+    ``wire`` and ``expected_wire``: the grids' compact forms (``types.compact``) when the
+    reader made them already (ARC-GEN's files, generator samples), so the engine does not
+    make them again; ``None`` otherwise. Not part of equality.
+    """
 
     split: str
     index: int
     grid: Grid
     expected: Grid
     seed: int | None = None
+    wire: WireGrid | None = field(default=None, compare=False, repr=False)
+    expected_wire: WireGrid | None = field(default=None, compare=False, repr=False)
 
 
 MetaT = TypeVar("MetaT")
@@ -96,17 +104,23 @@ class CandidateOutcome:
     def tally(self, instances: Sequence[TaskInput]) -> Tally:
         """Per split ``(correct, total)``, counts by status, and the first failure."""
         splits: dict[str, list[int]] = {}
-        statuses: dict[str, Counter[str]] = {}
+        statuses: dict[str, dict[str, int]] = {}
         first: dict[str, FirstFailure] = {}
+        split: str | None = None
+        counts: list[int] = []
+        by_status: dict[str, int] = {}
         for inst, res in zip(instances, self.results, strict=True):
-            counts = splits.setdefault(inst.split, [0, 0])
+            if inst.split != split:  # inputs come in runs of one split
+                split = inst.split
+                counts = splits.setdefault(split, [0, 0])
+                by_status = statuses.setdefault(split, {})
             counts[1] += 1
-            status = res.status.value if res is not None else "skipped"
-            statuses.setdefault(inst.split, Counter())[status] += 1
+            status = _STATUS_TEXT[res.status] if res is not None else "skipped"
+            by_status[status] = by_status.get(status, 0) + 1
             right = is_right(res, inst)
             counts[0] += right
-            if not right and res is not None and inst.split not in first:
-                first[inst.split] = FirstFailure(
+            if not right and res is not None and split not in first:
+                first[split] = FirstFailure(
                     inst.index,
                     status,
                     inst.grid,
@@ -132,6 +146,9 @@ class CandidateOutcome:
         if self.failure is not None:
             return self.failure[0] is ProgramStatus.INFRA
         return any(r is not None and r.status is Status.INFRA for r in self.results)
+
+
+_STATUS_TEXT = {status: status.value for status in Status}  # faster than ``.value``
 
 
 def is_right(res: StoredResult | None, inst: TaskInput) -> bool:
@@ -288,10 +305,13 @@ class Engine:
                     outcome.failure = stored.failure
                     continue
             if digests is None:
-                task.wires = [input_wire(inst.grid) for inst in instances]
+                task.wires = [
+                    input_wire(inst.grid) if inst.wire is None else [inst.wire[0], inst.wire[1]]
+                    for inst in instances
+                ]
                 pairs = zip(instances, task.wires, strict=True)
                 digests = [input_digest(inst.grid, wire) for inst, wire in pairs]
-                task.expected = [Expected(inst.expected) for inst in instances]
+                task.expected = [Expected(inst.expected, inst.expected_wire) for inst in instances]
             keys = self.store.result_keys(cand.key, digests)
             for start in range(0, len(instances), self.chunk):
                 positions = range(start, min(start + self.chunk, len(instances)))

@@ -73,6 +73,8 @@ def task_inputs(
     ]
     instances += [
         TaskInput("arc-gen", i, p.input, p.output)
+        if p.wires is None
+        else TaskInput("arc-gen", i, p.input, p.output, None, p.wires[0], p.wires[1])
         for i, p in enumerate(arcgen_pairs(task, arcgen_dir))
         if p.output is not None
     ]
@@ -176,7 +178,10 @@ class TaskSamples:
             assert r is not None, "finish() before every job was absorbed"
             statuses[r.status.value] += 1
             if r.status is Status.OK and r.grid is not None and r.output is not None:
-                good.append(TaskInput("generator", i, r.grid, r.output, self.calls[i].seed))
+                seed = self.calls[i].seed
+                good.append(
+                    TaskInput("generator", i, r.grid, r.output, seed, r.wire, r.output_wire)
+                )
             elif first_error is None:
                 first_error = f"seed {self.calls[i].seed}: {r.status.value}: {_last(r.error)}"
         return good, {

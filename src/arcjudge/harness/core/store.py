@@ -252,9 +252,15 @@ class Expected:
 
     __slots__ = ("_digest", "grid", "wire")
 
-    def __init__(self, grid: Grid) -> None:
+    def __init__(self, grid: Grid, wire: WireGrid | None = None) -> None:
+        """Judge answers against ``grid``.
+
+        Args:
+            grid: The expected grid.
+            wire: Its compact form when the caller made it already, else ``None``.
+        """
         self.grid = grid
-        self.wire: WireGrid | None = compact(grid)
+        self.wire: WireGrid | None = compact(grid) if wire is None else wire
         self._digest: bytes | None = None
 
     @property

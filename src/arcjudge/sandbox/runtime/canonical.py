@@ -109,6 +109,8 @@ _sys_modules_get = sys.modules.get
 _type_name_getter = type.__dict__["__name__"].__get__
 _set = set
 _map = map
+_iter = iter
+_zip = zip
 _INT_ONLY = frozenset({int})
 _ROW_TYPES = {False: frozenset({list, tuple}), True: frozenset({list})}  # by ``strict``
 _COLORS = frozenset(range(10))
@@ -540,7 +542,10 @@ def check_wire(obj: object) -> tuple[tuple[int, str] | None, str | None]:
 def decode_wire(width: int, digits: str) -> Grid:
     """The grid of a wire form :func:`check_wire` accepted (or :func:`to_wire` made)."""
     flat = _bytes_translate(_str_encode(digits, "ascii"), _FROM_DIGITS)
-    return _tuple(_tuple(flat[k : k + width]) for k in _range(0, _len(digits), width))
+    if _len(flat) % width:  # not a checked wire form: the last row is short
+        return _tuple(_tuple(flat[k : k + width]) for k in _range(0, _len(flat), width))
+    cells = _iter(flat)
+    return _tuple(_zip(*[cells] * width))  # rows of ``width`` cells, at C speed
 
 
 def from_wire(obj: object) -> tuple[Grid | None, str | None]:

@@ -339,3 +339,27 @@ def test_verified_samples_come_from_the_engine_and_the_store(tmp_path, monkeypat
     monkeypatch.setattr(PooledSandbox, "map", no_calls)
     assert cli.main(argv) == 0  # everything, the verifier's answers included, from the store
     assert (tmp_path / "out" / "results.jsonl").read_bytes() == first
+
+
+def test_compact_and_spaced_arcgen_files_score_the_same(world):
+    """ARC-GEN's compact spelling (read with its compact forms) scores as any other file."""
+    pairs = [{"input": g, "output": flip(g)} for g in [*GRIDS, [[7, 8, 9]], [[1], [2], [3]]]]
+    lines = [{"id": pid, "task_id": FLIP, "code": code}
+             for pid, code in [("good", GOOD), ("wrong", "def transform(g):\n    return g\n"),
+                               ("half", "def transform(g):\n    return g[::-1] if len(g) > 1"
+                                        " else [[0]]\n")]]  # fmt: skip
+    write_programs(world, lines)
+    results = {}
+    for spelling, separators in (("compact", (",", ":")), ("spaced", (", ", ": "))):
+        arcgen = world / f"arcgen-{spelling}"
+        arcgen.mkdir()
+        (arcgen / f"{FLIP}.json").write_text(json.dumps(pairs, separators=separators))
+        out = world / f"out-{spelling}"
+        assert cli.main(score_argv(world, out, "--arcgen", str(arcgen))) == 0
+        results[spelling] = (out / "results.jsonl").read_text()
+    assert results["compact"] == results["spaced"]
+    scored = {r["id"]: r for r in map(json.loads, results["compact"].splitlines())}
+    assert scored["good"]["splits"]["arc-gen"] == [6, 6]
+    assert scored["half"]["splits"]["arc-gen"] == [4, 6]
+    failure = scored["wrong"]["first_failure"]["arc-gen"]
+    assert (failure["expected"], failure["produced"]) == ([[3, 4], [1, 2]], [[1, 2], [3, 4]])

@@ -112,6 +112,25 @@ def _shared_ends(before: list[str], after: list[str]) -> tuple[int, int]:
     return prefix, suffix
 
 
+def _guarded_ends(before: list[str], after: list[str]) -> tuple[int, int] | None:
+    """The shared ends ``(len(P), len(S))`` when the guard of :func:`_trim` holds, else ``None``.
+
+    The guard: fewer than 200 lines a side (``difflib`` junks nothing), neither middle
+    empty, and no line of ``P`` or ``S`` in either middle.
+    """
+    if len(after) >= _AUTOJUNK_LINES or len(before) >= _AUTOJUNK_LINES:
+        return None
+    prefix, suffix = _shared_ends(before, after)
+    old, new = before[prefix : len(before) - suffix], after[prefix : len(after) - suffix]
+    if not old or not new:
+        return None
+    shared = set(before[:prefix])
+    shared.update(before[len(before) - suffix :])
+    if not shared.isdisjoint(old) or not shared.isdisjoint(new):
+        return None
+    return prefix, suffix
+
+
 def _unified_range(start: int, stop: int) -> str:
     """A hunk header's range, as ``difflib`` writes it."""
     length = stop - start
@@ -138,15 +157,12 @@ def _one_replacement(
         fromfile: Label of the original.
         tofile: Label of the mutant.
     """
-    if len(after) >= _AUTOJUNK_LINES or len(before) >= _AUTOJUNK_LINES:
+    ends = _guarded_ends(before, after)
+    if ends is None:
         return None
-    prefix, suffix = _shared_ends(before, after)
+    prefix, suffix = ends
     old, new = before[prefix : len(before) - suffix], after[prefix : len(after) - suffix]
-    if not old or not new or not set(old).isdisjoint(new):
-        return None
-    shared = set(before[:prefix])
-    shared.update(before[len(before) - suffix :])
-    if not shared.isdisjoint(old) or not shared.isdisjoint(new):
+    if not set(old).isdisjoint(new):
         return None
     top = prefix - min(CONTEXT, prefix)
     bottom = min(CONTEXT, suffix)
@@ -185,16 +201,12 @@ def _trim(before: list[str], after: list[str]) -> tuple[int, int] | None:
     Returns:
         ``(top, bottom)`` lines to cut, or ``None`` when nothing can be cut safely.
     """
-    if len(after) >= _AUTOJUNK_LINES or len(before) >= _AUTOJUNK_LINES:
+    ends = _guarded_ends(before, after)
+    if ends is None:
         return None
-    prefix, suffix = _shared_ends(before, after)
+    prefix, suffix = ends
     top = max(prefix - CONTEXT, 0)
     bottom = max(suffix - CONTEXT, 0)
     if not top and not bottom:
-        return None
-    shared = set(before[:prefix])
-    shared.update(before[len(before) - suffix :])
-    old, new = before[prefix : len(before) - suffix], after[prefix : len(after) - suffix]
-    if not old or not new or shared.intersection(old + new):
         return None
     return top, bottom

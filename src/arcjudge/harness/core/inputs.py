@@ -72,9 +72,7 @@ def task_inputs(
         if p.output is not None
     ]
     instances += [
-        TaskInput("arc-gen", i, p.input, p.output)
-        if p.wires is None
-        else TaskInput("arc-gen", i, p.input, p.output, None, p.wires[0], p.wires[1])
+        TaskInput("arc-gen", i, p.input, p.output, None, *(p.wires or (None, None)))
         for i, p in enumerate(arcgen_pairs(task, arcgen_dir))
         if p.output is not None
     ]

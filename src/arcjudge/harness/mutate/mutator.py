@@ -238,7 +238,7 @@ class Mutator:
         }
         records: list[MutantRecord] = []
         seed = self.config.seed
-        expected = [wire_of(i.expected) for i in instances]
+        expected = [i.expected_wire or wire_of(i.expected) for i in instances]
         found: list[tuple[tuple[bool, float, str], str, int, WireGrid]] = []
         for cand, outcome in zip(candidates, outcomes, strict=True):
             mutant = cand.meta.mutant

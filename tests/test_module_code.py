@@ -88,7 +88,8 @@ def test_compiled_code_is_kept_by_content(tmp_path, monkeypatch):
         calls.append(args[1])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("builtins.compile", counting)
+    # modcode looks builtins up in its pinned copy (runtime/pinned.py), not in builtins
+    monkeypatch.setitem(modcode.pinned.BUILTINS, "compile", counting)
     cache = modcode.ModuleCode()
     one = cache.for_job(b"import helper\n", [str(second)], ["/v"])
     assert cache.for_job(b"import helper\n", [str(second)], ["/v"]) == one
@@ -189,3 +190,31 @@ def test_a_fifo_in_a_module_directory_never_blocks_the_supervisor(tmp_path):
     os.mkfifo(tmp_path / "fifo.py")
     code = modcode.ModuleCode().for_job(b"import fifo\n", [str(tmp_path)], ["/v"])
     assert code == {}
+
+
+def test_only_files_the_program_may_read_reach_its_job_frame(tmp_path):
+    """Round three: the supervisor (root) never hands a program a file it could not read.
+
+    A symlink out of the module directory (a task file, another source's directory), a
+    file only its owner may read and a device are left out; a symlink to a file of the
+    same directory is taken (what the program would read there too).
+    """
+    mods, other = tmp_path / "mods", tmp_path / "other-source"
+    mods.mkdir()
+    other.mkdir()
+    secret = tmp_path / "task.json"
+    secret.write_text('{"test": [{"output": [[4]]}]}')  # a JSON file compiles as Python
+    (other / "private.py").write_text("KEY = 'other team'\n")
+    (mods / "real.py").write_text("VALUE = 1\n")
+    (mods / "leak.py").symlink_to(secret)
+    (mods / "cross.py").symlink_to(other / "private.py")
+    (mods / "relative.py").symlink_to("../task.json")
+    (mods / "alias.py").symlink_to("real.py")
+    (mods / "zero.py").symlink_to("/dev/zero")
+    (mods / "owner_only.py").write_text("TOKEN = 1\n")
+    os.chmod(mods / "owner_only.py", 0o600)
+    source = b"import leak, cross, relative, alias, zero, owner_only, real\n"
+    code = modcode.ModuleCode().for_job(source, [str(mods)], ["/v"])
+    assert sorted(code) == ["/v/alias.py", "/v/real.py"]
+    blobs = b"".join(base64.b64decode(blob) for _, blob in code.values())
+    assert b"other team" not in blobs and b"output" not in blobs

@@ -87,3 +87,100 @@ def test_filter_program_is_well_formed():
         if code in (0x15, 0x35, 0x45):  # conditional jumps stay inside the program
             assert index + 1 + max(jt, jf) < len(prog)
     assert prog[-1] == (0x06, 0, 0, 0x7FFF0000)  # the default is allow
+
+
+def test_file_locks_on_shared_inodes_are_refused_and_other_fcntl_calls_work():
+    """Record locks, OFD locks, ``flock``, leases and ``F_NOTIFY`` carry data between sandboxes."""
+    import fcntl
+    import struct
+
+    def check() -> int:
+        fd = os.open(os.__file__, os.O_RDONLY)  # a file every sandbox shares
+        lock = struct.pack("hhqqi", fcntl.F_RDLCK, 0, 1234, 1, 0)  # struct flock
+        for cmd in (fcntl.F_SETLK, fcntl.F_GETLK, 37, 36, 1024, 1025, 1026):
+            try:
+                fcntl.fcntl(fd, cmd, lock if cmd in (fcntl.F_SETLK, fcntl.F_GETLK, 36, 37) else 0)
+                return 10 + cmd % 100
+            except OSError as exc:
+                if exc.errno != errno.EPERM:
+                    return 20
+        for call in (
+            lambda: fcntl.flock(fd, fcntl.LOCK_SH),
+            lambda: fcntl.lockf(fd, fcntl.LOCK_SH),
+        ):
+            try:
+                call()
+                return 30
+            except OSError as exc:
+                if exc.errno != errno.EPERM:
+                    return 31
+        if fcntl.fcntl(fd, fcntl.F_GETFD) & ~fcntl.FD_CLOEXEC:  # everyday commands still work
+            return 40
+        fcntl.fcntl(fd, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+        os.set_blocking(fd, False)  # F_GETFL / F_SETFL
+        dup = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(dup)
+        return 0
+
+    assert _in_filtered_child(check) == 0
+
+
+def test_inotify_and_page_cache_probes_are_refused():
+    import mmap
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+
+    def refused(result: int) -> bool:
+        return result == -1 and ctypes.get_errno() == errno.EPERM
+
+    def check() -> int:
+        if not refused(libc.syscall(294, 0)):  # inotify_init1
+            return 1
+        fd = os.open(os.__file__, os.O_RDONLY)
+        size = os.fstat(fd).st_size
+        view = mmap.mmap(fd, size, prot=mmap.PROT_READ)
+        address = ctypes.addressof(ctypes.c_char.from_buffer_copy(b"x"))  # any address
+        vec = ctypes.create_string_buffer(64)
+        if not refused(libc.syscall(27, ctypes.c_void_p(address & ~4095), 4096, vec)):  # mincore
+            return 2
+        buf = bytearray(16)
+        try:
+            os.preadv(fd, [buf], 0, 0x8)  # RWF_NOWAIT: is the page cached?
+            return 3
+        except OSError as exc:
+            if exc.errno != errno.EPERM:
+                return 4
+        if os.preadv(fd, [buf], 0, 0) != 16:  # without the flag it reads
+            return 5
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            return 6
+        except OSError as exc:
+            if exc.errno != errno.EPERM:
+                return 7
+        try:
+            view.madvise(21)  # MADV_PAGEOUT
+            return 8
+        except OSError as exc:
+            if exc.errno != errno.EPERM:
+                return 9
+        view.madvise(mmap.MADV_DONTNEED)  # what allocators do still works
+        view.close()
+        return 0
+
+    assert _in_filtered_child(check) == 0
+
+
+def test_cpu_affinity_cannot_be_widened():
+    def check() -> int:
+        before = os.sched_getaffinity(0)
+        try:
+            os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+            return 1
+        except OSError as exc:
+            if exc.errno != errno.EPERM:
+                return 2
+        return 0 if os.sched_getaffinity(0) == before else 3
+
+    assert _in_filtered_child(check) == 0

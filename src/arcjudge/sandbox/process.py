@@ -19,7 +19,7 @@ from pathlib import Path
 
 from arcjudge.sandbox.pool import LocalPool, WorkerLost
 from arcjudge.sandbox.registry import BackendOptions, sandbox_backend
-from arcjudge.sandbox.runtime import framing
+from arcjudge.sandbox.runtime import cgroups, framing
 from arcjudge.sandbox.wire import Frame
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"
@@ -57,8 +57,9 @@ class FrameWorker:
     protections: dict[str, bool]
     runtime: dict[str, str]
     hints: dict[str, str]
-
     def __init__(self) -> None:
+        self.cgroups: list[str] = []
+        """The cgroups the supervisor made (``runtime/cgroups.py``), removed once it is gone."""
         self._reader = framing.FrameReader(MAX_REPLY_BYTES)
         self._frames: list[object] = []
 
@@ -86,6 +87,10 @@ class FrameWorker:
             "python": str(hello.get("python", "?"))[:40],
             "numpy": str(hello.get("numpy", "none"))[:40],
         }
+        made = hello.get("cgroups")
+        self.cgroups = (
+            [str(p) for p in made if isinstance(p, str)] if isinstance(made, list) else []
+        )
 
     def _receive(self, timeout: float) -> object:
         deadline = time.monotonic() + timeout
@@ -185,6 +190,7 @@ class PipeWorker(FrameWorker):
                     stream.close()
             except OSError:
                 pass
+        cgroups.remove(self.cgroups)  # its zygote and programs die with it (PDEATHSIG)
 
 
 class ProcessSandbox(LocalPool):

@@ -8,22 +8,41 @@ the length and parse strictly, because the peer may be hostile.
 from __future__ import annotations
 
 import json
+import json.encoder
+import json.scanner
 import os
 import struct
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from . import pinned
+else:
+    try:  # the harness imports this module from the package, the supervisor by bare name
+        from . import pinned
+    except ImportError:
+        import pinned
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, TypeAlias
 
     JsonObject: TypeAlias = dict[str, Any]
     """A decoded JSON object (a frame): the types of its values are checked where read."""
 
+pinned.pin(globals())  # this module runs beside programs: see pinned.py
+
 _HEADER = struct.Struct(">I")
 _pack = _HEADER.pack
+_unpack = _HEADER.unpack
+_unpack_from = _HEADER.unpack_from
 _write = os.write
 _read = os.read
+_set_blocking = os.set_blocking
 _len = len
 _bytes = bytes
+_join = "".join
+_decode = bytes.decode
+_encode_text = str.encode
 
 
 class FrameError(Exception):
@@ -34,9 +53,49 @@ def _reject_constant(name: str) -> object:
     raise FrameError(f"non-standard JSON constant {name}")
 
 
-# Made once: ``json.dumps``/``json.loads`` with options build a new one on every call.
-_encode_json = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
-_decode_json = json.JSONDecoder(parse_constant=_reject_constant).decode
+def _not_json(value: object) -> object:
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _c_codec() -> tuple[Callable[[object, int], Any], Callable[[str, int], tuple[object, int]]]:
+    """The C encoder and scanner of the ``json`` package, made once.
+
+    They are what ``json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode`` and
+    ``json.JSONDecoder(parse_constant=...).decode`` use, called directly: those methods
+    are Python code that looks up ``len``, ``isinstance`` and ``list`` in the builtins a
+    program may change, and every frame a program sends goes through here.
+    """
+    make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    make_scanner = getattr(json.scanner, "c_make_scanner", None)
+    escape = getattr(json.encoder, "c_encode_basestring_ascii", None)
+    if make_encoder is None or make_scanner is None or escape is None:  # pragma: no cover
+        raise ImportError("the json package's C accelerator (_json) is missing")
+    encoder: Callable[[object, int], Any] = make_encoder(
+        None, _not_json, escape, None, ":", ",", False, False, False
+    )
+    scanner: Callable[[str, int], tuple[object, int]] = make_scanner(
+        json.JSONDecoder(parse_constant=_reject_constant)
+    )
+    return encoder, scanner
+
+
+_c_encode, _c_scan = _c_codec()
+
+
+def _encode_json(obj: object) -> str:
+    """``obj`` as compact JSON, ASCII only, no NaN (``json.dumps``' text, byte for byte)."""
+    return _join(_c_encode(obj, 0))
+
+
+def _decode_json(text: str) -> object:
+    """Parse one JSON value that fills ``text`` (no whitespace around it)."""
+    try:
+        value, end = _c_scan(text, 0)
+    except StopIteration as stop:
+        raise ValueError(f"no JSON value at {stop.value}") from None
+    if end != _len(text):
+        raise ValueError(f"extra data at {end}")
+    return value
 
 
 def encode(obj: object) -> bytes:
@@ -48,7 +107,7 @@ def encode(obj: object) -> bytes:
     Returns:
         The header and payload, ready to write.
     """
-    payload = _encode_json(obj).encode()
+    payload = _encode_text(_encode_json(obj))
     return _pack(_len(payload)) + payload
 
 
@@ -78,7 +137,7 @@ def decode_payload(payload: bytes) -> object:
         FrameError: If the payload is not strict JSON.
     """
     try:
-        return _decode_json(payload.decode("utf-8"))
+        return _decode_json(_decode(payload, "utf-8"))
     except FrameError:
         raise
     except Exception as exc:
@@ -105,17 +164,17 @@ class FrameReader:
             FrameError: On an oversized or malformed frame.
         """
         if not self._buf and _len(data) >= _HEADER.size:  # the common case: one whole frame
-            (length,) = _HEADER.unpack_from(data)
+            (length,) = _unpack_from(data)
             if length == _len(data) - _HEADER.size and length <= self.max_bytes:
                 return [decode_payload(data[_HEADER.size :])]
         self._buf += data
         frames = []
-        while len(self._buf) >= _HEADER.size:
-            (length,) = _HEADER.unpack_from(self._buf)
+        while _len(self._buf) >= _HEADER.size:
+            (length,) = _unpack_from(self._buf)
             if length > self.max_bytes:
                 raise FrameError(f"frame of {length} bytes exceeds the {self.max_bytes} cap")
             end = _HEADER.size + length
-            if len(self._buf) < end:
+            if _len(self._buf) < end:
                 break
             frames.append(decode_payload(bytes(self._buf[_HEADER.size : end])))
             del self._buf[:end]
@@ -138,7 +197,7 @@ def read_frame(fd: int, max_bytes: int) -> object | None:
     header = _read_exact(fd, _HEADER.size)
     if header is None:
         return None
-    (length,) = _HEADER.unpack(header)
+    (length,) = _unpack(header)
     if length > max_bytes:
         raise FrameError(f"frame of {length} bytes exceeds the {max_bytes} cap")
     payload = _read_exact(fd, length)
@@ -149,8 +208,8 @@ def read_frame(fd: int, max_bytes: int) -> object | None:
 
 def _read_exact(fd: int, n: int) -> bytes | None:
     chunks = bytearray()
-    while len(chunks) < n:
-        chunk = _read(fd, n - len(chunks))
+    while _len(chunks) < n:
+        chunk = _read(fd, n - _len(chunks))
         if not chunk:
             if chunks:
                 raise FrameError("truncated frame")
@@ -177,7 +236,7 @@ class BlockingFrameInput:
             try:
                 chunk = _read(self.fd, 65536)
             except BlockingIOError:
-                os.set_blocking(self.fd, True)
+                _set_blocking(self.fd, True)
                 continue
             self._buf += chunk
             return _len(chunk)
@@ -198,7 +257,7 @@ class BlockingFrameInput:
                 if buf:
                     raise FrameError("truncated frame")
                 return None
-        (length,) = _HEADER.unpack_from(buf)
+        (length,) = _unpack_from(buf)
         if length > self.max_bytes:
             raise FrameError(f"frame of {length} bytes exceeds the {self.max_bytes} cap")
         end = _HEADER.size + length

@@ -11,6 +11,14 @@ compiled (``install``), so a program gets exactly the code an import from source
 compile, and nothing flows from one program to another: the code comes from files the
 supervisor reads itself, never from a program.
 
+The job frame holds only what the program could read itself (the program can read all
+of it, imported or not): a file is compiled only when it is a regular file whose path,
+symlinks resolved, stays inside its module directory, and whose mode lets every user read
+it (``untrusted_files``). The supervisor is root (with ``CAP_DAC_OVERRIDE`` in a
+container) and sees the host's tree: a ``leak.py`` symlinked to a task file, a credential
+or another source's directory, or a file only its owner may read, is left to the program,
+which meets there what its own view of the files gives it.
+
 Which files a job gets is a guess from the text alone: the modules named by ``import X``
 and ``from X import`` lines of the program and, in turn, of those files (top-level module
 files ``X.py`` of the module directories only). A file the guess misses, one larger than
@@ -27,10 +35,20 @@ import importlib.machinery
 import marshal
 import os
 import re
-import stat
 import sys
 import warnings
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from . import pinned, untrusted_files
+else:
+    try:  # tests import this module from the package, the supervisor by bare name
+        from . import pinned, untrusted_files
+    except ImportError:
+        import pinned
+        import untrusted_files
+
+pinned.pin(globals())  # the loader runs beside programs: see pinned.py
 
 MAX_FILE_BYTES = 2 << 20
 """Larger module files are left to the program (the supervisor's compile stays bounded)."""
@@ -93,7 +111,7 @@ class ModuleCode:
                 continue
             seen.add(name)
             for here, there in zip(module_dirs, visible_dirs, strict=True):
-                data = _read(os.path.join(here, name + ".py"))
+                data = _read(here, name + ".py")
                 if data is None:
                     continue
                 path = os.path.join(there, name + ".py")
@@ -128,16 +146,21 @@ class ModuleCode:
         return entry
 
 
-def _read(path: str) -> bytes | None:
-    """A regular file's bytes, ``None`` if missing, unreadable or over ``MAX_FILE_BYTES``."""
+def _read(directory: str, name: str) -> bytes | None:
+    """A module file's bytes when the program may read it too (see the module's text).
+
+    ``None``: missing, refused (a symlink out of ``directory``, not a regular file, not
+    readable by every user, over ``MAX_FILE_BYTES``) or unreadable.
+    """
     try:
-        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as fh:  # a FIFO: no wait
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None
-            data = fh.read(MAX_FILE_BYTES + 1)
+        return untrusted_files.read_regular(
+            os.path.join(directory, name),
+            within=directory,
+            max_bytes=MAX_FILE_BYTES,
+            others_may_read=True,
+        )
     except OSError:
         return None
-    return data if len(data) <= MAX_FILE_BYTES else None
 
 
 class _PrecompiledLoader(importlib.machinery.SourceFileLoader):

@@ -20,7 +20,7 @@ loaded but never called as a whole) per variant ``{"v", "s"}``, its inputs, then
 
 from __future__ import annotations
 
-import base64
+import binascii
 import builtins
 import fcntl
 import itertools
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypedDict
 
-    from . import canonical, framing, modcode, rootfs, seccomp, splitstream
+    from . import canonical, framing, modcode, pinned, rootfs, seccomp, splitstream
     from . import isolation as iso
     from .framing import JsonObject
 
@@ -58,18 +58,38 @@ else:
     import framing
     import isolation as iso
     import modcode
+    import pinned
     import rootfs
     import seccomp
     import splitstream
+
+pinned.pin(globals())  # builtins as they were before any program ran (see pinned.py)
 
 RESULT_FD = 3
 JOB_FD = 4
 ERROR_CHARS = 2000
 MAX_JOB_BYTES = 64 << 20
 MAX_INPUT_BYTES = 16 << 20
+MAX_OPEN_FILES = 64
+"""Descriptors per process: also what bounds the socket buffers a process can fill."""
 _RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
 _HEADER = struct.Struct(">I")
 _type = type  # bound once: the program may replace ``builtins.type``
+# Module functions called after the program's code ran, bound before it could replace them.
+_os_write = os.write
+_os_exit = os._exit
+_os_set_blocking = os.set_blocking
+_b64decode = binascii.a2b_base64
+_sys_modules = sys.modules
+_module_type = types.ModuleType
+_write_frame = framing.write_frame
+_read_frame = framing.read_frame
+_encode_frame = framing.encode
+_frame_error = framing.FrameError
+_frame_input = framing.BlockingFrameInput
+_canonical_wire = canonical.canonical_wire
+_canonicalize = canonical.canonicalize
+_to_wire = canonical.to_wire
 
 
 _DESCRIBED: dict[tuple[object, ...], str] = {}
@@ -197,8 +217,8 @@ def _generate_one(fn: Callable[..., object], call: JsonObject, index: int) -> di
     value = fn(**call.get("kwargs", {}))
     if type(value) is not dict or "input" not in value or "output" not in value:
         return {"k": "out", "i": index, "s": "invalid_output", "e": "not an {input, output} dict"}
-    grid_in, reason_in = canonical.canonicalize(value["input"])
-    grid_out, reason_out = canonical.canonicalize(value["output"])
+    grid_in, reason_in = _canonicalize(value["input"])
+    grid_out, reason_out = _canonicalize(value["output"])
     if grid_in is None or grid_out is None:
         reason = f"input: {reason_in}" if grid_in is None else f"output: {reason_out}"
         return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
@@ -206,8 +226,8 @@ def _generate_one(fn: Callable[..., object], call: JsonObject, index: int) -> di
         "k": "out",
         "i": index,
         "s": "ok",
-        "g": canonical.to_wire(grid_in),
-        "o": canonical.to_wire(grid_out),
+        "g": _to_wire(grid_in),
+        "o": _to_wire(grid_out),
     }
 
 
@@ -224,7 +244,7 @@ def _set_limits(limits: JsonObject, memory_baseline: int) -> None:
     cap(resource.RLIMIT_AS, memory_baseline + int(limits["memory_bytes"]))
     cap(resource.RLIMIT_NPROC, int(limits["processes"]))
     cap(resource.RLIMIT_FSIZE, int(limits["disk_bytes"]))
-    cap(resource.RLIMIT_NOFILE, 256)
+    cap(resource.RLIMIT_NOFILE, MAX_OPEN_FILES)
     cap(resource.RLIMIT_CORE, 0)
     cap(resource.RLIMIT_CPU, int(limits["total_seconds"]) + 2)
     cap(resource.RLIMIT_MSGQUEUE, 0)
@@ -335,12 +355,26 @@ def _setup(job: JsonObject, settings: Settings) -> str:
     return workdir
 
 
+OOM_SCORE_ADJ = 1000
+"""The OOM killer's first choice: a program's processes, never the supervisor or zygote
+that share its memory cgroup or container (raising it needs no privilege; lowering does)."""
+
+
+def _first_for_the_oom_killer() -> None:
+    try:
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write(str(OOM_SCORE_ADJ))
+    except OSError as exc:
+        raise SetupFailed(f"could not raise the program's oom_score_adj ({exc})") from None
+
+
 def child_entry(job_r: int, res_w: int, out_w: int, settings: Settings) -> None:
     """Run in a process freshly forked by the zygote: set up, load, serve (never returns)."""
     try:
         os.setsid()
         _wire_descriptors(job_r, res_w, out_w)
         try:
+            _first_for_the_oom_killer()
             job = framing.read_frame(JOB_FD, MAX_JOB_BYTES)
             if not isinstance(job, dict):
                 raise SetupFailed("no job received")
@@ -364,10 +398,10 @@ def _exec_program(
         The entry point (``None`` when the program did not load) and the ``load`` frame
         to send.
     """
-    module = types.ModuleType("program")
+    module = _module_type("program")
     module.__dict__["__builtins__"] = builtins
     module.__dict__["__file__"] = os.path.join(workdir, "program.py")
-    sys.modules["program"] = module
+    _sys_modules["program"] = module
     try:
         code = compile(source, "program.py", "exec", dont_inherit=True)
         del source
@@ -388,16 +422,16 @@ def _load(job: JsonObject, workdir: str) -> Callable[..., object]:
     sys.path[:0] = list(job["module_dirs"])
     modcode.install(job.pop("module_code", None) or {}, list(job["module_dirs"]))
     sys.argv = ["program.py"]
-    source = base64.b64decode(job["source"])
+    source = _b64decode(job["source"])
     del job["source"]
     fn, frame = _exec_program(source, job, workdir)
     if job.get("variants") and fn is not None:  # the variants share its runs (splitstream)
         job["base"] = (source, frame["entry"])
     del source
     _flush_output()
-    framing.write_frame(RESULT_FD, frame)
+    _write_frame(RESULT_FD, frame)
     if fn is None:
-        os._exit(0)
+        _os_exit(0)
     return fn
 
 
@@ -408,7 +442,7 @@ def _answer(fn: Callable[..., object], item: JsonObject, fmt: str, generate: boo
         if generate:
             return _generate_one(fn, item["x"], index)
         value = fn(_fresh_input(item, fmt))
-        wire, reason = canonical.canonical_wire(value)
+        wire, reason = _canonical_wire(value)
         if wire is None:
             return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
         return {"k": "out", "i": index, "s": "ok", "g": wire}
@@ -424,13 +458,13 @@ def _serve(job: JsonObject, workdir: str) -> None:
     if job.get("variants"):
         _serve_variants(job, workdir, fn)
         return
-    read = framing.BlockingFrameInput(JOB_FD, MAX_INPUT_BYTES).read
+    read = _frame_input(JOB_FD, MAX_INPUT_BYTES).read
     fmt = job["input_format"]
     generate = job.get("mode") == "generate"
     while True:
         try:
             item = read()
-        except (framing.FrameError, OSError):
+        except (_frame_error, OSError):
             return
         if not isinstance(item, dict):
             return
@@ -452,14 +486,14 @@ def _out_frame(msg: JsonObject) -> bytes:
         width, digits = msg["g"]
         payload = _OK_FRAME % (msg["i"], width, digits.encode("ascii"))
         return _HEADER.pack(len(payload)) + payload
-    return framing.encode(msg)
+    return _encode_frame(msg)
 
 
 def _write_all(fd: int, data: bytes) -> None:
     """Write all of ``data`` to a blocking descriptor, retrying short writes."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view) :]
+        view = view[_os_write(fd, view) :]
 
 
 _CONTAINERS = frozenset((list, dict, set, bytearray))
@@ -497,13 +531,13 @@ class _SharedState:
     @staticmethod
     def _modules_index() -> tuple[tuple[str, ...], tuple[int, ...]]:
         """``sys.modules``'s names and module identities, in order."""
-        return tuple(sys.modules), tuple(map(id, sys.modules.values()))
+        return tuple(_sys_modules), tuple(map(id, _sys_modules.values()))
 
     def _scan(self) -> tuple[str, ...]:
         """The names of the modules to track: ``builtins`` and any from the directories."""
         return tuple(
             name
-            for name, module in list(sys.modules.items())
+            for name, module in list(_sys_modules.items())
             if self._namespace(name, module) is not None
         )
 
@@ -530,7 +564,7 @@ class _SharedState:
         """
         state: dict[str, object] = {}
         for name in names:
-            module = sys.modules.get(name)
+            module = _sys_modules.get(name)
             namespace = self._namespace(name, module)
             if namespace is None:
                 continue
@@ -581,10 +615,10 @@ def _answer_variant(
             return {"k": "out", "i": index, "s": splitstream.SAME}
         if value is splitstream.FULL:
             value = fn(_fresh_input(item, fmt))
-        grid, reason = canonical.canonicalize(value)
+        grid, reason = _canonicalize(value)
         if grid is None:
             return {"k": "out", "i": index, "s": "invalid_output", "e": reason}
-        return {"k": "out", "i": index, "s": "ok", "g": canonical.to_wire(grid)}
+        return {"k": "out", "i": index, "s": "ok", "g": _to_wire(grid)}
     except MemoryError as exc:
         return _out_of_memory(exc, index)
     except BaseException as exc:  # SystemExit and friends are errors too
@@ -604,8 +638,8 @@ def _serve_variants(job: JsonObject, workdir: str, base: Callable[..., object]) 
     A variant of the base's entry point that differs from it after its first statements
     starts, per input, from the base's run of those (``splitstream``).
     """
-    send = framing.write_frame
-    read = framing.read_frame
+    send = _write_frame
+    read = _read_frame
     fmt = job["input_format"]
     dirs = list(job["module_dirs"])
     base_source, entry = job.pop("base")
@@ -620,15 +654,15 @@ def _serve_variants(job: JsonObject, workdir: str, base: Callable[..., object]) 
     split: tuple[splitstream.Splitter, splitstream.Plan] | None = None
     while True:
         try:
-            os.set_blocking(JOB_FD, True)
+            _os_set_blocking(JOB_FD, True)
             item = read(JOB_FD, MAX_INPUT_BYTES)
-        except (framing.FrameError, OSError):
+        except (_frame_error, OSError):
             return
         if not isinstance(item, dict):
             return
         if "v" in item:
             variant = item["v"]
-            source = base64.b64decode(str(item["s"]))
+            source = _b64decode(str(item["s"]))
             del item
             fn, frame = _exec_program(source, job, workdir)
             split = None
@@ -641,12 +675,12 @@ def _serve_variants(job: JsonObject, workdir: str, base: Callable[..., object]) 
             send(RESULT_FD, frame)
         elif "end" in item:
             fn = split = None
-            sys.modules.pop("program", None)
+            _sys_modules.pop("program", None)
             change = shared.change()
             _flush_output()
             send(RESULT_FD, {"k": "end", "clean": change is None, "e": change})
             if change is not None:
-                os._exit(0)
+                _os_exit(0)
         elif fn is not None:
             msg = _answer_variant(fn, split, item, fmt)
             del item

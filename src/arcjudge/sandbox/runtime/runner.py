@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypedDict
 
-    from . import canonical, framing, modcode, rootfs, seccomp, zygote
+    from . import canonical, cgroups, framing, modcode, rootfs, seccomp, zygote
     from . import isolation as iso
     from .framing import JsonObject
     from .program import Settings
@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 
 else:
     import canonical
+    import cgroups
     import framing
     import isolation as iso
     import modcode
@@ -133,11 +134,23 @@ def _seccomp_works() -> bool:
 
 
 class Isolation:
-    """What the supervisor managed to set up, decided once at start."""
+    """What the supervisor managed to set up, decided once at start.
 
-    def __init__(self, enabled: bool) -> None:
+    Args:
+        enabled: Whether to isolate at all (``--no-isolation``: off).
+        cpu: The CPU this supervisor is pinned to (``None``: not pinned).
+    """
+
+    def __init__(self, enabled: bool, cpu: int | None = None) -> None:
         self.userns = False
         self.hints: dict[str, str] = {}
+        self.groups: cgroups.WorkerGroups | None = None
+        self.cgroup_paths: list[str] = []  # what the harness removes once we are gone
+        problem: str | None = "isolation is off"
+        if enabled and os.getpid() != 1:  # a container's supervisor has its container's
+            # first, as the caller: a delegated cgroup is the caller's, not a namespace's
+            self.groups, problem = cgroups.make(cpu)
+            self.cgroup_paths = self.groups.paths if self.groups is not None else []
         if enabled and os.geteuid() != 0:  # without root: root of a user namespace of ours
             problem = iso.enter_user_namespace()
             self.userns = problem is None
@@ -164,6 +177,11 @@ class Isolation:
             "kill_all_after_program": self.pid1,
             "supervisor_ignores_signals": True,
         }
+        if not self.pid1:
+            self.protections["memory_cgroup"] = self.groups is not None
+            self.protections["cpu_cgroup"] = self.groups is not None
+            if problem is not None:
+                self.hints["memory_cgroup"] = problem
         if enabled and not self.pid1 and (self.userns or not self.root):
             self.protections["user_namespace"] = self.userns
         self.protections["seccomp_filter"] = _probe(_seccomp_works)
@@ -178,6 +196,10 @@ class Isolation:
             if iso.mount("none", "/", None, iso.MS_REC | iso.MS_PRIVATE, None):
                 self.protections["mount_namespace"] = True
                 self.protections["read_only_root"] = iso.make_tree_read_only("/")
+                # /proc stays writable: a program raises its own oom_score_adj there
+                # before its code loads (only a process's own files are a non-root's)
+                iso.make_mount_writable("/proc")
+                self._keep_cgroups_writable()
         if self.protections["mount_namespace"] and self._probe_pid_namespace():
             self.root_plan = rootfs.plan(_HERE)
             ok = self._probe_minimal_root(self.root_plan)
@@ -192,6 +214,24 @@ class Isolation:
             # Programs are our uid on the host: never ptrace-able or readable by them (last:
             # the probes above write their own id maps, which needs us dumpable).
             self.protections["supervisor_not_dumpable"] = iso.prctl(iso.PR_SET_DUMPABLE, 0)
+
+    def _keep_cgroups_writable(self) -> None:
+        """Our cgroups' mounts stay writable in our mount namespace (limits per job).
+
+        Programs never see them (their root is minimal) or cannot write them (their
+        files are ours, and a program's uid is not).
+        """
+        if self.groups is not None and not all(
+            iso.make_mount_writable(point) for point in self.groups.mount_points
+        ):
+            self.lose_cgroups("could not keep the cgroup mounts writable")
+
+    def lose_cgroups(self, why: str) -> None:
+        """Give up the cgroups (a step failed); say so in the protections."""
+        if self.groups is not None:
+            self.groups = None
+            self.protections["memory_cgroup"] = self.protections["cpu_cgroup"] = False
+            self.hints["memory_cgroup"] = f"{why}; {cgroups.HINT}"
 
     @staticmethod
     def _probe_pid_namespace() -> bool:
@@ -500,11 +540,16 @@ class Supervisor:
     """Serves ``run`` requests from the harness, one program at a time."""
 
     def __init__(
-        self, chan_in: int, chan_out: int, isolation: bool, scrub: tuple[str, ...] = ()
+        self,
+        chan_in: int,
+        chan_out: int,
+        isolation: bool,
+        scrub: tuple[str, ...] = (),
+        cpu: int | None = None,
     ) -> None:
         self.chan_in = chan_in
         self.chan_out = chan_out
-        self.iso = Isolation(isolation)
+        self.iso = Isolation(isolation, cpu)
         self.scrub = scrub
         if scrub:
             self.iso.protections["scrub_between_programs"] = True
@@ -514,6 +559,11 @@ class Supervisor:
         self.module_code = modcode.ModuleCode()
         self.zygote = zygote.Client((chan_in, chan_out), self.iso.pid1, self.iso.program_settings())
         self.iso.protections["subreaper"] = self.zygote.subreaper
+        if self.iso.groups is not None:
+            try:  # the zygote, so every program, in the programs' groups: none forked yet
+                self.iso.groups.adopt_programs(self.zygote.pid)
+            except OSError as exc:
+                self.iso.lose_cgroups(f"could not move the zygote into its cgroups ({exc})")
 
     def new_uid(self) -> int:
         """A uid no program of this supervisor has had (random, so not across runs either)."""
@@ -535,6 +585,7 @@ class Supervisor:
                 "numpy": getattr(sys.modules.get("numpy"), "__version__", "none"),
                 "protections": self.iso.protections,
                 "hints": self.iso.hints,
+                "cgroups": self.iso.cgroup_paths,
             },
         )
         while not self.harness_gone:
@@ -548,10 +599,13 @@ class Supervisor:
                 framing.write_frame(self.chan_out, {"op": "pong"})
             elif msg.get("op") in ("run", "variants"):
                 try:
+                    self._limit_memory(msg)
                     reply = self.run(msg) if msg["op"] == "run" else self.run_variants(msg)
                 except zygote.ZygoteGone as exc:
                     reply = {"op": "result", "status": "infra", "error": str(exc)}
                     self.harness_gone = True  # we cannot run programs any more: be replaced
+                except OSError as exc:  # a set-up step of ours (the memory limit) failed
+                    reply = {"op": "result", "status": "infra", "error": str(exc)}
                 except Exception:  # report, never die silently
                     reply = {"op": "result", "status": "infra", "error": traceback.format_exc()}
                 finally:
@@ -562,6 +616,18 @@ class Supervisor:
                 framing.write_frame(self.chan_out, reply)
             else:
                 framing.write_frame(self.chan_out, {"op": "error", "error": "unknown op"})
+
+    def _limit_memory(self, job: JsonObject) -> None:
+        """Set the programs' memory group to the job's limit (all its processes together).
+
+        Raises:
+            OSError: If the kernel refuses it (the job is then ``infra``).
+        """
+        if self.iso.groups is not None:
+            try:
+                self.iso.groups.set_memory(int(job["limits"]["memory_bytes"]))
+            except OSError as exc:
+                raise OSError(f"could not set the programs' memory limit: {exc}") from None
 
     # ----------------------------------------------------------------------------------
 
@@ -1059,6 +1125,7 @@ def main(argv: list[str]) -> int:
     preload = list(DEFAULT_PRELOAD)
     isolation = True
     scrub: tuple[str, ...] = ()
+    cpu: int | None = None
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -1069,7 +1136,7 @@ def main(argv: list[str]) -> int:
         elif arg == "--scrub":
             scrub = tuple(p for p in args.pop(0).split(":") if p)
         elif arg == "--cpu-slot":
-            pin_to_slot(int(args.pop(0)))
+            cpu = pin_to_slot(int(args.pop(0)))
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
     chan_out = os.dup(1)
@@ -1077,7 +1144,7 @@ def main(argv: list[str]) -> int:
     _preload(preload)
     json.dumps({})  # warm the encoder before forking
     base64.b64decode(b"")
-    supervisor = Supervisor(0, chan_out, isolation, scrub)
+    supervisor = Supervisor(0, chan_out, isolation, scrub, cpu)
     try:
         supervisor.serve()
     except OSError as exc:

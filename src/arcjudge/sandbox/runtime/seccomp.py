@@ -8,6 +8,14 @@ namespace creation (``unshare``, ``setns``, ``clone`` with namespace flags), ``i
 list of host-administration calls, and sockets of any family but ``AF_UNIX``. ``clone3``
 answers ``ENOSYS`` so that the C library falls back to ``clone``, whose flags can be checked.
 
+It also closes the channels between sandboxes running at the same time that live on the
+inodes they share (the standard library, the runtime's files): file locks (``flock``, and
+``fcntl``'s record locks, leases and ``F_NOTIFY``), ``inotify``, and the page-cache
+residency calls (``mincore``, ``cachestat``, ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``,
+``fadvise64``, ``madvise``'s ``MADV_COLD``/``MADV_PAGEOUT``); and it refuses
+``sched_setaffinity``, so a program stays on its worker's CPU. ARC programs need none of
+these.
+
 Only x86_64 is supported; elsewhere ``install`` returns ``False`` and the supervisor reports
 ``seccomp_filter`` as missing instead of guessing syscall numbers.
 """
@@ -38,7 +46,7 @@ _RET_K = 0x06
 
 _OFF_NR = 0
 _OFF_ARCH = 4
-_OFF_ARG0 = 16  # low 32 bits of args[0] (little-endian)
+_OFF_ARG0 = 16  # low 32 bits of args[0] (little-endian); args[k] at 16 + 8 * k
 
 AF_UNIX = 1
 CLONE_NAMESPACE_FLAGS = 0x7E020000  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
@@ -69,7 +77,25 @@ DENIED_X86_64: dict[str, int] = {
     "clock_settime": 227, "adjtimex": 159, "clock_adjtime": 305, "quotactl": 179,
     "personality": 135, "fanotify_init": 300, "iopl": 172, "ioperm": 173, "uselib": 134,
     "lookup_dcookie": 212, "vhangup": 153,
+    # Channels through shared inodes and the page cache; a CPU of another worker.
+    "flock": 73, "inotify_init": 253, "inotify_add_watch": 254, "inotify_init1": 294,
+    "fanotify_mark": 301, "mincore": 27, "cachestat": 451, "fadvise64": 221,
+    "sched_setaffinity": 203,
 }  # fmt: skip
+F_LOCK_COMMANDS = (
+    5, 6, 7,  # F_GETLK, F_SETLK, F_SETLKW
+    36, 37, 38,  # F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW
+    1024, 1025, 1026,  # F_SETLEASE, F_GETLEASE, F_NOTIFY
+)  # fmt: skip
+"""``fcntl`` commands denied: every lock is state on a shared inode another sandbox sees."""
+MADV_EVICT = (20, 21)
+"""``madvise`` advice denied: ``MADV_COLD`` and ``MADV_PAGEOUT`` evict file pages."""
+RWF_NOWAIT = 0x8
+"""``preadv2``/``pwritev2`` flag denied: it tells whether a file's page is cached."""
+# (syscall, argument, values denied): the argument's low 32 bits (every one is an int).
+_DENIED_VALUES_X86_64 = ((72, 1, F_LOCK_COMMANDS), (28, 2, MADV_EVICT))
+# (syscall, argument, flags of which any is denied)
+_DENIED_FLAGS_X86_64 = ((327, 5, RWF_NOWAIT), (328, 5, RWF_NOWAIT))
 _SOCKET_X86_64 = (41, 53)  # socket, socketpair: AF_UNIX only
 _CLONE_X86_64 = 56
 _CLONE3_X86_64 = 435
@@ -97,8 +123,8 @@ def build_x86_64() -> list[tuple[int, int, int, int]]:
     """Return the filter program as ``(code, jt, jf, k)`` instructions.
 
     Layout: check the architecture (anything else is killed), refuse the x32 ABI, then one
-    comparison per denied number, then the argument checks for ``socket``, ``socketpair``
-    and ``clone``, then allow.
+    comparison per denied number, then the argument checks for ``socket``, ``socketpair``,
+    ``fcntl``, ``madvise``, ``preadv2``, ``pwritev2`` and ``clone``, then allow.
     """
     deny = _RET_ERRNO | errno.EPERM
     prog: list[tuple[int, int, int, int]] = [
@@ -119,6 +145,19 @@ def build_x86_64() -> list[tuple[int, int, int, int]]:
             (_JEQ_K, 0, 1, AF_UNIX),
             (_RET_K, 0, 0, _RET_ALLOW),
             (_RET_K, 0, 0, _RET_ERRNO | errno.EAFNOSUPPORT),
+        ]
+    for number, arg, values in _DENIED_VALUES_X86_64:
+        m = len(values)
+        prog += [(_JEQ_K, 0, m + 3, number), (_LD_W_ABS, 0, 0, _OFF_ARG0 + 8 * arg)]
+        prog += [(_JEQ_K, m - i, 0, value) for i, value in enumerate(values)]
+        prog += [(_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, deny)]
+    for number, arg, flags in _DENIED_FLAGS_X86_64:
+        prog += [
+            (_JEQ_K, 0, 4, number),
+            (_LD_W_ABS, 0, 0, _OFF_ARG0 + 8 * arg),
+            (_JSET_K, 1, 0, flags),
+            (_RET_K, 0, 0, _RET_ALLOW),
+            (_RET_K, 0, 0, deny),
         ]
     prog += [
         (_JEQ_K, 0, 3, _CLONE_X86_64),

@@ -37,7 +37,17 @@ import sys
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from . import pinned
+else:
+    try:  # tests import this module from the package, the supervisor by bare name
+        from . import pinned
+    except ImportError:
+        import pinned
+
+pinned.pin(globals())  # this module runs beside programs: see pinned.py
 
 SAME = "same"
 """The status a variant answers when it computes what the base computes (see above)."""

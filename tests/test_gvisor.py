@@ -69,8 +69,8 @@ def _containers_of(run_id: str) -> list:
 def gvisor_outcomes(runsc):
     made = []
 
-    def factory():
-        made.append(DockerSandbox(workers=1, image=runsc, runtime="runsc"))
+    def factory(module_dirs):
+        made.append(DockerSandbox(workers=1, image=runsc, runtime="runsc", module_dirs=module_dirs))
         return made[-1]
 
     outcomes = {o.name: o for o in run_suite(factory)}

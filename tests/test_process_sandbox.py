@@ -212,7 +212,10 @@ def test_no_zombies_accumulate_and_forking_keeps_working():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the minimal root is built as root")
 def test_interpreter_installed_under_tmp_stays_visible_in_the_minimal_root():
-    """A virtualenv below /tmp (common on CI runners) is bound over the scratch tmpfs."""
+    """A virtualenv below /tmp (common on CI runners) is bound over the scratch tmpfs.
+
+    Of its ``site-packages`` only the packages programs may import are in their view.
+    """
     import shutil
     import subprocess
     import sys
@@ -226,10 +229,15 @@ def test_interpreter_installed_under_tmp_stays_visible_in_the_minimal_root():
                             "site-packages")  # fmt: skip
         with open(os.path.join(site, "venv_only_module.py"), "w") as fh:
             fh.write("VALUE = 7\n")
-        with ProcessSandbox(workers=1, python=os.path.join(venv, "bin", "python")) as sb:
+        with open(os.path.join(site, "undeclared_data.py"), "w") as fh:
+            fh.write("SECRET = 1\n")
+        python = os.path.join(venv, "bin", "python")
+        with ProcessSandbox(workers=1, python=python, program_packages=("venv_only_module",)) as sb:
             assert sb.protections()["minimal_root"]
             source = (
                 "import os, venv_only_module\n"
+                "assert not os.path.exists(os.path.join(os.path.dirname(\n"
+                "    venv_only_module.__file__), 'undeclared_data.py'))\n"
                 "def p(g):\n"
                 "    try:\n"
                 "        open(venv_only_module.__file__, 'a').close()\n"
@@ -292,3 +300,61 @@ def test_unpinned_supervisors_keep_every_cpu():
         sb.start()
         for worker in sb.workers:
             assert os.sched_getaffinity(worker.proc.pid) == os.sched_getaffinity(0)  # type: ignore[attr-defined]
+
+
+# 40 busy processes, each in a session of its own, after trying to widen its CPUs: for
+# ``seconds`` of wall time, then it answers
+FLOOD = prog(
+    "import os, time\n"
+    "def transform(g):\n"
+    "    try:\n"
+    "        os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    end = time.time() + g[0][0]\n"
+    "    for _ in range(40):\n"
+    "        if os.fork() == 0:\n"
+    "            os.setsid()\n"
+    "            while time.time() < end:\n"
+    "                pass\n"
+    "            os._exit(0)\n"
+    "    time.sleep(g[0][0])\n"
+    "    return [[1]]\n"
+)
+# an honest program that needs a fixed amount of CPU time
+HONEST = prog(
+    "def transform(g):\n"
+    "    n = 0\n"
+    "    for k in range(g[0][0] * 1000000):\n"
+    "        n += k & 7\n"
+    "    return [[n % 10]]\n"
+)
+
+
+@TWO_CPUS
+@pytest.mark.skipif(os.geteuid() != 0, reason="cgroups per worker are made as root here")
+def test_a_program_cannot_take_cpu_from_another_workers_program():
+    """Round three: 40 busy processes in sessions of their own stay on their worker's CPU."""
+    import threading
+
+    with ProcessSandbox(workers=2) as sb:
+        sb.start()
+        assert sb.protections()["cpu_cgroup"]
+        alone = sb.run(HONEST, [((4,),)], Limits(wall_seconds=20))
+        assert alone.results[0].status is Status.OK
+        needed = alone.results[0].seconds  # its CPU time, on an idle CPU
+        flood: list[object] = []
+        seconds = min(9, int(needed * 6) + 2)  # a grid cell: the flood outlasts the test
+
+        def run_flood() -> None:
+            limits = Limits(wall_seconds=60)
+            flood.append(sb.run(FLOOD, [((seconds,),)], limits, policy=PolicyMode.OFF))
+
+        worker = threading.Thread(target=run_flood)
+        worker.start()
+        time.sleep(1.0)  # the flood is running on the other worker
+        limit = needed * 3 + 0.5  # unprotected it would get about a fortieth of a CPU
+        honest = sb.run(HONEST, [((4,),)], Limits(wall_seconds=limit))
+        worker.join()
+        assert honest.results[0].status is Status.OK, (needed, honest.results[0].error)
+        assert flood and flood[0].results[0].status is Status.OK  # type: ignore[attr-defined]

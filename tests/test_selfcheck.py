@@ -16,9 +16,9 @@ def outcomes(request):
         from arcjudge.sandbox.docker import DockerSandbox
 
         image = request.getfixturevalue("docker_image")
-        factory = lambda: DockerSandbox(workers=1, image=image)  # noqa: E731
+        factory = lambda dirs: DockerSandbox(workers=1, image=image, module_dirs=dirs)  # noqa: E731
     else:
-        factory = lambda: ProcessSandbox(workers=1)  # noqa: E731
+        factory = lambda dirs: ProcessSandbox(workers=1)  # noqa: E731
     return request.param, {o.name: o for o in run_suite(factory)}
 
 
@@ -47,7 +47,7 @@ def test_without_isolation_the_suite_reports_uncontained_cases():
     outcomes = {
         o.name: o
         for o in run_suite(
-            lambda: ProcessSandbox(workers=1, isolation=False),
+            lambda dirs: ProcessSandbox(workers=1, isolation=False),
             {
                 "write_outside_workdir",
                 "read_task_data_on_host",

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import pytest
 
 from arcjudge.sandbox.selfcheck import cases_for
-from unprivileged import wrap
+from unprivileged import delegated_cgroups, wrap
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="Linux namespaces")
 
@@ -97,41 +97,80 @@ def _unshare_denied_launcher() -> Iterator[str]:
         yield launcher
 
 
-def _probe(interpreter: list[str], source: str, unprivileged: bool = True) -> tuple[dict, str]:
+def _probe(
+    interpreter: list[str], source: str, unprivileged: bool = True, cgroups: list[str] = ()
+) -> tuple[dict, str]:
     argv = [*interpreter, "-c", PROBE, source]
     proc = subprocess.run(
-        wrap(argv) if unprivileged else argv, capture_output=True, text=True, timeout=120
+        wrap(argv, cgroups) if unprivileged else argv, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1]), proc.stderr
 
 
+SELFCHECK = [sys.executable, "-c", "import sys; from arcjudge.cli import main; sys.exit(main())"]
+# What only a memory cgroup contains on the process backend: memory of all a program's
+# processes together, kernel memory (socket buffers) included.
+NEEDS_A_CGROUP = {"memory_across_processes", "socket_buffers_outside_the_limit"}
+
+
+def _failed(proc: subprocess.CompletedProcess[str]) -> set[str]:
+    """The cases a selfcheck run names as not contained."""
+    lines = [x for x in proc.stderr.splitlines() if "selfcheck failed:" in x]
+    return set(lines[0].split("selfcheck failed:", 1)[1].strip().split(", ")) if lines else set()
+
+
 def test_selfcheck_contains_every_case_as_unprivileged_user() -> None:
-    argv = [sys.executable, "-c", "import sys; from arcjudge.cli import main; sys.exit(main())"]
-    proc = subprocess.run(
-        wrap([*argv, "selfcheck", "--backend", "process"]),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    """With user namespaces and a cgroup delegated to the user: as contained as root."""
+    with delegated_cgroups() as groups:
+        proc = subprocess.run(
+            wrap([*SELFCHECK, "selfcheck", "--backend", "process"], groups),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    if not groups:  # no cgroup v1 hierarchies here to delegate: the next test's case
+        assert _failed(proc) == NEEDS_A_CGROUP, proc.stdout[-4000:] + proc.stderr[-2000:]
+        return
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert f"all {len(cases_for('process')) + 1} cases contained" in proc.stdout
     assert "running without" not in proc.stderr
 
 
+def test_without_a_cgroup_the_selfcheck_names_what_only_a_cgroup_contains() -> None:
+    """Without root and without a delegated cgroup: stated, with how to get one."""
+    proc = subprocess.run(
+        wrap([*SELFCHECK, "selfcheck", "--backend", "process"]),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert _failed(proc) == NEEDS_A_CGROUP
+    assert "running without: memory_cgroup" in proc.stderr
+    assert "Delegate=yes" in proc.stderr  # the hint: how to get one
+    assert "memory_cgroup" in proc.stdout.splitlines()[0].split("missing:")[1]
+
+
 def test_unprivileged_protections_match_roots_but_the_uid() -> None:
-    as_user, _ = _probe([sys.executable], COUNT_FORKS)
+    with delegated_cgroups() as groups:
+        as_user, _ = _probe([sys.executable], COUNT_FORKS, cgroups=groups)
     as_root, _ = _probe([sys.executable], COUNT_FORKS, unprivileged=False)
     mine = as_user["protections"]
     for name in ("network_namespace", "mount_namespace", "read_only_root", "pid_namespace",
                  "fresh_proc", "minimal_root", "private_tmp", "seccomp_filter",
-                 "privilege_drop", "kill_all_after_program", "programs_not_dumpable"):  # fmt: skip
+                 "privilege_drop", "kill_all_after_program", "programs_not_dumpable",
+                 "memory_cgroup", "cpu_cgroup"):  # fmt: skip
+        if name.endswith("_cgroup") and not groups:
+            continue
         assert mine[name] is True, name
         assert as_root["protections"][name] is True, name
     assert mine["user_namespace"] is True and mine["user_namespace_per_program"] is True
     assert mine["supervisor_not_dumpable"] is True  # programs are our uid on the host
     assert mine["uid_per_program"] is False  # one host uid: stated, not claimed
-    assert as_user["hints"] == {}
+    assert as_user["hints"] == (
+        {} if groups else {"memory_cgroup": as_user["hints"]["memory_cgroup"]}
+    )
     # The process limit counts the program's own processes, as for root; the program
     # sees a uid of its own (not 0) and only its own processes in /proc.
     assert as_user["status"] == as_root["status"] == "loaded"
@@ -164,10 +203,11 @@ FALLBACK_NOT_CONTAINED = {
     "read_other_programs_temp_files",
     "see_host_processes",
     "read_task_data_on_host",
+    "packages_beside_arcjudge",
     "kill_every_process",
     "forge_next_programs_results",
     "signal_the_supervisor",
-}
+} | NEEDS_A_CGROUP  # run without a delegated cgroup
 
 
 def test_selfcheck_without_user_namespaces_names_exactly_what_it_cannot_contain() -> None:
@@ -176,7 +216,5 @@ def test_selfcheck_without_user_namespaces_names_exactly_what_it_cannot_contain(
         argv = [sys.executable, launcher, "-c", cli, "selfcheck", "--backend", "process"]
         proc = subprocess.run(wrap(argv), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-2000:]
-    failed_line = next(x for x in proc.stderr.splitlines() if "selfcheck failed:" in x)
-    failed = set(failed_line.split("selfcheck failed:", 1)[1].strip().split(", "))
-    assert failed == FALLBACK_NOT_CONTAINED
+    assert _failed(proc) == FALLBACK_NOT_CONTAINED
     assert "user_namespace: refused (EPERM)" in proc.stderr

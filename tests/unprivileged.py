@@ -10,12 +10,15 @@ Nothing of this outlives the command: the mount namespace dies with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
 import site
 import stat
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -55,7 +58,7 @@ def unavailable() -> str | None:
     return None
 
 
-def wrap(argv: list[str]) -> list[str]:
+def wrap(argv: list[str], cgroups: list[str] | tuple[str, ...] = ()) -> list[str]:
     """:func:`command`, in a test: skips it (fails it with ``ARCJUDGE_REQUIRE_NONROOT=1``)
     when this process is not root or a tool is missing."""
     problem = unavailable()
@@ -63,15 +66,78 @@ def wrap(argv: list[str]) -> list[str]:
         if os.environ.get("ARCJUDGE_REQUIRE_NONROOT") == "1":
             pytest.fail(f"ARCJUDGE_REQUIRE_NONROOT=1 but {problem}")
         pytest.skip(problem)
-    return command(argv)
+    return command(argv, cgroups=cgroups)
 
 
-def command(argv: list[str], env: dict[str, str] | None = None) -> list[str]:
+@contextlib.contextmanager
+def delegated_cgroups() -> Iterator[list[str]]:
+    """Groups of the memory, cpu and cpuset hierarchies (cgroup v1) owned by ``UID``.
+
+    What an administrator gives a user to run arcjudge with memory limits per program
+    without root: below this process's own groups, each ``chown``-ed to the user (the
+    cpuset one with its parent's CPUs and memory nodes). Removed afterwards, with what
+    was made below them.
+
+    Yields:
+        The groups' directories (for :func:`command`'s ``cgroups``); empty where this
+        machine has no such v1 hierarchies.
+    """
+    own = {}
+    with open("/proc/self/cgroup") as fh:
+        for line in fh:
+            _, names, path = line.rstrip("\n").split(":", 2)
+            for name in names.split(","):
+                own[name] = path
+    name = f"arcjudge-test-delegated-{os.getpid()}"
+    made: list[str] = []
+    try:
+        for controller in ("memory", "cpu", "cpuset"):
+            top = f"/sys/fs/cgroup/{controller}"
+            if controller not in own or not os.path.isdir(top):
+                break
+            parent = os.path.join(top, own[controller].lstrip("/"))
+            path = os.path.join(parent, name)
+            os.mkdir(path)
+            made.append(path)
+            if controller == "cpuset":
+                for key in ("cpuset.cpus", "cpuset.mems"):
+                    with (
+                        open(os.path.join(parent, key)) as src,
+                        open(os.path.join(path, key), "w") as dst,
+                    ):
+                        dst.write(src.read())
+            for entry in [path, *(os.path.join(path, f) for f in os.listdir(path))]:
+                os.chown(entry, UID, UID)
+        yield made if len(made) == 3 else []
+    finally:
+        for path in made:
+            for top, dirs, _files in os.walk(path, topdown=False):
+                for d in dirs:
+                    _rmdir(os.path.join(top, d))
+            _rmdir(path)
+
+
+def _rmdir(path: str) -> None:
+    """Remove a group whose processes may still be exiting."""
+    for _ in range(100):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
+def command(
+    argv: list[str], env: dict[str, str] | None = None, cgroups: list[str] | tuple[str, ...] = ()
+) -> list[str]:
     """The command line that runs ``argv`` as an unprivileged uid with ``needed_paths()`` reachable.
 
     Args:
         argv: The command.
         env: Its whole environment (default: a minimal ``PATH``, ``HOME`` and locale).
+        cgroups: Groups (:func:`delegated_cgroups`) the command starts in.
 
     Returns:
         An ``unshare ... sh -c ...`` command line; its process becomes ``argv`` by exec.
@@ -93,6 +159,7 @@ def command(argv: list[str], env: dict[str, str] | None = None) -> list[str]:
             kind = "-d" if os.path.isdir(child) else "-f"
             make = f"mkdir -p {target}" if kind == "-d" else f"touch {target}"
             lines += [make, f"mount --bind {keep} {target}"]
+    lines += [f"echo $$ > {shlex.quote(os.path.join(g, 'cgroup.procs'))}" for g in cgroups]
     env = env or {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LC_ALL": "C.UTF-8"}
     assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(env.items()))
     lines.append(

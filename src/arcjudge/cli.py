@@ -216,10 +216,13 @@ def _cmd_selfcheck(args: argparse.Namespace) -> int:
 
     made: list[Sandbox] = []
 
-    def factory() -> Sandbox:
+    def factory(module_dirs: tuple[str, ...] = ()) -> Sandbox:
         made.append(
-            make_sandbox(args.backend, workers=1, warn=warn, docker_runtime=args.docker_runtime)
-        )
+            make_sandbox(
+                args.backend, workers=1, warn=warn, docker_runtime=args.docker_runtime,
+                module_dirs=module_dirs,
+            )
+        )  # fmt: skip
         return made[-1]
 
     factory().close()  # fail early and clearly if the backend is unusable

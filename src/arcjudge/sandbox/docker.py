@@ -22,6 +22,7 @@ import atexit
 import os
 import socket
 import struct
+import time
 import uuid
 import weakref
 from typing import Any
@@ -32,6 +33,7 @@ from arcjudge.sandbox.process import RUNTIME_DIR, FrameWorker, supervisor_enviro
 from arcjudge.sandbox.registry import BackendOptions, BackendUnavailable, sandbox_backend
 from arcjudge.sandbox.runtime import framing
 from arcjudge.sandbox.types import Program
+from arcjudge.sandbox.wire import Frame
 
 IMAGE_REPO = "arcjudge-runtime"
 LABEL = "arcjudge"
@@ -64,6 +66,29 @@ RUNC_PIDS = 128
 # about 5 per guest task on the ptrace platform), not the container's processes; those are
 # bounded by each program's RLIMIT_NPROC, which gVisor enforces (threads included).
 GVISOR_PIDS = 1024
+
+
+OOM_EVENT_SECONDS = 1.0
+"""How long after a lost container its OOM event may still reach the daemon's log."""
+OUT_OF_MEMORY = (
+    "the container ran out of memory while this program ran: its processes together, "
+    "kernel memory included, filled the container's limit"
+)
+
+
+def out_of_memory(job: Frame) -> Frame:
+    """The reply a program gets whose allocations killed its container (every input)."""
+    inputs = job.get("inputs")
+    n = len(inputs) if isinstance(inputs, list) else 0
+    return {
+        "op": "result",
+        "status": "loaded",
+        "error": None,
+        "entry": None,
+        "results": [{"s": "memory", "e": OUT_OF_MEMORY, "t": 0.0} for _ in range(n)],
+        "output": "",
+        "seconds": 0.0,
+    }
 
 
 class DockerUnavailable(RuntimeError):
@@ -255,6 +280,7 @@ class DockerWorker(FrameWorker):
         runtimes: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
+        self.client = client
         self.container = _create_container(client, image, argv, options)
         self._raw = b""
         try:
@@ -273,6 +299,41 @@ class DockerWorker(FrameWorker):
         except Exception:
             self.close()
             raise
+
+    def request(self, message: Frame, timeout: float) -> Frame:
+        """Send one request and wait for its reply (see ``FrameWorker.request``).
+
+        Raises:
+            WorkerLost: If the container's supervisor is gone. When the container was
+                killed for memory while a program ran (gVisor's sandbox is killed whole:
+                it holds the programs' memory), that is the program's failure: the error
+                carries a reply with every input ``memory`` (``WorkerLost.outcome``).
+        """
+        started = time.time()
+        try:
+            return super().request(message, timeout)
+        except WorkerLost as exc:
+            if message.get("op") == "run" and self.killed_for_memory(started):
+                raise WorkerLost(
+                    f"{exc}: the container ran out of memory", outcome=out_of_memory(message)
+                ) from None
+            raise
+
+    def killed_for_memory(self, since: float) -> bool:
+        """Whether the container's memory cgroup ran out since ``since`` (docker's events).
+
+        The daemon keeps a container's events after it is gone (auto-removed).
+        """
+        try:
+            events = self.client.events(
+                since=since - 1.0,
+                until=time.time() + OOM_EVENT_SECONDS,
+                filters={"container": self.container.id, "event": "oom"},
+                decode=True,
+            )
+            return any(True for _ in events)
+        except Exception:  # the daemon cannot tell: not the program's fault then
+            return False
 
     def _fileno(self) -> int:
         return self._sock.fileno()

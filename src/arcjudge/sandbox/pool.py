@@ -46,7 +46,13 @@ from arcjudge.sandbox.wire import (
 )
 
 RESPONSE_SLACK_SECONDS = 30.0
-STRONG_PROTECTIONS = ("network_namespace", "read_only_root", "pid_namespace", "privilege_drop")
+STRONG_PROTECTIONS = (
+    "network_namespace",
+    "read_only_root",
+    "pid_namespace",
+    "privilege_drop",
+    "memory_cgroup",
+)
 log = logging.getLogger("arcjudge.sandbox")
 
 Inputs = Sequence[Grid] | Sequence[GeneratorCall]
@@ -70,7 +76,18 @@ def same_inputs(same_as: Sequence[RunResult | None] | None, n: int) -> tuple[int
 
 
 class WorkerLost(Exception):
-    """A worker stopped answering or answered nonsense; it must be replaced."""
+    """A worker stopped answering or answered nonsense; it must be replaced.
+
+    Args:
+        message: What happened.
+        outcome: The job's reply when its loss was the program's own doing (a container
+            whose memory its program filled): the pool replaces the worker and returns
+            this instead of sending the job again.
+    """
+
+    def __init__(self, message: str = "", outcome: Frame | None = None) -> None:
+        super().__init__(message)
+        self.outcome = outcome
 
 
 @dataclass(frozen=True)
@@ -551,10 +568,14 @@ class PooledSandbox(VariantSandbox):
                 try:
                     fresh = transport.recover(slot, exc)
                 except WorkerLost as lost:
+                    if exc.outcome is not None:
+                        return exc.outcome
                     problem = f"{problem}; no replacement: {lost}"
                     continue
                 if fresh is not None:
                     self._idle.put(fresh)
+                if exc.outcome is not None:  # the program's own doing: not sent again
+                    return exc.outcome
                 continue
             self._idle.put(slot)
             return reply

@@ -57,6 +57,7 @@ class FrameWorker:
     protections: dict[str, bool]
     runtime: dict[str, str]
     hints: dict[str, str]
+
     def __init__(self) -> None:
         self.cgroups: list[str] = []
         """The cgroups the supervisor made (``runtime/cgroups.py``), removed once it is gone."""
@@ -204,6 +205,10 @@ class ProcessSandbox(LocalPool):
         python: The interpreter that runs the supervisors.
         pin_cpus: Pin each supervisor (and so its programs) to a CPU of its own (see
             ``LocalPool``; default: yes unless ``$ARCJUDGE_PIN_CPUS`` is ``0``).
+        program_packages: The installed packages programs may import, each with its
+            bundled libraries (default ``runtime/rootfs.py``'s ``PROGRAM_PACKAGES``:
+            numpy and scipy); nothing else of the interpreter's package directories is
+            in a program's view. List a package's dependencies too.
     """
 
     name = "process"
@@ -216,11 +221,13 @@ class ProcessSandbox(LocalPool):
         isolation: bool = True,
         python: str = sys.executable,
         pin_cpus: bool | None = None,
+        program_packages: tuple[str, ...] | None = None,
     ) -> None:
         super().__init__(workers, pin_cpus=pin_cpus)
         self.preload = preload
         self.isolation = isolation
         self.python = python
+        self.program_packages = program_packages
 
     def _spawn_worker(self, cpu_slot: int | None) -> PipeWorker:
         argv = [self.python, "-s", "-B", "-P", str(RUNNER)]
@@ -230,6 +237,8 @@ class ProcessSandbox(LocalPool):
             argv.append("--no-isolation")
         if cpu_slot is not None:
             argv += ["--cpu-slot", str(cpu_slot)]
+        if self.program_packages is not None:
+            argv += ["--packages", ",".join(self.program_packages)]
         return PipeWorker(argv, supervisor_environment())
 
 

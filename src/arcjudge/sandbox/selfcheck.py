@@ -26,8 +26,10 @@ from typing import Any
 import psutil
 
 from arcjudge.safetext import terminal_safe
+from arcjudge.sandbox.docker import CONTAINER_MODULES
 from arcjudge.sandbox.interface import Sandbox, run_variants
 from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.runtime.cgroups import ZYGOTE_BYTES
 from arcjudge.sandbox.types import (
     GeneratorCall,
     Grid,
@@ -54,17 +56,30 @@ Accept = Callable[[list[ProgramResult]], bool]
 
 @dataclass
 class Context:
-    """Host-side fixtures an attack aims at."""
+    """Host-side fixtures an attack aims at.
+
+    Attributes:
+        host_dir: A directory of the host every user may write to (nothing may appear).
+        port: A listener on the host's loopback (nothing may connect).
+        listener: Its socket.
+        module_dirs: The module directory the cases with ``module_dir`` import from, and
+            another source's directory beside it (``make_module_dirs``).
+        memory_cap: What all of a program's processes together may hold (the memory
+            cgroup's limit; in a container the container's).
+    """
 
     host_dir: str
     port: int
     listener: socket.socket
+    module_dirs: tuple[str, ...] = ()
+    memory_cap: int = 0
     marker: str = field(default_factory=lambda: uuid.uuid4().hex)
     started: float = field(default_factory=time.time)
 
     def fill(self, source: str) -> bytes:
-        """Substitute ``{host_dir}``, ``{port}``, ``{marker}`` in a case's source."""
+        """Substitute ``{host_dir}``, ``{port}``, ``{marker}``, ... in a case's source."""
         text = source.replace("{host_dir}", self.host_dir)
+        text = text.replace("{memory_cap}", str(self.memory_cap))
         text = text.replace("{port}", str(self.port)).replace("{marker}", self.marker)
         text = text.replace("{secret_var}", SECRET_VAR)
         text = text.replace("{sample_dir}", SAMPLE_DIR).replace("{host_file}", self.host_file)
@@ -109,6 +124,8 @@ class Case:
     # program, each call with a deadline of ``call_seconds``, instead of one by one.
     variants: bool = False
     call_seconds: float = 0.5
+    # Programs get the suite's module directory (``Context.module_dirs``) to import from.
+    module_dir: bool = False
 
 
 def _statuses(result: ProgramResult) -> set[str]:
@@ -230,6 +247,22 @@ def _then(first: Accept, rest: Accept) -> Accept:
 
 def _shared_state_reported(results: list[ProgramResult]) -> bool:
     return changed_shared_state(results[0])
+
+
+def _never_infra_then_ok(results: list[ProgramResult]) -> bool:
+    """The attack found nothing or was stopped as the program's failure; the next runs.
+
+    The first program answers ``[[0]]`` or ends as ``memory``, ``crashed``, ``error`` or
+    ``timeout`` (never ``infra``: its own allocations are its fault), and the benign
+    program after it answers correctly (its worker survived or was replaced).
+    """
+    first, last = results[0], results[-1]
+    stopped = first.status is ProgramStatus.LOADED and all(
+        r.status in (Status.MEMORY, Status.CRASHED, Status.ERROR, Status.TIMEOUT)
+        or (r.status is Status.OK and r.grid == ((0,),))
+        for r in first.results
+    )
+    return stopped and _last_grid(SAMPLE)([last])
 
 
 def _survived(name: str, expected: str, accept: Accept, attack: str) -> Case:
@@ -968,6 +1001,196 @@ CASES: tuple[Case, ...] = (
         _ECHO,
     ),
     _case(
+        "module_files_outside_the_directory",
+        "the job frame carries only module files the program may read: ok [[0, 1]]",
+        _last_grid(((0, 1),)),
+        """
+        import base64, sys
+        if False:  # never run: these lines only name files for the supervisor to compile
+            import leak, cross_host, cross_container, owner_only, real
+        def transform(g):
+            loader = getattr(sys.modules.get('modcode'), '_PrecompiledLoader', None)
+            code = dict(getattr(loader, 'code', None) or {})
+            found = 0
+            for path, entry in code.items():
+                try:
+                    if b'{marker}' in base64.b64decode(entry[1]):
+                        found = 1
+                except Exception:
+                    pass
+            return [[found, int(any(p.endswith('/real.py') for p in code))]]
+        """,
+        module_dir=True,
+    ),
+    _case(
+        "memory_across_processes",
+        "20 children of 100 MB each: all together held within the cap, the program is "
+        "the OOM killer's choice (never infra); next program ok",
+        _never_infra_then_ok,
+        """
+        import os, select, time
+        def transform(g):
+            r, w = os.pipe()
+            for _ in range(20):
+                if os.fork() == 0:
+                    try:
+                        hold = bytearray(100 << 20)
+                        for i in range(0, len(hold), 4096):
+                            hold[i] = 1
+                        os.write(w, b'x')
+                        time.sleep(60)
+                    finally:
+                        os._exit(0)
+            os.close(w)
+            held, end = 0, time.time() + 3
+            while held < 20 and time.time() < end:
+                if select.select([r], [], [], 0.1)[0]:
+                    got = os.read(r, 64)
+                    if not got:
+                        break
+                    held += len(got)
+            return [[int(held * (100 << 20) > {memory_cap})]]
+        """,
+        _ECHO,
+        limits=dataclasses.replace(SELFCHECK_LIMITS, memory_bytes=128 << 20, wall_seconds=8.0),
+        needs_one_of=("memory_cgroup", "container_memory_limit"),
+    ),
+    _case(
+        "socket_buffers_outside_the_limit",
+        "kernel memory queued in AF_UNIX socket buffers by 28 processes counts against "
+        "the cap: ok [[0]] or stopped (never infra); next program ok",
+        _never_infra_then_ok,
+        """
+        import os, select, socket, time
+        def fill():
+            total, kept = 0, []
+            try:
+                while True:
+                    a, b = socket.socketpair()
+                    kept.append((a, b))
+                    for s in (a, b):
+                        s.setblocking(False)
+                        try:
+                            while True:
+                                total += s.send(b'x' * 65536)
+                        except BlockingIOError:
+                            pass
+            except OSError:
+                pass
+            return total, kept
+        def transform(g):
+            r, w = os.pipe()
+            for _ in range(28):
+                if os.fork() == 0:
+                    try:
+                        total, kept = fill()
+                        os.write(w, b'%d,' % (total >> 20))
+                        time.sleep(60)
+                    finally:
+                        os._exit(0)
+            os.close(w)
+            text, end = b'', time.time() + 6
+            while text.count(b',') < 28 and time.time() < end:
+                if select.select([r], [], [], 0.1)[0]:
+                    got = os.read(r, 4096)
+                    if not got:
+                        break
+                    text += got
+            held = sum(int(x) for x in text.split(b',') if x) << 20
+            return [[int(held > {memory_cap})]]
+        """,
+        _ECHO,
+        limits=dataclasses.replace(SELFCHECK_LIMITS, memory_bytes=64 << 20, wall_seconds=10.0),
+        needs_one_of=("memory_cgroup", "container_memory_limit"),
+    ),
+    _case(
+        "cpu_affinity_widened",
+        "the program stays on its worker's CPU: ok [[0]]",
+        _found_nothing,
+        """
+        import os
+        def transform(g):
+            before = os.sched_getaffinity(0)
+            try:
+                os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
+            except OSError:
+                pass
+            return [[int(os.sched_getaffinity(0) != before)]]
+        """,
+    ),
+    _case(
+        "channel_through_shared_inodes",
+        "no file lock, lease, inotify watch or page-cache probe on a file every sandbox "
+        "shares: each refused, ok [[0]]",
+        _found_nothing,
+        """
+        import ctypes, errno, fcntl, mmap, os, struct
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        def refused(call):
+            try:
+                return call() == -1 and ctypes.get_errno() == errno.EPERM
+            except OSError as exc:
+                return exc.errno == errno.EPERM
+        def transform(g):
+            fd = os.open(os.__file__, os.O_RDONLY)  # the standard library: shared
+            lock = struct.pack('hhqqi', fcntl.F_RDLCK, 0, 4242, 1, 0)
+            view = mmap.mmap(fd, 4096, access=mmap.ACCESS_COPY)  # the file's cached pages
+            page = ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(view)))
+            vec = ctypes.create_string_buffer(8)
+            calls = [lambda cmd=cmd: fcntl.fcntl(fd, cmd, lock)
+                     for cmd in (fcntl.F_SETLK, fcntl.F_GETLK, 37, 36)]  # record, OFD locks
+            calls += [
+                lambda: fcntl.flock(fd, fcntl.LOCK_SH),
+                lambda: fcntl.fcntl(fd, 1024, 1),  # F_SETLEASE
+                lambda: fcntl.fcntl(fd, 1026, 0),  # F_NOTIFY
+                lambda: libc.syscall(294, 0),  # inotify_init1
+                lambda: libc.syscall(27, page, 4096, vec),  # mincore on a shared file's page
+                lambda: os.preadv(fd, [bytearray(8)], 0, 8),  # RWF_NOWAIT: cached or not
+                lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED),
+            ]
+            ctypes.set_errno(0)
+            open_channels = sum(not refused(call) for call in calls)
+            return [[open_channels]]
+        """,
+    ),
+    _case(
+        "program_replaces_builtins",
+        "the runtime ignores a program's own builtins: ok and correct",
+        _last_grid(((2, 1), (4, 3))),
+        """
+        import builtins, json, os, struct
+        builtins.len = lambda x: 0
+        builtins.list = tuple
+        builtins.isinstance = lambda *a: False
+        builtins.str = lambda *a: 'x'
+        builtins.int = lambda *a: 7
+        builtins.memoryview = None
+        json.dumps = lambda *a, **k: '[[9]]'
+        json.loads = lambda *a, **k: [[9]]
+        def transform(g):
+            return [[c for c in r][::-1] for r in g]
+        """,
+    ),
+    _case(
+        "packages_beside_arcjudge",
+        "of the packages installed beside arcjudge, programs see only numpy and scipy: ok [[0]]",
+        _found_nothing,
+        """
+        import importlib.util, os, sys
+        def transform(g):
+            import numpy
+            names = ('arcjudge', 'psutil', 'pytest', 'libcst', 'docker', 'hypothesis', 'ray')
+            seen = [n for n in names if importlib.util.find_spec(n) is not None]
+            for path in sys.path:
+                try:
+                    seen += [e for e in os.listdir(path) if e.startswith(names)]
+                except OSError:
+                    pass
+            return [[len(seen)]]
+        """,
+    ),
+    _case(
         "syscalls_reach_host_kernel",
         "gVisor's kernel answers, not the host's (release, /proc/version, boot id): ok [[0]]",
         _found_nothing,
@@ -1164,6 +1387,7 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> CaseOutcome:
             got = f"not run: without {' or '.join(case.needs_one_of)} it would reach the harness"
             return CaseOutcome(case.name, case.expected, got, False, 0.0)
     results: list[ProgramResult] = []
+    module_dirs = ctx.module_dirs[:1] if case.module_dir else ()
     if case.variants:
         base = Program(_ECHO.encode(), ENTRY_POINTS)
         batch = [ctx.fill(src) for src in case.sources]
@@ -1175,7 +1399,7 @@ def run_case(sandbox: Sandbox, case: Case, ctx: Context) -> CaseOutcome:
             )
         )  # fmt: skip
     for k, src in enumerate(() if case.variants else case.sources):
-        program = Program(ctx.fill(src), ENTRY_POINTS)
+        program = Program(ctx.fill(src), ENTRY_POINTS, module_dirs if k == 0 else ())
         if k < len(case.modes) and case.modes[k] == "generate":
             calls = [GeneratorCall(seed=s) for s in range(case.inputs)]
             results.append(sandbox.generate(program, calls, case.limits, policy=PolicyMode.OFF))
@@ -1200,13 +1424,62 @@ def cases_for(backend: str) -> tuple[Case, ...]:
     return tuple(c for c in CASES if c.backends is None or set(family) & set(c.backends))
 
 
+def make_module_dirs(ctx: Context, base: str) -> tuple[str, ...]:
+    """A module directory whose files reach out of it, and another source's beside it.
+
+    In ``base/mods``: ``real.py``; ``leak.py`` linked to a credential of the harness's user
+    (mode 0600, outside); ``cross_host.py`` and ``cross_container.py`` linked to another
+    source's file (its host path, and its path in a container, where the docker backend
+    mounts the second module directory); ``owner_only.py``, mode 0600. Every file but
+    ``real.py`` holds the suite's marker.
+
+    Returns:
+        ``(base/mods, base/other)``: the module directory and the other source's.
+    """
+    mods, other, secret = (os.path.join(base, d) for d in ("mods", "other", "secret"))
+    for directory, mode in ((mods, 0o755), (other, 0o755), (secret, 0o700)):
+        os.mkdir(directory)
+        os.chmod(directory, mode)
+    files = {
+        os.path.join(secret, "credentials.json"): (
+            f'{{"token": "{ctx.marker}-credential"}}',
+            0o600,
+        ),
+        os.path.join(other, "private.py"): (f"KEY = '{ctx.marker}-other-source'\n", 0o644),
+        os.path.join(mods, "owner_only.py"): (f"TOKEN = '{ctx.marker}-owner-only'\n", 0o600),
+        os.path.join(mods, "real.py"): ("VALUE = 1\n", 0o644),
+    }
+    for path, (text, mode) in files.items():
+        with open(path, "w") as fh:
+            fh.write(text)
+        os.chmod(path, mode)
+    os.symlink(os.path.join(secret, "credentials.json"), os.path.join(mods, "leak.py"))
+    os.symlink(os.path.join(other, "private.py"), os.path.join(mods, "cross_host.py"))
+    os.symlink(f"{CONTAINER_MODULES}/g1/m/private.py", os.path.join(mods, "cross_container.py"))
+    return mods, other
+
+
+def memory_cap(sandbox: Sandbox, limits: Limits) -> int:
+    """What all of a program's processes may hold together in ``sandbox``, in bytes.
+
+    A container's memory limit where there is one (``DockerSandbox.memory_bytes``), else
+    the programs' memory cgroup's: the job's ``memory_bytes`` and the zygote's share.
+    """
+    container = getattr(sandbox, "memory_bytes", None)
+    if isinstance(container, int):
+        return container
+    return limits.memory_bytes + ZYGOTE_BYTES
+
+
 def run_suite(
-    make_sandbox: Callable[[], Sandbox], names: set[str] | None = None
+    make_sandbox: Callable[[tuple[str, ...]], Sandbox], names: set[str] | None = None
 ) -> Iterator[CaseOutcome]:
     """Run the cases (all, or those named) and then the after-suite checks.
 
     Args:
-        make_sandbox: Builds a fresh one-worker sandbox; it is closed at the end.
+        make_sandbox: Builds a fresh one-worker sandbox whose programs may import from the
+            module directories it is given (a container must mount them); it is closed
+            at the end.
         names: Optional subset of case names.
 
     Yields:
@@ -1214,10 +1487,13 @@ def run_suite(
     """
     host_dir = tempfile.mkdtemp(prefix="arcjudge-selfcheck-")
     os.chmod(host_dir, 0o777)
+    modules_base = tempfile.mkdtemp(prefix="arcjudge-selfcheck-modules-")
+    os.chmod(modules_base, 0o755)
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(8)
     ctx = Context(host_dir, listener.getsockname()[1], listener)
+    ctx.module_dirs = make_module_dirs(ctx, modules_base)
     with open(ctx.host_file, "w") as fh:  # what a user's task data looks like
         fh.write('{"test": [{"output": [[1]]}]}')
     os.chmod(ctx.host_file, 0o644)
@@ -1228,12 +1504,21 @@ def run_suite(
         [sys.executable, "-c", "import time; time.sleep(3600)", f"--task-data=/{ctx.marker}"],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    sandbox = make_sandbox()
+    try:
+        sandbox = make_sandbox(ctx.module_dirs)
+    except BaseException:
+        host_process.kill()
+        host_process.wait()
+        listener.close()
+        shutil.rmtree(host_dir, ignore_errors=True)
+        shutil.rmtree(modules_base, ignore_errors=True)
+        raise
     try:
         variant = variant_of(sandbox)
         differences = known_differences(variant)
         for case in cases_for(variant):
             if names is None or case.name in names:
+                ctx.memory_cap = memory_cap(sandbox, case.limits)
                 outcome = run_case(sandbox, case, ctx)
                 known = "; ".join(d.text for d in differences if case.name in d.cases)
                 yield dataclasses.replace(outcome, known=known)
@@ -1250,6 +1535,7 @@ def run_suite(
         listener.close()
         os.environ.pop(SECRET_VAR, None)
         shutil.rmtree(host_dir, ignore_errors=True)
+        shutil.rmtree(modules_base, ignore_errors=True)
     time.sleep(0.1)
     strays = leftover_processes(baseline, ctx.started)
     new_tmp = sorted(

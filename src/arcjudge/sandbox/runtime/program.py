@@ -361,11 +361,20 @@ that share its memory cgroup or container (raising it needs no privilege; loweri
 
 
 def _first_for_the_oom_killer() -> None:
+    """Raise this process's ``oom_score_adj`` (its children inherit it).
+
+    A non-dumpable process's ``/proc/self`` files belong to the host's root: in a user
+    namespace the process is made dumpable for the write (no program code has run yet,
+    and no other program can see this process).
+    """
+    iso.prctl(iso.PR_SET_DUMPABLE, 1)
     try:
         with open("/proc/self/oom_score_adj", "w") as fh:
             fh.write(str(OOM_SCORE_ADJ))
     except OSError as exc:
         raise SetupFailed(f"could not raise the program's oom_score_adj ({exc})") from None
+    finally:
+        iso.prctl(iso.PR_SET_DUMPABLE, 0)
 
 
 def child_entry(job_r: int, res_w: int, out_w: int, settings: Settings) -> None:

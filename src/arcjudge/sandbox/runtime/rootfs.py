@@ -1,8 +1,11 @@
 """The program's minimal root file system (standard library only; root, Linux).
 
-``plan()`` decides once, at supervisor start, what a program may see: the Python
-installation (its ``sys.path`` directories, with the ``arcjudge`` package itself hidden),
-the shared-library directories, ``/etc/ld.so.cache`` and a few ``/dev`` nodes.
+``plan()`` decides once, at supervisor start, what a program may see: the interpreter's
+standard library, of its package directories (``site-packages``, ``dist-packages``, any
+other ``sys.path`` directory) only the packages programs may import (``PROGRAM_PACKAGES``:
+numpy and scipy, with their bundled libraries), the shared-library directories,
+``/etc/ld.so.cache`` and a few ``/dev`` nodes. Nothing else installed beside arcjudge (a
+data package, credentials in a package, arcjudge itself) exists in a program's view.
 ``enter_minimal_root()`` runs in a fresh mount namespace: it builds that tree on a tmpfs,
 adds the program's module directories (read-only), a fresh ``/proc`` and a ``/tmp`` mount
 point, pivots into it, detaches the host's tree, makes everything read-only and mounts the
@@ -12,8 +15,10 @@ data, package data, home or work directories, outputs, stores) exists in that vi
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
+import site
 import sys
 from typing import TYPE_CHECKING
 
@@ -32,6 +37,8 @@ if TYPE_CHECKING:
         dirs: list[str]
         files: list[str]
         hide: list[str]
+        sites: list[str]
+        packages: list[str]
 
 else:
     import isolation as iso
@@ -52,6 +59,10 @@ DEV_LINKS = (
     ("stderr", "/proc/self/fd/2"),
 )
 HIDDEN_PACKAGES = ("arcjudge",)
+PROGRAM_PACKAGES = ("numpy", "scipy")
+"""What programs may import besides the standard library (where installed): each one's
+package directory or module, and its wheel's bundled libraries (``numpy.libs``)."""
+SITE_NAMES = ("site-packages", "dist-packages")
 
 
 def _hidden_name(name: str) -> bool:
@@ -68,18 +79,54 @@ def _within(path: str, roots: list[str]) -> bool:
     return any(iso.is_within(path, r) for r in roots)
 
 
-def plan(runtime_dir: str) -> RootPlan:
+def site_dirs(stdlib: str) -> list[str]:
+    """Every package directory of this interpreter, resolved (none of them shown whole).
+
+    ``site-packages`` and ``dist-packages`` directories (the interpreter's, the user's,
+    Debian's below the library directories) and every ``sys.path`` directory outside the
+    standard library (an editable install's ``src``, a ``.pth`` file's addition).
+    """
+    found = [*site.getsitepackages(), site.getusersitepackages()]
+    for path in sys.path:
+        if path and (
+            os.path.basename(path) in SITE_NAMES
+            or not iso.is_within(os.path.realpath(path), stdlib)
+        ):
+            found.append(path)
+    for top in LIBRARY_DIRS:
+        for name in SITE_NAMES:
+            found += glob.glob(os.path.join(top, "python*", name))
+    real = {os.path.realpath(p) for p in found if os.path.isdir(p)}
+    return sorted(p for p in real if not iso.is_within(p, "/proc"))
+
+
+def _package_entry(name: str, packages: tuple[str, ...]) -> bool:
+    """Whether a package directory's entry belongs to one of ``packages``."""
+    for package in packages:
+        if name in (package, f"{package}.libs", f"{package}.py"):
+            return True
+        if name.startswith(f"{package}.") and name.endswith(".so"):  # an extension module
+            return True
+    return False
+
+
+def plan(runtime_dir: str, packages: tuple[str, ...] = PROGRAM_PACKAGES) -> RootPlan:
     """Return what programs see (paths only), decided from this interpreter.
 
     Args:
         runtime_dir: The sandbox runtime's own directory (never shown).
+        packages: The installed packages programs may import (``PROGRAM_PACKAGES``).
 
     Returns:
-        ``{"links": {path: target}, "dirs": [...], "files": [...], "hide": [...]}``.
+        ``{"links": {path: target}, "dirs": [...], "files": [...], "hide": [...],
+        "sites": [...], "packages": [...]}``: ``dirs`` are shown whole, ``sites`` are
+        shown empty but for the ``packages`` entries in them.
     """
     links = {p: os.readlink(p) for p in TOP_LINKS if os.path.islink(p)}
-    wanted = [os.path.dirname(os.__file__)]
-    wanted += [p for p in sys.path if p and os.path.isdir(p)]
+    stdlib = os.path.realpath(os.path.dirname(os.__file__))
+    sites = site_dirs(stdlib)
+    wanted = [stdlib]
+    wanted += [p for p in sys.path if p and os.path.isdir(p) and os.path.realpath(p) not in sites]
     wanted += [p for p in LIBRARY_DIRS if os.path.isdir(p) and not os.path.islink(p)]
     dirs: list[str] = []
     for path in sorted({os.path.realpath(p) for p in wanted}, key=len):
@@ -101,7 +148,21 @@ def plan(runtime_dir: str) -> RootPlan:
         if not _within(path, outermost):
             outermost.append(path)
     files = [f for f in FILES if os.path.isfile(f)]
-    return {"links": links, "dirs": dirs, "files": files, "hide": outermost}
+    shown: list[str] = []
+    for path in sites:
+        try:
+            entries = sorted(os.listdir(path))
+        except OSError:
+            continue
+        shown += [os.path.join(path, n) for n in entries if _package_entry(n, packages)]
+    return {
+        "links": links,
+        "dirs": dirs,
+        "files": files,
+        "hide": outermost,
+        "sites": sites,
+        "packages": shown,
+    }
 
 
 def _bind(handle: int, target: str) -> None:
@@ -116,6 +177,30 @@ def _copy_readable(source: str, target: str) -> None:
         os.chmod(root, 0o755)
         for name in files:
             os.chmod(os.path.join(root, name), 0o644)
+
+
+def _show_packages_only(root: str, root_plan: RootPlan, handles: dict[str, int]) -> None:
+    """Empty every package directory in the new root, then bind the allowed packages in.
+
+    A package directory inside a directory shown whole gets an empty tmpfs over it (it is
+    made read-only with the rest of the tree); one outside gets an empty directory.
+    """
+    for path in root_plan["sites"]:
+        target = root + path
+        if _within(path, root_plan["dirs"]):
+            if not iso.mount("tmpfs", target, "tmpfs", iso.MS_NOSUID | iso.MS_NODEV,
+                             "size=64k,mode=0755"):  # fmt: skip
+                raise OSError(f"could not empty {path}")
+        else:
+            os.makedirs(target, 0o755, exist_ok=True)
+    for path, handle in handles.items():
+        target = root + path
+        if os.path.isdir(f"/proc/self/fd/{handle}"):
+            os.makedirs(target, 0o755, exist_ok=True)
+        else:
+            with open(target, "w"):
+                pass
+        _bind(handle, target)
 
 
 def enter_minimal_root(
@@ -141,6 +226,7 @@ def enter_minimal_root(
     """
     handles = {p: os.open(p, os.O_PATH | os.O_DIRECTORY) for p in root_plan["dirs"]}
     file_handles = {p: os.open(p, os.O_PATH) for p in root_plan["files"]}
+    package_handles = {p: os.open(p, os.O_PATH) for p in root_plan["packages"]}
     dev_handles = {n: os.open(f"/dev/{n}", os.O_PATH) for n in DEVICES}
     module_handles: list[int | None] = []
     for path in module_dirs:
@@ -174,6 +260,7 @@ def enter_minimal_root(
         for path in root_plan["hide"]:
             if not iso.mount("tmpfs", root + path, "tmpfs", iso.MS_RDONLY, "size=4k,mode=0555"):
                 raise OSError(f"could not hide {path}")
+        _show_packages_only(root, root_plan, package_handles)
         os.makedirs(root + "/dev", 0o755)
         for name, handle in dev_handles.items():
             with open(f"{root}/dev/{name}", "w"):
@@ -200,7 +287,10 @@ def enter_minimal_root(
                 _bind(module_handle, target)
             visible.append(f"{MODULES}/{k}")
     finally:
-        for fd in [*handles.values(), *file_handles.values(), *dev_handles.values()]:
+        for fd in [
+            *handles.values(), *file_handles.values(), *dev_handles.values(),
+            *package_handles.values(),
+        ]:  # fmt: skip
             os.close(fd)
         for module_fd in module_handles:
             if module_fd is not None:

@@ -139,17 +139,23 @@ class Isolation:
     Args:
         enabled: Whether to isolate at all (``--no-isolation``: off).
         cpu: The CPU this supervisor is pinned to (``None``: not pinned).
+        packages: The installed packages programs may import (``rootfs.plan``).
     """
 
-    def __init__(self, enabled: bool, cpu: int | None = None) -> None:
+    def __init__(
+        self,
+        enabled: bool,
+        cpu: int | None = None,
+        packages: tuple[str, ...] = rootfs.PROGRAM_PACKAGES,
+    ) -> None:
         self.userns = False
         self.hints: dict[str, str] = {}
         self.groups: cgroups.WorkerGroups | None = None
         self.cgroup_paths: list[str] = []  # what the harness removes once we are gone
-        problem: str | None = "isolation is off"
+        cgroup_problem: str | None = "isolation is off"
         if enabled and os.getpid() != 1:  # a container's supervisor has its container's
             # first, as the caller: a delegated cgroup is the caller's, not a namespace's
-            self.groups, problem = cgroups.make(cpu)
+            self.groups, cgroup_problem = cgroups.make(cpu)
             self.cgroup_paths = self.groups.paths if self.groups is not None else []
         if enabled and os.geteuid() != 0:  # without root: root of a user namespace of ours
             problem = iso.enter_user_namespace()
@@ -180,8 +186,8 @@ class Isolation:
         if not self.pid1:
             self.protections["memory_cgroup"] = self.groups is not None
             self.protections["cpu_cgroup"] = self.groups is not None
-            if problem is not None:
-                self.hints["memory_cgroup"] = problem
+            if cgroup_problem is not None:
+                self.hints["memory_cgroup"] = cgroup_problem
         if enabled and not self.pid1 and (self.userns or not self.root):
             self.protections["user_namespace"] = self.userns
         self.protections["seccomp_filter"] = _probe(_seccomp_works)
@@ -201,7 +207,7 @@ class Isolation:
                 iso.make_mount_writable("/proc")
                 self._keep_cgroups_writable()
         if self.protections["mount_namespace"] and self._probe_pid_namespace():
-            self.root_plan = rootfs.plan(_HERE)
+            self.root_plan = rootfs.plan(_HERE, packages)
             ok = self._probe_minimal_root(self.root_plan)
             for key in ("pid_namespace", "private_tmp", "fresh_proc", "minimal_root"):
                 self.protections[key] = ok
@@ -546,10 +552,11 @@ class Supervisor:
         isolation: bool,
         scrub: tuple[str, ...] = (),
         cpu: int | None = None,
+        packages: tuple[str, ...] = rootfs.PROGRAM_PACKAGES,
     ) -> None:
         self.chan_in = chan_in
         self.chan_out = chan_out
-        self.iso = Isolation(isolation, cpu)
+        self.iso = Isolation(isolation, cpu, packages)
         self.scrub = scrub
         if scrub:
             self.iso.protections["scrub_between_programs"] = True
@@ -1121,11 +1128,16 @@ def pin_to_slot(slot: int) -> int | None:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point: ``runner.py [--preload a,b] [--no-isolation] [--scrub DIRS] [--cpu-slot K]``."""
+    """Entry point of the supervisor.
+
+    ``runner.py [--preload a,b] [--no-isolation] [--scrub DIRS] [--cpu-slot K]
+    [--packages a,b]``.
+    """
     preload = list(DEFAULT_PRELOAD)
     isolation = True
     scrub: tuple[str, ...] = ()
     cpu: int | None = None
+    packages = rootfs.PROGRAM_PACKAGES
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -1137,6 +1149,8 @@ def main(argv: list[str]) -> int:
             scrub = tuple(p for p in args.pop(0).split(":") if p)
         elif arg == "--cpu-slot":
             cpu = pin_to_slot(int(args.pop(0)))
+        elif arg == "--packages":
+            packages = tuple(p for p in args.pop(0).split(",") if p)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
         signal.signal(sig, signal.SIG_IGN)
     chan_out = os.dup(1)
@@ -1144,7 +1158,7 @@ def main(argv: list[str]) -> int:
     _preload(preload)
     json.dumps({})  # warm the encoder before forking
     base64.b64decode(b"")
-    supervisor = Supervisor(0, chan_out, isolation, scrub, cpu)
+    supervisor = Supervisor(0, chan_out, isolation, scrub, cpu, packages)
     try:
         supervisor.serve()
     except OSError as exc:

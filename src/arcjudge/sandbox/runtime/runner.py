@@ -1137,7 +1137,7 @@ def main(argv: list[str]) -> int:
     isolation = True
     scrub: tuple[str, ...] = ()
     cpu: int | None = None
-    packages = rootfs.PROGRAM_PACKAGES
+    packages: tuple[str, ...] = rootfs.PROGRAM_PACKAGES
     args = list(argv)
     while args:
         arg = args.pop(0)

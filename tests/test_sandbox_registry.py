@@ -269,3 +269,33 @@ def test_workers_get_distinct_cpu_slots_and_a_replacement_takes_the_lost_ones():
     # a second loss of the same slot's worker: the slot is free again, not doubled up
     assert workers.recover(fresh, WorkerLost("gone")) is not None and slots[-1] == slots[1]
     workers.close()
+
+
+class OutOfMemoryWorker(FakeWorker):
+    """A worker whose container its program killed by filling its memory (docker, gVisor)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests = 0
+
+    def request(self, message, timeout):
+        from arcjudge.sandbox.docker import out_of_memory
+
+        self.requests += 1
+        raise WorkerLost("container gone", outcome=out_of_memory(message))
+
+
+def test_a_worker_lost_to_its_programs_memory_is_that_programs_memory_failure():
+    made: list[OutOfMemoryWorker] = []
+
+    def spawn(slot: int) -> OutOfMemoryWorker:
+        made.append(OutOfMemoryWorker())
+        return made[-1]
+
+    with PooledSandbox(LocalWorkers(spawn, 1), 1) as sb:
+        result = sb.run(PROGRAM, [((1,),), ((2,),)])
+        assert result.status is ProgramStatus.LOADED  # never infra: the program's doing
+        assert [r.status for r in result.results] == [Status.MEMORY, Status.MEMORY]
+        assert "ran out of memory" in (result.results[0].error or "")
+        # sent once (not retried: it would kill the next container too), worker replaced
+        assert [w.requests for w in made] == [1, 0] and made[0].closed

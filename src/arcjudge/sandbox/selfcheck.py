@@ -1283,6 +1283,20 @@ KNOWN_DIFFERENCES: tuple[KnownDifference, ...] = (
     ),
     KnownDifference(
         GVISOR_VARIANT,
+        ("memory_across_processes",),
+        "the container's memory limit covers gVisor's kernel and the programs together, and "
+        "when it is reached the host's OOM killer takes the whole sandbox (the programs' "
+        "oom_score_adj is gVisor's own): the harness reads the daemon's OOM event and "
+        "records that program's inputs as memory, and a fresh container takes its place",
+    ),
+    KnownDifference(
+        GVISOR_VARIANT,
+        ("channel_through_shared_inodes",),
+        "gVisor keeps file locks per sandbox (they never reached another container there); "
+        "the syscall filter refuses them first, as everywhere",
+    ),
+    KnownDifference(
+        GVISOR_VARIANT,
         ("syscalls_reach_host_kernel",),
         "runs on gVisor only: on runc the container shares the host kernel by design",
     ),

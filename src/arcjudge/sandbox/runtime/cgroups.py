@@ -215,19 +215,6 @@ class WorkerGroups:
                     _write(path, str(limit))
         self._limit = limit
 
-    def oom_kills(self) -> int:
-        """Processes of the programs' group the OOM killer has killed so far."""
-        name = "memory.events" if self.v2 else "memory.oom_control"
-        try:
-            text = _read(os.path.join(self.memory, name))
-        except OSError:
-            return 0
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill" and value.strip().isdigit():
-                return int(value)
-        return 0
-
 
 def make(cpu: int | None) -> tuple[WorkerGroups | None, str | None]:
     """Make this worker's groups and move this process into its own.

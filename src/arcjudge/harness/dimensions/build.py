@@ -283,9 +283,11 @@ class Builder:
         if not name:
             self.skipped[task_id] = "no valid verifier in the manifest"
             return None
-        program = self._source(name).program_for(task_id).program
+        tp = self._source(name).program_for(task_id)
+        program = tp.program
         if program is None:
-            self.skipped[task_id] = f"source {name!r} has no program for the task"
+            why = "has no program for the task" if tp.refused is None else f"refused {tp.refused}"
+            self.skipped[task_id] = f"source {name!r} {why}"
             return None
         spec = self.manifest.sources[name]
         return VerifierSpec(name, str(spec["kind"]), str(spec["path"])), program

@@ -179,6 +179,10 @@ class Mutator:
                 if self.valid is not None and source.name not in self.valid.get(task.task_id, ()):
                     continue
                 tp = source.program_for(task.task_id)
+                if tp.refused is not None:
+                    self.problems[task.task_id].append(
+                        {"source": source.name, "error": f"refused: {tp.refused}"}
+                    )
                 if tp.program is None:
                     continue
                 self.with_valid.add(task.task_id)

@@ -13,7 +13,8 @@ killed the harness with SIGSEGV, where CPython's own parser (``ast.parse``) is f
    statement (libcst's recursion stays inside one statement: 100,000 top-level
    statements, or a function of 100,000 statements, parse on a 1 MiB stack): at most
    :data:`STACK_PER_BYTE` per byte of it, and at least :data:`MIN_STACK`;
-3. libcst parses in a thread with that stack, or, when the bound is above
+3. libcst parses in a thread with that stack (the same thread as step 1 when
+   :data:`MIN_STACK` is enough, as for every ordinary verifier), or, when the bound is above
    :data:`MAX_STACK` (a top-level statement over 256 KiB), first in a forked child with
    a :data:`MAX_STACK` thread: if the child dies of a signal, the source is refused
    (:data:`CRASHED`), else the harness parses it the same way the child did.
@@ -155,6 +156,15 @@ def _parse(source: str | bytes) -> cst.Module:
         return cst.parse_module(source)
 
 
+def _parse_if_small(source: str | bytes) -> cst.Module | int:
+    """On a :data:`MIN_STACK` thread: the module if that stack is enough, else the stack needed.
+
+    The common case (every top-level statement under 32 KiB) takes one thread, not two.
+    """
+    stack = stack_needed(source)
+    return _parse(source) if stack <= MIN_STACK else stack
+
+
 def _parse_quietly(source: str | bytes) -> None:
     """Parse and drop the result; exceptions are the parent's to see (in the child)."""
     with contextlib.suppress(Exception):
@@ -205,7 +215,10 @@ def guarded_parse(source: str | bytes) -> cst.Module:
         libcst.ParserSyntaxError: libcst's parser refuses it; and whatever else libcst
             raises.
     """
-    stack = in_thread(stack_needed, source, MIN_STACK)
+    first = in_thread(_parse_if_small, source, MIN_STACK)
+    if isinstance(first, cst.Module):
+        return first
+    stack = first
     if stack > MAX_STACK:
         if crashes_in_child(source, MAX_STACK):
             raise SourceRefused(CRASHED)

@@ -115,6 +115,7 @@ DEEP_VERIFIER = (
 
 def test_a_verifier_too_deep_to_parse_is_its_tasks_problem(tmp_path):
     # A subprocess: before the guard, libcst's parser killed the harness with SIGSEGV.
+    # Another task's verifier is a symlink to another team's file: refused, its problem.
     root = sample_dir()
     module = tmp_path / "module"
     module.mkdir()
@@ -122,6 +123,10 @@ def test_a_verifier_too_deep_to_parse_is_its_tasks_problem(tmp_path):
     (module / "c8f0f002.py").write_text(
         "def transform(g):\n    return [[5 if c == 7 else c for c in r] for r in g]\n"
     )
+    other_team = tmp_path / "other-team"
+    other_team.mkdir()
+    (other_team / "3c9b0459.py").write_text("def transform(g):\n    return g[::-1]\n")
+    (module / "3c9b0459.py").symlink_to(other_team / "3c9b0459.py")  # refused: not its own
     src = str(Path(arcjudge.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
     argv = [sys.executable, "-m", "arcjudge.cli", "mutate", "--tasks", str(root / "tasks"),
@@ -139,7 +144,9 @@ def test_a_verifier_too_deep_to_parse_is_its_tasks_problem(tmp_path):
     assert outputs[0] == outputs[1]
     summary = json.loads(outputs[0][1])
     assert [p["error"] for p in summary["problems"]["67a3c6ac"]] == [NESTED_TOO_DEEPLY]
-    assert list(summary["problems"]) == ["67a3c6ac"]
+    (refused,) = summary["problems"]["3c9b0459"]
+    assert refused["error"].startswith(f"refused: {module / '3c9b0459.py'}: a symlink out of")
+    assert list(summary["problems"]) == ["3c9b0459", "67a3c6ac"]
     tasks = {m.task_id for m in mutants(tmp_path / "out")}
     assert tasks == {"c8f0f002"}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sqlite3
 from collections.abc import Iterator
@@ -15,6 +16,26 @@ def default_sigint() -> None:
     ignored, and Python then installs no KeyboardInterrupt handler in the child.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Raise ``TimeoutError`` in the block after ``seconds`` (SIGALRM; main thread only).
+
+    For reads that once blocked for ever (a FIFO opened for reading): a regression then
+    fails the test instead of hanging the suite.
+    """
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still blocked after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def cached_rows(path: Path) -> int:

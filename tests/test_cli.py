@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
 from arcjudge import cli
+from helpers import deadline
 
 TASK = {
     "train": [{"input": [[1, 2]], "output": [[2, 1]]}, {"input": [[3, 0]], "output": [[0, 3]]}],
@@ -58,20 +60,40 @@ def test_run_reports_wrong_answers(task_file, tmp_path, capsys):
             "no such directory",
         ),
         (["run", "{program}", "--task", "{task}", "--wall", "0"], "must be positive"),
+        (["run", "{program}", "--task", "{deep}"], "deep.json: not valid JSON (nested too deeply)"),
+        (["run", "{program}", "--task", "{fifo}"], "fifo.json: refused: not a regular file"),
+        (
+            ["score", "--programs", "{deep_programs}", "--tasks", "{tasks}", "--out", "{out}"],
+            "deep.jsonl:1: not valid JSON (nested too deeply to decode)",
+        ),
     ],
 )
 def test_bad_input_gives_one_line_error(args, message, task_file, program_file, tmp_path, capsys):
     notarc = tmp_path / "notarc.json"
     notarc.write_text('{"hello": 1}')
+    deep = tmp_path / "deep.json"  # a RecursionError traceback before
+    deep.write_text("[" * 200_000 + "]" * 200_000)
+    fifo = tmp_path / "fifo.json"  # blocked for ever before
+    os.mkfifo(fifo)
+    deep_programs = tmp_path / "deep.jsonl"
+    deep_programs.write_text(
+        '{"id": "a", "task_id": "t", "code": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    )
     values = {
         "missing": str(tmp_path / "missing"),
         "task": str(task_file),
         "program": str(program_file),
         "notarc": str(notarc),
+        "deep": str(deep),
+        "fifo": str(fifo),
+        "deep_programs": str(deep_programs),
+        "tasks": str(task_file.parent),
+        "out": str(tmp_path / "out"),
     }
     # process backend: with auto, a missing docker daemon adds a warning line to stderr
     argv = [a.format(**values) for a in args] + ["--backend", "process"]
-    assert cli.main(argv) == 2
+    with deadline(30):
+        assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("arcjudge: error:") and message in err
     assert err.count("\n") == 1 and "Traceback" not in err

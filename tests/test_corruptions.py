@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import pytest
@@ -21,11 +22,13 @@ from arcjudge.harness.dimensions.corruptions import (
 )
 from arcjudge.harness.dimensions.human_errors import (
     HumanErrors,
+    collect_human_errors,
     load_human_errors,
     parse_harc_grid,
     read_human_errors_json,
 )
 from arcjudge.tasks import Pair
+from helpers import deadline
 
 
 def g(*rows: str):
@@ -468,6 +471,30 @@ def test_human_errors_from_loose_files_merge_into_one_json(tmp_path):
     assert cli.main(["dimensions", "human-errors", str(tmp_path / "nope"), "--out", str(out)]) == 2
 
 
+def test_hostile_files_in_a_human_errors_directory_are_skipped_with_the_reason(tmp_path):
+    loose = tmp_path / "errors"
+    loose.mkdir()
+    (loose / "t1.json").write_text(json.dumps([[1, 2], [3, 4]]))
+    os.mkfifo(loose / "t2.json")  # never waited on
+    (loose / "t3.json").symlink_to("/dev/zero")  # never read
+    (tmp_path / "private.json").write_text(json.dumps([[7]]))
+    (loose / "t4.json").symlink_to(tmp_path / "private.json")  # out of the directory
+    (loose / "t5.json").write_text("[" * 100_000 + "]" * 100_000)
+    (loose / "t6.json").symlink_to("t1.json")  # inside: read
+    with deadline(10):
+        found = collect_human_errors([loose])
+    assert found.tests == {"t1": {0: [(g("12", "34"), 1)]}, "t6": {0: [(g("12", "34"), 1)]}}
+    skipped = "\n".join(found.skipped)
+    assert "t2.json: refused: not a regular file (a FIFO)" in skipped
+    assert "t3.json: refused: a symlink out of its directory (to /dev/zero)" in skipped
+    assert "t4.json: refused: a symlink out of its directory" in skipped
+    assert "t5.json: not JSON (nested too deeply to decode)" in skipped
+    deep = tmp_path / "human_errors.json"
+    deep.write_text('{"t1": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ValueError, match="nested too deeply"):
+        read_human_errors_json(deep)
+
+
 def test_a_human_error_for_a_later_test_input_says_which(tmp_path):
     test_pair = Pair(g("1"), g("2"))
     cand = human_error("t", test_pair, [(g("3"), 1)], random.Random(0), test_index=1)
@@ -584,7 +611,9 @@ def test_load_neighbours(tmp_path):
         ('{"task_id": "x", "neighbour_task_ids": "b"}', "'neighbour_task_ids' must be"),
         ('{"task_id": "x", "neighbour_task_ids": ["b", 2]}', "'neighbour_task_ids' must be"),
         ('{"task_id": "a", "neighbour_task_ids": []}', "task 'a' is listed twice"),
+        ("[" * 100_000 + "]" * 100_000, "not valid JSON \\(nested too deeply to decode\\)"),
     ],
+    ids=lambda value: value if len(value) < 60 else f"{value[:20]}... ({len(value)} chars)",
 )
 def test_load_neighbours_malformed(tmp_path, line, message):
     path = tmp_path / "neighbours.jsonl"

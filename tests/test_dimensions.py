@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import shutil
 from pathlib import Path
@@ -25,6 +26,7 @@ from arcjudge.sandbox.types import VERIFIER_LIMITS, ProgramStatus, Status
 from arcjudge.tasks import load_task
 from arcjudge.verifiers.sources import VerifierSource
 from arcjudge.vocabulary import BUILT_DIMENSIONS, DIMENSIONS
+from helpers import deadline
 
 SAMPLE = sample_dir()
 SOURCES = [
@@ -271,6 +273,36 @@ def test_without_neighbours_retrieval_comes_from_the_baseline_embedding(inputs, 
             str(embeddings), "--out", str(inputs["root"] / "both")]  # fmt: skip
     assert cli.main(both) == 2
     assert "not both" in capsys.readouterr().err
+
+
+def test_hostile_side_files_are_one_line_errors(inputs, tmp_path, capsys):
+    # Each was a traceback (ValueError, RecursionError) or a hang (a FIFO) before.
+    hostile = tmp_path / "hostile"
+    hostile.mkdir()
+    bad_line = hostile / "bad.jsonl"
+    bad_line.write_text('{"task_id": 5, "neighbour_task_ids": []}\n')
+    deep = hostile / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    fifo = hostile / "fifo.jsonl"
+    os.mkfifo(fifo)
+    objects = hostile / "objects.npz"
+    np = pytest.importorskip("numpy")
+    np.savez(objects, task_ids=np.array(["a", ("b",)], dtype=object), vectors=np.eye(2))
+    cases = [
+        (["--neighbours", str(bad_line)], "bad.jsonl:1: 'task_id' must be a non-empty string"),
+        (["--neighbours", str(fifo)], "fifo.jsonl: not a regular file"),
+        (["--human-errors", str(deep)], "nested too deeply"),
+        (["--embeddings", str(objects)], "array 'task_ids': not a numeric array"),
+    ]
+    for extra, message in cases:
+        argv = ["dimensions", "build", "--tasks", str(SAMPLE / "tasks"), "--manifest",
+                str(inputs["manifest"]), *extra, "--out", str(tmp_path / "out"),
+                "--no-progress"]  # fmt: skip
+        with deadline(30):
+            assert cli.main(argv) == 2, extra
+        err = capsys.readouterr().err
+        assert err.startswith("arcjudge: error: ") and message in err, (extra, err)
+        assert err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_repeats_are_recorded_and_change_no_instance(inputs, built, capsys):

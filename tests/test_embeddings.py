@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
 import random
+import zipfile
 
 import numpy as np
 import pytest
 
 from arcjudge.errors import InputError
+from arcjudge.harness.dimensions import arrayfiles
 from arcjudge.harness.dimensions.embeddings import (
     BASELINE_FEATURES,
     baseline_embedding,
@@ -18,6 +22,7 @@ from arcjudge.harness.dimensions.embeddings import (
     read_embeddings,
 )
 from arcjudge.tasks import Pair
+from helpers import deadline
 
 
 def grid(*rows: str):
@@ -136,3 +141,66 @@ def test_embedding_files_in_each_format(tmp_path):
         write(path)
         with pytest.raises(InputError, match=message):
             read_embeddings(path, ids)
+
+
+def _npy_header(shape: tuple[int, ...], dtype: str = "<f8") -> bytes:
+    """A .npy header (version 1.0) declaring ``shape`` of ``dtype``, with no data after it."""
+    out = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        out, {"descr": dtype, "fortran_order": False, "shape": shape}
+    )
+    return out.getvalue()
+
+
+def test_an_object_array_is_bad_input_naming_the_file_and_array(tmp_path):
+    path = tmp_path / "objects.npz"
+    np.savez(path, task_ids=np.array(["a", {"b": 1}], dtype=object), vectors=np.eye(2))
+    with pytest.raises(InputError) as exc:  # nothing is unpickled
+        read_embeddings(path)
+    message = str(exc.value)
+    assert str(path) in message and "'task_ids'" in message and "pickle" in message
+
+
+def test_a_header_declaring_4_gib_is_refused_before_any_data_is_read(tmp_path):
+    lying = _npy_header((1 << 29, 1))  # 4 GiB of float64 declared, no data
+    npy = tmp_path / "bomb.npy"
+    npy.write_bytes(lying)
+    with pytest.raises(InputError, match=r"refused: its header declares 4,294,967,296 bytes"):
+        read_embeddings(npy, ["a"])
+    npz = tmp_path / "bomb.npz"
+    with zipfile.ZipFile(npz, "w") as archive:
+        archive.writestr("task_ids.npy", _npy_header((1,), "<U1") + "a".encode("utf-32-le"))
+        archive.writestr("vectors.npy", lying)
+    with pytest.raises(InputError, match=r"array 'vectors': refused: its header declares"):
+        read_embeddings(npz)
+
+
+def test_members_declaring_more_than_the_cap_are_never_inflated(tmp_path, monkeypatch):
+    # 8 MiB of zeros packs to a few KiB: over a 1 MiB cap by the zip directory alone.
+    path = tmp_path / "zeros.npz"
+    np.savez_compressed(path, task_ids=np.array(["a"]), vectors=np.zeros((1, 1 << 20)))
+    assert path.stat().st_size < 64 << 10
+    monkeypatch.setattr(arrayfiles, "ARRAY_FILE_BYTES", 1 << 20)
+    opened: list[str] = []
+    real_open = zipfile.ZipFile.open
+    monkeypatch.setattr(
+        zipfile.ZipFile,
+        "open",
+        lambda self, name, *a, **k: opened.append(name) or real_open(self, name, *a, **k),
+    )
+    with pytest.raises(InputError, match=r"refused: its members declare 8,388,[0-9,]+ bytes"):
+        read_embeddings(path)
+    assert opened == []
+    monkeypatch.setattr(arrayfiles, "ARRAY_FILE_BYTES", 16 << 20)
+    assert len(read_embeddings(path)["a"]) == 1 << 20
+
+
+def test_a_fifo_or_a_device_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "e.npz"
+    os.mkfifo(fifo)
+    with deadline(10), pytest.raises(InputError, match=r"refused: not a regular file \(a FIFO\)"):
+        read_embeddings(fifo)
+    zero = tmp_path / "z.npy"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(InputError, match=r"refused: not a regular file \(a character device\)"):
+        read_embeddings(zero, ["a"])

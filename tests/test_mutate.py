@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+import arcjudge
 from arcjudge import cli
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.mutate.records import MutantRecord
 from arcjudge.harness.validate.cli import sample_dir
+from arcjudge.mutation.parsing import NESTED_TOO_DEEPLY
 from arcjudge.sandbox import Program
 from arcjudge.verifiers.sources import VerifierSource
 
@@ -97,6 +103,52 @@ def test_parse_error_is_reported_and_the_run_continues(tmp_path, capsys):
     assert "67a3c6ac" in summary["problems"]
     assert summary["tasks_with_corrupted_pairs"] >= 1
     assert "cannot mutate" in capsys.readouterr().out
+
+
+DEEP_VERIFIER = (
+    "def transform(g):\n"
+    "    ok = " + " and ".join(["g"] * 8000) + "\n"
+    "    return [r[::-1] for r in g]\n"
+)
+"""Valid Python (CPython compiles it) whose 8,000 terms overflowed libcst's parser."""
+
+
+def test_a_verifier_too_deep_to_parse_is_its_tasks_problem(tmp_path):
+    # A subprocess: before the guard, libcst's parser killed the harness with SIGSEGV.
+    # Another task's verifier is a symlink to another team's file: refused, its problem.
+    root = sample_dir()
+    module = tmp_path / "module"
+    module.mkdir()
+    (module / "67a3c6ac.py").write_text(DEEP_VERIFIER)
+    (module / "c8f0f002.py").write_text(
+        "def transform(g):\n    return [[5 if c == 7 else c for c in r] for r in g]\n"
+    )
+    other_team = tmp_path / "other-team"
+    other_team.mkdir()
+    (other_team / "3c9b0459.py").write_text("def transform(g):\n    return g[::-1]\n")
+    (module / "3c9b0459.py").symlink_to(other_team / "3c9b0459.py")  # refused: not its own
+    src = str(Path(arcjudge.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    argv = [sys.executable, "-m", "arcjudge.cli", "mutate", "--tasks", str(root / "tasks"),
+            "--source", f"mod=module:{module}", "--out", str(tmp_path / "out"),
+            "--backend", "process", "--wall", "2", "--no-progress"]  # fmt: skip
+    outputs = []
+    for _ in range(2):  # the second run resumes from the store: the same outputs
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)
+        assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+        assert "Traceback" not in proc.stderr
+        assert "67a3c6ac mod: cannot mutate: nested too deeply" in proc.stdout
+        outputs.append(
+            [(tmp_path / "out" / n).read_text() for n in ("mutants.jsonl", "summary.json")]
+        )
+    assert outputs[0] == outputs[1]
+    summary = json.loads(outputs[0][1])
+    assert [p["error"] for p in summary["problems"]["67a3c6ac"]] == [NESTED_TOO_DEEPLY]
+    (refused,) = summary["problems"]["3c9b0459"]
+    assert refused["error"].startswith(f"refused: {module / '3c9b0459.py'}: a symlink out of")
+    assert list(summary["problems"]) == ["3c9b0459", "67a3c6ac"]
+    tasks = {m.task_id for m in mutants(tmp_path / "out")}
+    assert tasks == {"c8f0f002"}
 
 
 def test_unknown_operator_is_one_line(tmp_path, capsys):

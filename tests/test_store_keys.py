@@ -8,11 +8,15 @@ policy mode, limit or module file must not replay old answers.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import arcjudge
 from arcjudge import cli
 from arcjudge.harness.core import store as store_module
 from arcjudge.sandbox.policy import PolicyMode
@@ -24,6 +28,7 @@ GRIDS = [[[1, 2], [3, 4]], [[0, 1, 0], [2, 2, 2]], [[3, 3], [0, 3], [4, 4]], [[5
 # Right on every input, with a policy finding (attr.dunder): rejected under enforce only.
 DUNDER = "def transform(g):\n    assert g.__class__ is list\n    return g[::-1]\n"
 PLAIN = "def transform(g):\n    return g[::-1]\n"
+SRC = str(Path(arcjudge.__file__).resolve().parents[1])
 
 
 def flip(g):
@@ -217,6 +222,71 @@ def test_module_fingerprint_sees_nested_files_and_order(tmp_path):
     assert store_module.module_fingerprint([str(a), str(b)]) == before
     (a / "sub" / "x.py").write_text("X = 2\n")
     assert store_module.module_fingerprint([str(a), str(b)]) != before
+
+
+def ordinary_module_dirs(root: Path) -> list[str]:
+    """Two module directories of regular files only (nested, binary, empty, 3 MiB)."""
+    a, b = root / "a", root / "b"
+    (a / "sub" / "deeper").mkdir(parents=True)
+    (a / "__pycache__").mkdir()
+    b.mkdir()
+    (a / "dsl.py").write_text("X = 1\n")
+    (a / "empty.py").write_bytes(b"")
+    (a / "sub" / "helpers.py").write_bytes(bytes(range(256)) * 3)
+    (a / "sub" / "deeper" / "big.bin").write_bytes(b"0123456789abcdef" * (3 << 16))
+    (a / ".hidden.py").write_text("ignored\n")
+    (a / "__pycache__" / "dsl.cpython-311.pyc").write_bytes(b"\0")
+    (b / "y.py").write_text("Y = 2\n")
+    return [str(a), str(b)]
+
+
+# module_fingerprint(ordinary_module_dirs(...)) as the implementation before the
+# untrusted-path rule computed it (it read every file whole): stored results stay keyed.
+ORDINARY_FINGERPRINT = "4e995a532e12d15615c43c4b5c6e14951fcca037ec6ffea6cd89ecf83047cb1d"
+
+
+def test_an_ordinary_directory_keeps_its_fingerprint(tmp_path):
+    assert store_module.module_fingerprint(ordinary_module_dirs(tmp_path)) == ORDINARY_FINGERPRINT
+
+
+FINGERPRINT_HOSTILE = """
+import os, resource, sys
+from arcjudge.harness.core.store import module_fingerprint
+resource.setrlimit(resource.RLIMIT_AS, (1 << 31, 1 << 31))  # /dev/zero read whole: fails
+print(module_fingerprint([sys.argv[1]]))
+"""
+
+
+def test_a_fifo_or_a_symlink_to_dev_zero_is_hashed_as_such(tmp_path):
+    # Run apart, with a deadline and an address-space cap: before the rule, the FIFO
+    # blocked the fingerprint forever and /dev/zero was read until memory ran out.
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / "dsl.py").write_text("X = 1\n")
+    os.mkfifo(mods / "pipe.py")
+    (mods / "zero.py").symlink_to("/dev/zero")
+    (mods / "pkg").symlink_to("/usr")  # a linked directory: its target's text, not walked
+
+    def fingerprint() -> str:
+        env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        proc = subprocess.run(
+            [sys.executable, "-c", FINGERPRINT_HOSTILE, str(mods)],
+            capture_output=True, text=True, env=env, timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return proc.stdout.strip()
+
+    first = fingerprint()
+    assert first == fingerprint() == store_module.module_fingerprint([str(mods)])
+    (mods / "zero.py").unlink()
+    (mods / "zero.py").symlink_to("/dev/null")  # another target: another fingerprint
+    assert store_module.module_fingerprint([str(mods)]) != first
+    (mods / "zero.py").unlink()
+    (mods / "zero.py").symlink_to("/dev/zero")
+    assert store_module.module_fingerprint([str(mods)]) == first
+    (mods / "pipe.py").unlink()
+    (mods / "pipe.py").write_bytes(b"")  # an empty file is not a FIFO
+    assert store_module.module_fingerprint([str(mods)]) != first
 
 
 OLD_SCHEMA = """

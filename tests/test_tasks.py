@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
+from arcjudge import cli
+from arcjudge import tasks as tasks_module
 from arcjudge.tasks import TaskFormatError, load_arcgen_pairs, load_task, task_files
+from helpers import deadline
 
 
 def write(tmp_path, name, data):
@@ -74,3 +78,45 @@ def test_every_arcgen_file_loads_including_grids_over_30(shared_data):
         for pair in load_arcgen_pairs(path):
             sizes.append(max(len(pair.input), len(pair.input[0])))
     assert len(sizes) == 100_000 and max(sizes) > 30
+
+
+TASK = {"train": [{"input": [[1]], "output": [[2]]}], "test": [{"input": [[3]]}]}
+
+
+def test_a_fifo_or_a_device_among_task_files_is_refused_not_waited_on(tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with deadline(10), pytest.raises(TaskFormatError, match=r"fifo.json: refused: .*a FIFO"):
+        load_task(fifo)
+    with deadline(10), pytest.raises(TaskFormatError, match=r"refused: .*a FIFO"):
+        load_arcgen_pairs(fifo)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    with deadline(10), pytest.raises(TaskFormatError, match=r"zero.json: refused: .*device"):
+        load_task(zero)
+    linked = tmp_path / "linked.json"  # a symlink to a regular task file is followed
+    linked.symlink_to(write(tmp_path, "real.json", TASK))
+    assert load_task(linked).task_id == "linked"
+
+
+def test_a_task_file_over_the_cap_is_refused_saying_the_cap(tmp_path, monkeypatch):
+    path = write(tmp_path, "big.json", TASK)
+    monkeypatch.setattr(tasks_module, "TASK_FILE_BYTES", 16)
+    with pytest.raises(TaskFormatError, match=r"big.json: refused: larger than 16 bytes"):
+        load_task(path)
+
+
+def test_json_nested_too_deeply_is_a_one_line_error(tmp_path, capsys):
+    deep = tmp_path / "tasks"
+    deep.mkdir()
+    (deep / "deep.json").write_text("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(TaskFormatError, match=r"deep.json: not valid JSON \(nested too deeply\)"):
+        load_task(deep / "deep.json")
+    with pytest.raises(TaskFormatError, match="nested too deeply"):
+        load_arcgen_pairs(deep / "deep.json")
+    argv = ["validate", "--tasks", str(deep), "--source", f"m=module:{tmp_path}",
+            "--out", str(tmp_path / "out"), "--backend", "process", "--no-progress"]  # fmt: skip
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("arcjudge: error: ") and "deep.json" in err and "nested too deeply" in err
+    assert err.count("\n") == 1 and "Traceback" not in err

@@ -10,6 +10,7 @@ import ast
 import csv
 import importlib
 import json
+import os
 import sys
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,7 @@ from arcjudge.errors import InputError
 from arcjudge.harness.core.materialize import DESCRIPTION_FILE, materialize
 from arcjudge.harness.dimensions.human_errors import load_human_errors
 from arcjudge.tasks import load_task
-from arcjudge.tasksets import detect_format, read_task_set
+from arcjudge.tasksets import detect_format, parc, read_task_set
 from arcjudge.tasksets.entrypoints import (
     BY_NAME,
     MAX_SOURCE_BYTES,
@@ -36,6 +37,8 @@ from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS, TaskSetFormat
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 import parc_export
+
+from helpers import deadline
 
 EXAMPLE = Path(str(resources.files("arcjudge.data").joinpath("tasksets/example")))
 
@@ -324,6 +327,52 @@ def test_formats_are_told_apart(tmp_path, exports):
         detect_format(tmp_path / "empty")
     with pytest.raises(InputError, match="not a task set"):
         detect_format(tmp_path / "arc" / "a.json")
+
+
+def test_hostile_files_in_task_folders_leave_their_folder_out(tmp_path):
+    # A FIFO task.json is refused at once (never waited on), a verifier.py linked out of
+    # the set is refused (another team's file), a link inside the set is read.
+    root, elsewhere = tmp_path / "set", tmp_path / "elsewhere"
+    for name in ("good", "fifo", "thief", "alias"):
+        (root / name).mkdir(parents=True)
+    elsewhere.mkdir()
+    task = (EXAMPLE / "mirror" / "task.json").read_text()
+    for name in ("good", "thief", "alias"):
+        (root / name / "task.json").write_text(task)
+    os.mkfifo(root / "fifo" / "task.json")
+    (elsewhere / "verifier.py").write_text("def verify(g):\n    return g\n")
+    (root / "thief" / "verifier.py").symlink_to(elsewhere / "verifier.py")
+    (root / "good" / "verifier.py").write_text("def verify(g):\n    return g[::-1]\n")
+    (root / "alias" / "verifier.py").symlink_to("../good/verifier.py")
+    with deadline(10):
+        task_set = read_task_folders(root)
+    assert [e.task_id for e in task_set.entries] == ["alias", "good"]
+    reasons = {i.task_id: i.message for i in task_set.left_out}
+    assert "task.json: refused: not a regular file (a FIFO)" in reasons["fifo"]
+    assert "verifier.py: refused: a symlink out of its directory" in reasons["thief"]
+
+
+def test_a_hostile_export_is_refused(tmp_path, monkeypatch):
+    fifo = tmp_path / "export.csv"
+    os.mkfifo(fifo)
+    with deadline(10), pytest.raises(InputError, match=r"export.csv: refused: .*a FIFO"):
+        read_parc(fifo)
+    with pytest.raises(InputError, match="not a directory or a regular file"):
+        detect_format(fifo)
+    # A Parquet file whose row groups declare more than the cap uncompressed: refused
+    # before pyarrow inflates them (4 MiB of one character packs to a few KiB).
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    cells = {column: ["x"] for column in PARC_COLUMNS}
+    cells["verifier_py"] = ["#" * (4 << 20)]
+    bomb = tmp_path / "bomb.parquet"
+    pq.write_table(pa.table(cells), bomb, compression="gzip")
+    assert bomb.stat().st_size < 64 << 10
+    monkeypatch.setattr(parc, "EXPORT_BYTES", 1 << 20)
+    with pytest.raises(InputError, match=r"bomb.parquet: refused: its columns inflate to 4,"):
+        read_parc(bomb)
+    monkeypatch.setattr(parc, "EXPORT_BYTES", 8 << 20)
+    assert read_parc(bomb).left_out  # read (its one row is not a task)
 
 
 # ---------------------------------------------------------------- materialized

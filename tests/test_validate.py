@@ -177,6 +177,48 @@ def test_verdicts_of_every_kind(world, sandbox):
     assert "seed" in seven["first_failure"]["generator"]
 
 
+def test_a_source_cannot_pass_off_another_directorys_file_as_its_own(world, sandbox):
+    # thief/FLIP.py is a symlink to another source's file: refused, a per-task problem.
+    # thief/RECOLOR.py is a symlink to a file of its own directory: read, and the
+    # provenance names the file it resolves to.
+    thief = world / "thief"
+    thief.mkdir()
+    (thief / f"{FLIP}.py").symlink_to(world / "module" / f"{FLIP}.py")
+    (thief / "recolor_impl.py").write_text(
+        "def transform(g):\n    return [[5 if c else 0 for c in r] for r in g]\n"
+    )
+    (thief / f"{RECOLOR}.py").symlink_to("recolor_impl.py")
+    source = VerifierSource("thief", "module", thief)
+    refused = source.program_for(FLIP)
+    assert refused.program is None and refused.refused is not None
+    assert "a symlink out of its directory" in refused.refused
+    os.mkfifo(thief / "0badf1f0.py")  # a FIFO never blocks the read: refused at once
+    fifo = source.program_for("0badf1f0")
+    assert fifo.program is None and fifo.refused is not None and "a FIFO" in fifo.refused
+    (thief / "0badf1f0.py").unlink()
+    config = ValidateConfig(
+        tasks_dir=world / "tasks",
+        sources=(source,),
+        arcgen_dir=world / "arcgen",
+        limits=Limits(wall_seconds=1.0, total_seconds=30.0),
+    )
+    store = ResultStore(world / "thief.sqlite")
+    try:
+        validator = Validator(config, sandbox, store)
+        validator.run()
+    finally:
+        store.close()
+    v = verdict_map(validator)
+    flip_record = v[(FLIP, "thief")]
+    assert flip_record["verdict"] == "load_error"
+    assert flip_record["error"].startswith(f"refused: {thief / FLIP}.py: a symlink out of")
+    assert str(world / "module") in flip_record["error"]  # the target, for the operator
+    assert "sha256" not in flip_record["provenance"]
+    recolor_record = v[(RECOLOR, "thief")]
+    assert recolor_record["verdict"] == "valid"
+    assert recolor_record["provenance"]["file"] == str((thief / "recolor_impl.py").resolve())
+
+
 def test_manifest_picks_first_valid_source(world, sandbox):
     validator = run_validate(world, sandbox)
     manifest = validator.manifest()

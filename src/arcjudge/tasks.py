@@ -7,12 +7,19 @@ Formats read:
 
 Grids in data files are checked strictly (lists of lists of ints 0..9, 1..MAX_SIDE per side).
 Problems raise ``TaskFormatError`` with a one-line message naming the file.
+
+Task files come from third parties, so they are read by the rule for untrusted paths
+(``untrusted_files``): regular files only (a FIFO named ``x.json`` is refused at once, never
+waited on; a symlink is followed, but only to a regular file: never to ``/dev/zero``), at
+most :data:`TASK_FILE_BYTES`, and JSON nested too deeply to decode is an error, not a
+``RecursionError``.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +27,11 @@ from pathlib import Path
 from arcjudge.errors import InputError
 from arcjudge.fastpairs import compact_pairs_with_wires
 from arcjudge.grids import MAX_SIDE, Grid, validate_plain
+from arcjudge.sandbox.runtime.untrusted_files import RefusedPath, read_regular
 from arcjudge.sandbox.types import WireGrid
+
+TASK_FILE_BYTES = 64 << 20
+"""The largest task or pair file read (64 MiB; ARC-GEN's largest stable file is ~1 MiB)."""
 
 
 class TaskFormatError(InputError):
@@ -57,21 +68,53 @@ class Task:
         return {"train": self.train, "test": self.test, "arc-gen": self.arc_gen}[name]
 
 
-def _read_json(path: Path) -> tuple[object, bool]:
-    """The decoded file, and whether it may hold a JSON boolean (see ``read_pairs``)."""
+def read_task_bytes(path: Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of a task or pair file, by the rule for untrusted paths.
+
+    Symlinks are followed (a task directory may be a farm of links) and the file they
+    end at must be a regular file of at most ``max_bytes`` (``None``: :data:`TASK_FILE_BYTES`).
+
+    Raises:
+        TaskFormatError: Missing, not a regular file, too large or unreadable (naming
+            ``path`` and why).
+    """
     try:
-        data = path.read_bytes()
+        limit = TASK_FILE_BYTES if max_bytes is None else max_bytes
+        return read_regular(os.path.realpath(path), max_bytes=limit)
     except FileNotFoundError:
         raise TaskFormatError(f"{path}: no such file") from None
+    except RefusedPath as exc:
+        raise TaskFormatError(f"{path}: refused: {exc.reason}") from None
     except OSError as exc:
         raise TaskFormatError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def decode_json_bytes(data: bytes, path: Path) -> object:
+    """JSON decoded from a file's bytes.
+
+    Raises:
+        TaskFormatError: Not JSON, or nested too deeply (or too large) to decode.
+    """
     try:
-        decoded = json.loads(data)
+        return json.loads(data)
     except (ValueError, UnicodeDecodeError) as exc:
         raise TaskFormatError(f"{path}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise TaskFormatError(f"{path}: not valid JSON (nested too deeply)") from None
+    except MemoryError:
+        raise TaskFormatError(f"{path}: too large to decode ({len(data):,} bytes)") from None
+
+
+def _read_json(path: Path) -> tuple[object, bool]:
+    """The decoded file, and whether it may hold a JSON boolean (see ``read_pairs``)."""
+    data = read_task_bytes(path)
+    return decode_json_bytes(data, path), _may_hold_bools(data)
+
+
+def _may_hold_bools(data: bytes) -> bool:
+    """Whether decoded ``data`` may hold a JSON boolean (see ``read_pairs``)."""
     # A boolean is only ever decoded from a literal token, which UTF-8 spells as these bytes.
-    bools = b"true" in data or b"false" in data or json.detect_encoding(data) != "utf-8"
-    return decoded, bools
+    return b"true" in data or b"false" in data or json.detect_encoding(data) != "utf-8"
 
 
 def _pairs(path: Path, where: str, raw: object, need_output: bool, bools: bool) -> tuple[Pair, ...]:
@@ -154,7 +197,8 @@ def load_task(path: str | Path) -> Task:
         The task; ``arc_gen`` is filled from an ``arc-gen`` key when present.
 
     Raises:
-        TaskFormatError: If the file is missing, not JSON, or not an ARC task.
+        TaskFormatError: If the file is missing, not a regular file, over
+            :data:`TASK_FILE_BYTES`, not JSON (or nested too deeply), or not an ARC task.
     """
     path = Path(path)
     data, bools = _read_json(path)
@@ -177,14 +221,11 @@ def load_arcgen_pairs(path: str | Path) -> tuple[Pair, ...]:
         TaskFormatError: If the file is missing, not JSON, or not a list of pairs.
     """
     path = Path(path)
-    try:
-        fast = compact_pairs_with_wires(path.read_bytes())
-    except OSError:
-        fast = None  # _read_json says why
+    data = read_task_bytes(path)
+    fast = compact_pairs_with_wires(data)
     if fast is not None:  # ARC-GEN's own spelling, read without the JSON decoder
         return tuple(Pair(grid_in, grid_out, wires) for (grid_in, grid_out), wires in fast)
-    data, bools = _read_json(path)
-    return _pairs(path, "pairs", data, True, bools)
+    return _pairs(path, "pairs", decode_json_bytes(data, path), True, _may_hold_bools(data))
 
 
 def task_files(directory: str | Path) -> list[Path]:

@@ -29,7 +29,6 @@ replies file ``dimensions score`` grades, for the full statistics and report.
 from __future__ import annotations
 
 import atexit
-import json
 import logging
 import threading
 import weakref
@@ -63,6 +62,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from arcjudge.errors import InputError
+from arcjudge.harness.core.jsonl import json_value
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE
 from arcjudge.harness.dimensions.grading import DimensionScoreConfig, read_instances
 from arcjudge.harness.dimensions.prompts import Prompt, read_prompts, render_prompts
@@ -398,7 +398,7 @@ def read_replay(path: Path, model: str | None) -> dict[tuple[str, str], str]:
         if not text.strip():
             continue
         try:
-            data = json.loads(text)
+            data = json_value(text)
             row = (str(data["id"]), str(data["model"]), str(data["run"]), data["reply"])
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not a reply line ({exc})") from None

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from arcjudge.mutation.cstindex import module_index
 from arcjudge.mutation.mutant import Mutant, MutantSet, Splice, mutant_id
 from arcjudge.mutation.operators import Operator, Site
-from arcjudge.mutation.parsing import ParsedSource, ParseFailure, parse_source
+from arcjudge.mutation.parsing import NESTED_TOO_DEEPLY, ParsedSource, ParseFailure, parse_source
 from arcjudge.mutation.registry import OPERATORS, default_operators, register
 from arcjudge.mutation.render import Rendered, render_node
 
@@ -173,8 +174,9 @@ def enumerate_mutants(
 
     Returns:
         The mutants in operator order, then site order. Never raises for bad input: a
-        parse error or a missing function gives an empty set with ``error`` set, and an
-        operator that raises on one site is skipped (``stats["failed"]``, ``failures``).
+        parse error, a tree nested too deeply to walk or a missing function gives an
+        empty set with ``error`` set, and an operator that raises on one site is skipped
+        (``stats["failed"]``, ``failures``).
     """
     parsed = parse_source(source)
     if isinstance(parsed, ParseFailure):
@@ -189,6 +191,11 @@ def enumerate_mutants(
             result.error = f"no top-level function named {function!r}"
             return result
         target = _FunctionTarget(parsed, k)
+    try:  # the walk every operator shares (cached): a tree too deep for it fails here once
+        module_index(target.unit)
+    except RecursionError:
+        result.error = NESTED_TOO_DEEPLY
+        return result
     check = check_syntax and _compiles(target.original_text, False)
     seen: set[tuple[int, int, str]] = set()
     ids: set[str] = set()

@@ -4,6 +4,11 @@ A 400-function ``verifiers.py`` takes seconds to parse with libcst, and callers 
 the mutants of one function at a time, so :func:`parse_source` keeps the last few parsed
 sources. Each top-level statement's character span lets the engine splice a mutated
 function back into the original text instead of rendering the whole module again.
+
+Sources come from third parties: they are parsed through :mod:`~arcjudge.mutation.cstguard`
+(``ast`` first, then libcst's native parser on a thread stack sized for the source), and
+anything that goes wrong, a tree too deep for the Python code that walks it included
+(``RecursionError``), is a :class:`ParseFailure`, never an exception.
 """
 
 from __future__ import annotations
@@ -14,7 +19,11 @@ from functools import lru_cache
 
 import libcst as cst
 
+from arcjudge.mutation.cstguard import SourceRefused, guarded_parse
 from arcjudge.mutation.render import IncrementalRenderer
+
+NESTED_TOO_DEEPLY = "nested too deeply for the mutation engine (Python's recursion limit)"
+"""Why a source libcst parsed cannot be mutated: walking its tree hit the recursion limit."""
 
 
 @dataclass(frozen=True)
@@ -22,7 +31,8 @@ class ParseFailure:
     """Why a source could not be parsed.
 
     Attributes:
-        error: libcst's message (or the decoding error).
+        error: Why: Python's or libcst's parser refuses the source, libcst's parser
+            crashed on it, or its tree is nested too deeply to work with.
     """
 
     error: str
@@ -105,16 +115,21 @@ def parse_source(source: str | bytes) -> ParsedSource | ParseFailure:
         source: Python source; bytes honour a coding declaration.
 
     Returns:
-        The parsed source, or a :class:`ParseFailure` with libcst's message.
+        The parsed source, or a :class:`ParseFailure` saying why not (never raises for
+        bad input, and never runs libcst's parser where it could crash this process).
     """
     try:
+        module = guarded_parse(source)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            module = cst.parse_module(source)
             text = module.code
+            spans, last_newline = _locate_statements(module, text)
+    except SourceRefused as exc:
+        return ParseFailure(str(exc))
     except cst.ParserSyntaxError as exc:
         return ParseFailure(str(exc))
-    except Exception as exc:  # bad coding line, decode error, recursion...: report, never raise
+    except RecursionError:  # the tree is deeper than the Python code that renders it
+        return ParseFailure(NESTED_TOO_DEEPLY)
+    except Exception as exc:  # bad coding line, decode error...: report, never raise
         return ParseFailure(f"{type(exc).__name__}: {exc}")
-    spans, last_newline = _locate_statements(module, text)
     return ParsedSource(module, text, spans, last_newline)

@@ -66,6 +66,8 @@ def detect_format(path: str | Path) -> TaskSetFormat:
         if suffix == ".csv":
             return TaskSetFormat.P_ARC_CSV
         raise InputError(f"{path}: a file that is not a task set (expected {expected})")
+    if path.exists() or path.is_symlink():  # a FIFO, a device, a dangling symlink: not read
+        raise InputError(f"{path}: not a directory or a regular file (expected {expected})")
     raise InputError(f"{path}: no such file or directory")
 
 

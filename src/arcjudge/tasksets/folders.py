@@ -7,7 +7,9 @@ output}``, or an object of such lists under ``train``/``test``; without it, ``ta
 own ``arc-gen`` key) and ``human_errors.json`` (a list of wrong outputs, entries as in
 ``human_errors.json``: a grid, or ``{"output", "count", "test_index"}``). Other files are
 ignored, as are hidden folders and ``__pycache__``. A folder that is wrong in any way is
-left out with the reason; the others are read.
+left out with the reason; the others are read. Files are read by the rule for untrusted
+paths inside the task set's directory: regular files of at most ``TASK_FILE_BYTES`` (a
+FIFO, a device or a symlink out of the directory leaves its folder out, refused).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from arcjudge import tasks
 from arcjudge.errors import InputError
+from arcjudge.sandbox.runtime.untrusted_files import RefusedPath, read_regular
 from arcjudge.tasksets.model import (
     LeftOut,
     RowError,
@@ -48,11 +52,13 @@ def is_task_folders(directory: Path) -> bool:
     return any((p / TASK_FILE).is_file() for p in _folders(directory))
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: Path, within: Path) -> bytes | None:
     try:
-        return path.read_bytes()
+        return read_regular(str(path), within=str(within), max_bytes=tasks.TASK_FILE_BYTES)
     except FileNotFoundError:
         return None
+    except RefusedPath as exc:
+        raise RowError(f"{path.name}: refused: {exc.reason}") from None
     except OSError as exc:
         raise RowError(f"{path.name}: cannot read ({exc.strerror})") from None
 
@@ -105,7 +111,7 @@ def read_task_folders(directory: str | Path) -> TaskSet:
     for folder in folders:
         where = f"folder {folder.name}"
         try:
-            files = {name: _read(folder / name) for name in FOLDER_FILES}
+            files = {name: _read(folder / name, directory) for name in FOLDER_FILES}
             for name, data in files.items():
                 if data is not None:
                     label = f"{folder.name}/{name}\0{len(data)}\0"

@@ -11,8 +11,10 @@ other way is left out with the reason (:class:`~arcjudge.tasksets.model.LeftOut`
 other rows are read.
 
 Parquet needs pyarrow (``pip install 'arcjudge[parquet]'``); it is imported only to read a
-Parquet file. Cells that are already decoded (a list column instead of JSON text) are
-taken as they are.
+Parquet file. The export is read by the rule for untrusted paths (a regular file, symlinks
+followed, at most :data:`EXPORT_BYTES`), and a Parquet file whose row groups declare more
+than that uncompressed is refused before any is read. Cells that are already decoded (a
+list column instead of JSON text) are taken as they are.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.errors import InputError
+from arcjudge.tasks import read_task_bytes
 from arcjudge.tasksets.model import (
     LeftOut,
     RowError,
@@ -53,17 +56,16 @@ PARC_COLUMNS = (
 PARQUET_SUFFIXES = (".parquet", ".pq")
 """File suffixes read as Parquet (every other file is read as CSV)."""
 
+EXPORT_BYTES = 1 << 30
+"""The largest export read, and the most a Parquet file may declare it inflates to (1 GiB)."""
+
 _CSV_FIELD_LIMIT = 1 << 28
 """Largest CSV cell read (a stable bundle of 50 large pairs is far above csv's 128 KiB)."""
 
 
 def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    """The export's bytes: a regular file (symlinks followed) of at most ``EXPORT_BYTES``."""
+    return read_task_bytes(path, EXPORT_BYTES)
 
 
 def _missing(path: Path, header: list[str]) -> None:
@@ -121,7 +123,18 @@ def _parquet_rows(path: Path, data: bytes) -> list[tuple[int, dict[str, Any] | s
             "(or pip install pyarrow), or give the CSV export"
         ) from None
     try:
+        metadata = pq.ParquetFile(pa.BufferReader(data)).metadata
+        inflated = sum(
+            metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups)
+        )
+        if inflated > EXPORT_BYTES:  # checked before anything is decompressed
+            raise InputError(
+                f"{path}: refused: its columns inflate to {inflated:,} bytes "
+                f"(at most {EXPORT_BYTES:,})"
+            )
         table = pq.read_table(pa.BufferReader(data))
+    except InputError:
+        raise
     except Exception as exc:  # pyarrow's errors (ArrowInvalid, OSError, ...)
         raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
     _missing(path, list(table.column_names))
@@ -193,8 +206,10 @@ def read_parc(path: str | Path) -> TaskSet:
         seen before leaves the later row out.
 
     Raises:
-        InputError: The file is missing or unreadable, not UTF-8 CSV or Parquet, lacks a
-            column (naming it), or Parquet is asked for without pyarrow.
+        InputError: The file is missing, unreadable, not a regular file or over
+            :data:`EXPORT_BYTES` (on disk, or declared uncompressed for Parquet), not UTF-8
+            CSV or Parquet, lacks a column (naming it), or Parquet is asked for without
+            pyarrow.
     """
     path = Path(path)
     data = _read_bytes(path)

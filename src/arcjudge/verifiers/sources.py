@@ -15,18 +15,26 @@ Generator kinds (``--generator KIND:PATH``):
   and ``utils.py``.
 
 Sources are read here only as bytes (parsed, never run); they run in the sandbox, with their
-directory mounted read-only so their own imports work.
+directory mounted read-only so their own imports work. A source's files are read by the
+rule for untrusted paths (``untrusted_files``) inside the source's directory: a file that
+is a symlink out of it (``<task>.py -> another team's file``), a FIFO, a device or over
+:data:`MAX_SOURCE_BYTES` is *refused* for its task (``TaskProgram.refused`` says why) and
+the other tasks go on; a symlink inside the directory is read, and the provenance records
+the file it resolves to.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
 from arcjudge.errors import InputError
+from arcjudge.sandbox.runtime.untrusted_files import RefusedPath, read_regular
 from arcjudge.sandbox.types import Program
 from arcjudge.verifiers.slicing import FunctionIndex, index_functions, slice_function
 from arcjudge.vocabulary import GENERATOR_ENTRY_POINT, VERIFIER_ENTRY_POINTS
@@ -34,6 +42,8 @@ from arcjudge.vocabulary import GENERATOR_ENTRY_POINT, VERIFIER_ENTRY_POINTS
 VERIFIER_KINDS = ("re-arc", "golf", "module")
 GENERATOR_KINDS = ("arc-gen", "re-arc")
 RE_ARC_DIFFICULTY = (("diff_lb", 0.0), ("diff_ub", 1.0))
+MAX_SOURCE_BYTES = 64 << 20
+"""The largest source file read (64 MiB; RE-ARC's 400-verifier file is about 0.3 MiB)."""
 
 
 class SourceError(InputError):
@@ -52,24 +62,44 @@ class TaskProgram:
 
     Attributes:
         program: What the sandbox runs (``None`` when the source has nothing for the task).
-        provenance: Source kind, file, sha256 of the file, entry point.
+        provenance: Source kind, file (resolved: the file read), sha256 of the file,
+            entry point.
+        refused: Why the task's file was not read (``program`` is then ``None``): e.g.
+            ``<path>: a symlink out of its directory (to <target>)``.
     """
 
     program: Program | None
     provenance: dict[str, str] = field(default_factory=dict)
+    refused: str | None = None
 
 
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _read(path: Path) -> bytes | None:
+class _Refused(Exception):
+    """A source file the rule refuses (the message says why); its task's problem."""
+
+
+def _read(path: Path, within: Path) -> tuple[bytes, Path] | None:
+    """A source file's bytes and the path they were read from (symlinks resolved).
+
+    Returns:
+        ``None`` when there is no such file.
+
+    Raises:
+        _Refused: A symlink out of ``within``, not a regular file, or too large.
+        SourceError: It cannot be read (permissions, I/O).
+    """
     try:
-        return path.read_bytes()
+        data = read_regular(str(path), within=str(within), max_bytes=MAX_SOURCE_BYTES)
     except FileNotFoundError:
         return None
+    except RefusedPath as exc:
+        raise _Refused(str(exc)) from None
     except OSError as exc:
         raise SourceError(f"{path}: cannot read ({exc.strerror})") from None
+    return data, Path(os.path.realpath(path))
 
 
 @dataclass
@@ -77,26 +107,62 @@ class _SlicedFile:
     """A many-function file (RE-ARC style), read and indexed once."""
 
     path: Path
+    within: Path
     prefix: str
 
     @cached_property
-    def data(self) -> bytes:
-        data = _read(self.path)
-        if data is None:
+    def read(self) -> tuple[bytes, Path] | str:
+        """The file's bytes and resolved path, or why it is refused."""
+        try:
+            found = _read(self.path, self.within)
+        except _Refused as exc:
+            return str(exc)
+        if found is None:
             raise SourceError(f"{self.path}: no such file")
-        return data
+        return found
 
     @cached_property
     def index(self) -> FunctionIndex:
-        return index_functions(self.data, self.prefix)
+        assert not isinstance(self.read, str)
+        return index_functions(self.read[0], self.prefix)
 
     def program_source(self, function: str) -> bytes | None:
         """The file reduced to ``function``, or ``None`` when the file lacks it."""
+        assert not isinstance(self.read, str)
         if self.index.error is not None:
-            return self.data  # let the sandbox report the load error, per task
+            return self.read[0]  # let the sandbox report the load error, per task
         if function not in self.index.names:
             return None
-        return slice_function(self.data, self.index, function)
+        return slice_function(self.read[0], self.index, function)
+
+    def program_for(
+        self, function: str, kind: str, make: Callable[[bytes], Program]
+    ) -> TaskProgram:
+        """``function``'s program (made by ``make`` from its source), or why there is none."""
+        prov = {"kind": kind, "file": str(self.path), "entry_point": function}
+        if isinstance(self.read, str):
+            return TaskProgram(None, prov, refused=self.read)
+        source = self.program_source(function)
+        if source is None:
+            return TaskProgram(None, prov)
+        data, resolved = self.read
+        prov |= {"file": str(resolved), "sha256": _sha256(data)}
+        return TaskProgram(make(source), prov)
+
+
+def _file_program(
+    file: Path, within: Path, prov: dict[str, str], make: Callable[[bytes], Program]
+) -> TaskProgram:
+    """The program of a one-task file (an empty or absent file: none), or why not."""
+    try:
+        found = _read(file, within)
+    except _Refused as exc:
+        return TaskProgram(None, prov, refused=str(exc))
+    if found is None or not found[0].strip():
+        return TaskProgram(None, prov)
+    data, resolved = found
+    prov |= {"file": str(resolved), "sha256": _sha256(data)}
+    return TaskProgram(make(data), prov)
 
 
 class VerifierSource:
@@ -127,7 +193,7 @@ class VerifierSource:
         if not self.path.is_dir():
             raise SourceError(f"{name}: {path}: no such directory")
         if kind == "re-arc":
-            self._file = _SlicedFile(self.path / "verifiers.py", "verify_")
+            self._file = _SlicedFile(self.path / "verifiers.py", self.path, "verify_")
             if not self._file.path.is_file():
                 raise SourceError(f"{name}: {path}: no verifiers.py (not a RE-ARC checkout)")
         if kind == "golf":
@@ -139,36 +205,35 @@ class VerifierSource:
         return (str(self.path),) if self.kind in ("re-arc", "module") else ()
 
     def program_for(self, task_id: str) -> TaskProgram:
-        """Return this source's program for a task (``program`` is ``None`` if missing)."""
+        """Return this source's program for a task (``program`` is ``None`` if missing).
+
+        A file the rule for untrusted paths refuses gives no program and ``refused``.
+        """
+        name = f"{self.name}:{task_id}"
         if self.kind == "re-arc":
             entry = f"verify_{task_id}"
-            source = self._file.program_source(entry)
-            prov = {"kind": self.kind, "file": str(self._file.path), "entry_point": entry}
-            if source is None:
-                return TaskProgram(None, prov)
-            prov["sha256"] = _sha256(self._file.data)
-            return TaskProgram(
-                Program(source, (entry,), self.module_dirs, "tuple", f"{self.name}:{task_id}"),
-                prov,
+            return self._file.program_for(
+                entry,
+                self.kind,
+                lambda source: Program(source, (entry,), self.module_dirs, "tuple", name),
             )
         if self.kind == "golf":
             number = self._numbers.get(task_id)
-            file = self.path / f"{number}.py" if number else None
-            data = _read(file) if file else None
-            prov = {"kind": self.kind, "file": str(file) if file else "", "entry_point": "p"}
-            if not data or not data.strip():
+            prov = {"kind": self.kind, "file": "", "entry_point": "p"}
+            if not number:
                 return TaskProgram(None, prov)
-            prov["sha256"] = _sha256(data)
-            return TaskProgram(Program(data, ("p",), (), "list", f"{self.name}:{task_id}"), prov)
+            file = self.path / f"{number}.py"
+            prov["file"] = str(file)
+            return _file_program(
+                file, self.path, prov, lambda data: Program(data, ("p",), (), "list", name)
+            )
         file = self.path / f"{task_id}.py"
-        data = _read(file)
         prov = {"kind": self.kind, "file": str(file), "entry_point": "|".join(self.entry_points)}
-        if not data or not data.strip():
-            return TaskProgram(None, prov)
-        prov["sha256"] = _sha256(data)
-        return TaskProgram(
-            Program(data, self.entry_points, self.module_dirs, "list", f"{self.name}:{task_id}"),
+        return _file_program(
+            file,
+            self.path,
             prov,
+            lambda data: Program(data, self.entry_points, self.module_dirs, "list", name),
         )
 
 
@@ -185,7 +250,7 @@ class GeneratorSource:
         if not self.path.is_dir():
             raise SourceError(f"generator: {path}: no such directory")
         if kind == "re-arc":
-            self._file = _SlicedFile(self.path / "generators.py", "generate_")
+            self._file = _SlicedFile(self.path / "generators.py", self.path, "generate_")
             if not self._file.path.is_file():
                 raise SourceError(f"generator: {path}: no generators.py (not a RE-ARC checkout)")
         elif not (self.path / "tasks").is_dir():
@@ -202,21 +267,26 @@ class GeneratorSource:
         return RE_ARC_DIFFICULTY if self.kind == "re-arc" else ()
 
     def program_for(self, task_id: str) -> TaskProgram:
-        """Return the generator program for a task (``program`` is ``None`` if missing)."""
+        """Return the generator program for a task (``program`` is ``None`` if missing).
+
+        A file the rule for untrusted paths refuses gives no program and ``refused``.
+        """
+        name = f"generator:{task_id}"
         if self.kind == "re-arc":
             entry = f"generate_{task_id}"
-            source = self._file.program_source(entry)
-            prov = {"kind": self.kind, "file": str(self._file.path), "entry_point": entry}
-        else:
-            entry = GENERATOR_ENTRY_POINT
-            file = self.path / "tasks" / f"task_{task_id}.py"
-            source = _read(file)
-            prov = {"kind": self.kind, "file": str(file), "entry_point": entry}
-        if not source:
-            return TaskProgram(None, prov)
-        prov["sha256"] = _sha256(source)
-        return TaskProgram(
-            Program(source, (entry,), self.module_dirs, "list", f"generator:{task_id}"), prov
+            return self._file.program_for(
+                entry,
+                self.kind,
+                lambda source: Program(source, (entry,), self.module_dirs, "list", name),
+            )
+        entry = GENERATOR_ENTRY_POINT
+        file = self.path / "tasks" / f"task_{task_id}.py"
+        prov = {"kind": self.kind, "file": str(file), "entry_point": entry}
+        return _file_program(
+            file,
+            self.path,
+            prov,
+            lambda data: Program(data, (entry,), self.module_dirs, "list", name),
         )
 
 

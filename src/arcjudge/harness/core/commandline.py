@@ -87,7 +87,9 @@ def require_files(*options: tuple[str, Path | None]) -> None:
     """Check that each given ``(flag, path)`` names a file (``None``: not given).
 
     Raises:
-        UsageError: ``FLAG PATH: no such file`` for the first one that does not.
+        UsageError: ``FLAG PATH: no such file`` for the first one that does not, or
+            ``FLAG PATH: not a regular file`` (a FIFO, a device, a directory) for one that
+            is something else.
     """
     _require(options, Path.is_file, "file")
 
@@ -97,6 +99,9 @@ def _require(
 ) -> None:
     for flag, path in options:
         if path is not None and not exists(path):
+            if path.exists() or path.is_symlink():  # something else is there
+                kind = "regular file" if what == "file" else what
+                raise UsageError(f"{flag} {path}: not a {kind}")
             raise UsageError(f"{flag} {path}: no such {what}")
 
 

@@ -224,6 +224,8 @@ class SamplePlan:
     def task(self, task_id: str) -> TaskSamples:
         """The task's samples: what the store holds, the jobs for the rest."""
         tp = self.generator.program_for(task_id)
+        if tp.refused is not None:  # its file was refused by the rule for untrusted paths
+            return TaskSamples(task_id, self.calls, {"missing": True, "refused": tp.refused})
         if tp.program is None:
             return TaskSamples(task_id, self.calls, {"missing": True})
         key = program_key(

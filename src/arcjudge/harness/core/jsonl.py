@@ -3,7 +3,9 @@
 Each line of a record file is one JSON object; blank lines are skipped. A record's
 ``from_json`` raises ``KeyError``, ``LookupError``, ``TypeError``, ``ValueError`` (or
 ``AttributeError``) on a malformed object; :func:`read_records` turns that into an
-:class:`~arcjudge.errors.InputError` naming the file and line.
+:class:`~arcjudge.errors.InputError` naming the file and line. JSON nested too deeply for
+the decoder (``[[[[...``, which raises ``RecursionError``) is a ``ValueError`` like any
+other bad JSON (:func:`json_value`), so no reader of third-party JSON shows a traceback.
 """
 
 from __future__ import annotations
@@ -15,9 +17,27 @@ from typing import Any, TypeVar
 
 from arcjudge.errors import InputError
 
-__all__ = ["read_records", "read_text_lines"]
+__all__ = ["NESTED_TOO_DEEPLY", "json_value", "read_records", "read_text_lines"]
+
+NESTED_TOO_DEEPLY = "nested too deeply to decode"
+"""The ``ValueError`` message of JSON whose nesting exceeds the decoder's recursion limit."""
 
 T = TypeVar("T")
+
+
+def json_value(text: str | bytes) -> Any:
+    """``json.loads(text)``, JSON nested too deeply (or too large) being a ``ValueError``.
+
+    Raises:
+        ValueError: Not JSON (``json.JSONDecodeError``), or nested too deeply or too large
+            to decode.
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(NESTED_TOO_DEEPLY) from None
+    except MemoryError:
+        raise ValueError(f"too large to decode ({len(text):,} characters)") from None
 
 
 def read_text_lines(path: Path) -> list[str]:
@@ -53,7 +73,7 @@ def read_records(
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json_value(line)
             if not isinstance(data, dict):
                 raise TypeError("not a JSON object")
             found.append((number, read(data)))

@@ -6,13 +6,13 @@ dimension: one reader, so both see the same code for the same record.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.extract import extract_program
+from arcjudge.harness.core.jsonl import json_value
 from arcjudge.safetext import clean_text
 
 __all__ = ["ProgramRecord", "program_record", "read_programs"]
@@ -89,7 +89,7 @@ def read_programs(path: Path, entry_points: tuple[str, ...]) -> list[ProgramReco
         if not text.strip():
             continue
         try:
-            fields = json.loads(text)
+            fields = json_value(text)
         except ValueError as exc:
             raise InputError(f"{path}:{number}: not valid JSON ({exc})") from None
         if not isinstance(fields, dict):

@@ -44,6 +44,7 @@ import importlib.metadata
 import json
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -56,6 +57,7 @@ from arcjudge.errors import InputError
 from arcjudge.harness.core.outputs import create_private_file, make_private_dir
 from arcjudge.safetext import clean_text
 from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.runtime.untrusted_files import RefusedPath, open_regular
 from arcjudge.sandbox.types import (
     GeneratorCall,
     Grid,
@@ -207,24 +209,77 @@ def sandbox_code_fingerprint() -> str:
     return h.hexdigest()
 
 
+_CHUNK = 1 << 20
+"""Bytes read at a time when a module file is hashed (files are streamed, not capped)."""
+
+
+def _hash_entry(h: Any, path: str) -> None:
+    """Feed one directory entry to ``h`` without following it or blocking on it.
+
+    A regular file is its content, streamed; a symlink is its target's text (never
+    followed: ``/dev/zero`` is not read); a FIFO, socket or device is its kind only
+    (never opened); a file that cannot be read counts as such.
+    """
+    try:
+        info = os.lstat(path)
+    except OSError:
+        h.update(b"unreadable\0")
+        return
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = ""
+        h.update(b"\0symlink\0" + os.fsencode(target) + b"\0")
+        return
+    if not stat.S_ISREG(info.st_mode):
+        h.update(b"\0" + _special_kind(info.st_mode) + b"\0")
+        return
+    try:
+        with open_regular(path) as fh:  # O_NOFOLLOW | O_NONBLOCK: a swapped-in FIFO is refused
+            while chunk := fh.read(_CHUNK):
+                h.update(chunk)
+    except RefusedPath as exc:
+        h.update(b"\0refused\0" + exc.reason.encode("utf-8", "surrogateescape") + b"\0")
+        return
+    except OSError:
+        h.update(b"unreadable\0")
+        return
+    h.update(b"\0")
+
+
+def _special_kind(mode: int) -> bytes:
+    """What a non-regular file is: ``fifo``, ``socket``, ``device`` (or ``other``)."""
+    if stat.S_ISFIFO(mode):
+        return b"fifo"
+    if stat.S_ISSOCK(mode):
+        return b"socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return b"device"
+    return b"other"
+
+
 def module_fingerprint(directories: Sequence[str]) -> str:
     """Hash of every file under each directory, in order (what a program could import).
 
-    Hidden entries (``.git``) and ``__pycache__`` directories are left out, symlinked
-    directories are not followed, and a file that cannot be read counts as such.
+    Hidden entries (``.git``) and ``__pycache__`` directories are left out, and a file
+    that cannot be read counts as such. The directories come from third parties, so
+    nothing in them is followed or opened in a way that could block: a symlink (to a
+    file or a directory) counts as its target's text, a FIFO, socket or device as its
+    kind, and a regular file's content is streamed (any size, in constant memory).
+    Ordinary directories (regular files only) hash as they always did.
     """
     h = hashlib.sha256()
     for number, directory in enumerate(directories):
         h.update(f"dir {number}\0".encode())
         for top, dirs, files in os.walk(directory):
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
-            for name in sorted(f for f in files if not f.startswith(".")):
-                path = Path(top, name)
-                rel = path.relative_to(directory).as_posix().encode()
-                try:
-                    h.update(rel + b"\0" + path.read_bytes() + b"\0")
-                except OSError:
-                    h.update(rel + b"\0unreadable\0")
+            visible = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+            linked = [d for d in visible if os.path.islink(os.path.join(top, d))]
+            dirs[:] = [d for d in visible if d not in linked]  # os.walk never follows them
+            for name in sorted([f for f in files if not f.startswith(".")] + linked):
+                path = os.path.join(top, name)
+                h.update(Path(path).relative_to(directory).as_posix().encode() + b"\0")
+                _hash_entry(h, path)
     return h.hexdigest()
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
@@ -33,6 +33,7 @@ from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
+from arcjudge.harness.core.jsonl import json_value
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint
 from arcjudge.harness.dimensions.corruptions import (
@@ -226,7 +227,7 @@ def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
         if not text.strip():
             continue
         try:
-            c = CorruptionRecord.from_json(json.loads(text))
+            c = CorruptionRecord.from_json(json_value(text))
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{path}:{number}: not a corruption record ({exc})") from None
         detail = {"mutant_id": c.mutant_id, "split": c.split.value, "index": c.index}
@@ -234,6 +235,23 @@ def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
             CandidatePair(c.task_id, c.KIND, c.input, c.output, c.correct_output, detail)
         )
     return result
+
+
+T = TypeVar("T")
+
+
+def _as_input_error(read: Callable[[Path], T], path: Path) -> T:
+    """``read(path)``, a ``ValueError`` or ``OSError`` of a bad file an ``InputError``.
+
+    The readers of human errors and neighbours raise those (their message names the
+    file); the command line shows an ``InputError`` as one line, never a traceback.
+    """
+    try:
+        return read(path)
+    except InputError:
+        raise
+    except (ValueError, OSError) as exc:
+        raise InputError(str(exc)) from None
 
 
 class Builder:
@@ -246,7 +264,9 @@ class Builder:
         self.chosen = self.manifest.chosen
         self.task_paths = {p.stem: p for p in task_files(config.tasks_dir)}
         self.human = (
-            load_human_errors(config.human_errors_file) if config.human_errors_file else None
+            _as_input_error(load_human_errors, config.human_errors_file)
+            if config.human_errors_file
+            else None
         )
         self.neighbours, self.retrieval = self._neighbours()
         self.corrupted = (
@@ -283,9 +303,11 @@ class Builder:
         if not name:
             self.skipped[task_id] = "no valid verifier in the manifest"
             return None
-        program = self._source(name).program_for(task_id).program
+        tp = self._source(name).program_for(task_id)
+        program = tp.program
         if program is None:
-            self.skipped[task_id] = f"source {name!r} has no program for the task"
+            why = "has no program for the task" if tp.refused is None else f"refused {tp.refused}"
+            self.skipped[task_id] = f"source {name!r} {why}"
             return None
         spec = self.manifest.sources[name]
         return VerifierSpec(name, str(spec["kind"]), str(spec["path"])), program
@@ -309,7 +331,7 @@ class Builder:
         if c.neighbours_file is not None and c.embeddings_file is not None:
             raise ValueError("give a neighbours file or an embeddings file, not both")
         if c.neighbours_file is not None:
-            return load_neighbours(c.neighbours_file), {
+            return _as_input_error(load_neighbours, c.neighbours_file), {
                 "source": "neighbours", "file": str(c.neighbours_file),
             }  # fmt: skip
         if c.embeddings_file is None and not c.baseline_retrieval:

@@ -26,7 +26,7 @@ All functions are pure and deterministic: randomness comes only from the
 
 from __future__ import annotations
 
-import json
+import os
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.grids import Grid, canonical_distance, to_lists
+from arcjudge.harness.core.jsonl import json_value
+from arcjudge.sandbox.runtime.untrusted_files import read_regular
 from arcjudge.tasks import Pair
 from arcjudge.vocabulary import INVALID_KINDS
 
@@ -51,15 +53,30 @@ __all__ = [
 _SIDES = ("input", "output")
 
 
-def read_utf8(path: Path) -> str:
-    """The text of a UTF-8 file (a byte-order mark dropped).
+TEXT_FILE_BYTES = 1 << 30
+"""The largest human-errors or neighbours file read (1 GiB)."""
+
+
+def read_utf8(path: Path, within: Path | None = None) -> str:
+    """The text of a UTF-8 file (a byte-order mark dropped), by the rule for untrusted paths.
+
+    Args:
+        path: The file: a regular file of at most :data:`TEXT_FILE_BYTES` (never a FIFO or
+            a device, which could block or never end).
+        within: The directory it was found in, which it may not leave by a symlink
+            (``None``: a file named by the user, whose symlinks are followed).
 
     Raises:
         ValueError: If the file is not UTF-8 text.
-        OSError: If it cannot be read.
+        OSError: If it cannot be read (``RefusedPath``, naming the reason, if the rule
+            refuses it).
     """
+    if within is None:
+        data = read_regular(os.path.realpath(path), max_bytes=TEXT_FILE_BYTES)
+    else:
+        data = read_regular(str(path), within=str(within), max_bytes=TEXT_FILE_BYTES)
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text ({exc.reason})") from None
 
@@ -366,9 +383,9 @@ def load_neighbours(path: str | Path) -> dict[str, list[str]]:
             continue
         where = f"{path}:{number}"
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{where}: not valid JSON ({exc.msg})") from None
+            record = json_value(line)
+        except ValueError as exc:
+            raise ValueError(f"{where}: not valid JSON ({getattr(exc, 'msg', exc)})") from None
         if not isinstance(record, dict):
             raise ValueError(f"{where}: expected a JSON object, got {type(record).__name__}")
         task = record.get("task_id")

@@ -8,6 +8,8 @@ task with another rule). The neighbours come from one of:
   embeddings), read by :func:`read_embeddings`: ``.npz`` (arrays ``task_ids`` and
   ``vectors``, one row per id), ``.npy`` (a 2-D array, one row per task file of
   ``--tasks`` in sorted id order) or JSONL (``{"task_id", "embedding": [numbers]}``);
+  array files are checked before they are read (``arrayfiles``: no object arrays, at
+  most 1 GiB declared);
 * neither: :func:`baseline_embedding`, computed here from each task's demonstrations
   alone (below).
 
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid
 from arcjudge.harness.core.jsonl import read_records
+from arcjudge.harness.dimensions.arrayfiles import read_npy, read_npz
 from arcjudge.tasks import Pair
 
 if TYPE_CHECKING:  # numpy is imported where it is used: most commands never need it
@@ -233,29 +236,22 @@ def read_embeddings(path: Path, task_ids: Iterable[str] = ()) -> dict[str, list[
             task files).
 
     Raises:
-        InputError: The file is missing or not of its format, a vector is not finite
-            numbers, the vectors differ in length, an id repeats, or ``.npy`` rows do not
-            match the task ids.
+        InputError: The file is missing or not of its format, an array file is refused
+            (an object array, or over ``arrayfiles.ARRAY_FILE_BYTES`` declared), a vector
+            is not finite numbers, the vectors differ in length, an id repeats, or
+            ``.npy`` rows do not match the task ids.
     """
     import numpy as np
 
     suffix = path.suffix.lower()
     found: dict[str, list[float]] = {}
     if suffix in (".npz", ".npy"):
-        try:
-            loaded = np.load(path, allow_pickle=False)
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such file") from None
-        except (OSError, ValueError) as exc:  # e.g. an object array, which needs pickle
-            raise InputError(f"{path}: not a numeric array file ({exc})") from None
-        if suffix == ".npz":
-            with loaded as archive:
-                if "task_ids" not in archive or "vectors" not in archive:
-                    raise InputError(f"{path}: needs arrays 'task_ids' and 'vectors'")
-                ids = [str(t) for t in archive["task_ids"].tolist()]
-                matrix = np.asarray(archive["vectors"])
+        if suffix == ".npz":  # headers and sizes checked before anything is read
+            arrays = read_npz(path, ("task_ids", "vectors"))
+            ids = [str(t) for t in arrays["task_ids"].tolist()]
+            matrix = np.asarray(arrays["vectors"])
         else:
-            ids, matrix = list(task_ids), np.asarray(loaded)
+            ids, matrix = list(task_ids), np.asarray(read_npy(path))
         if matrix.ndim != 2 or matrix.shape[0] != len(ids):
             raise InputError(
                 f"{path}: {matrix.shape} vectors for {len(ids)} task ids (one row per task)"

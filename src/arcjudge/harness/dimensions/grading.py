@@ -35,7 +35,7 @@ from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
-from arcjudge.harness.core.jsonl import read_text_lines
+from arcjudge.harness.core.jsonl import json_value, read_text_lines
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, program_record, read_programs
 from arcjudge.harness.core.store import ResultStore, module_fingerprint
@@ -300,7 +300,7 @@ class DimensionScorer:
             if not text.strip():
                 continue
             try:
-                data = json.loads(text)
+                data = json_value(text)
             except ValueError as exc:
                 self._problem(f"line {number}: not valid JSON ({exc})")
                 continue
@@ -437,7 +437,7 @@ class DimensionScorer:
             if not text.strip():
                 continue
             try:
-                record = json.loads(text)
+                record = json_value(text)
                 task_id = str(record["task_id"])
                 verdict = record["verdict"]
             except (ValueError, KeyError, TypeError) as exc:

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arcjudge.grids import MAX_SIDE, Grid, to_grid
+from arcjudge.harness.core.jsonl import json_value
 from arcjudge.harness.dimensions.corruptions import normalize_task_id, read_utf8
+from arcjudge.sandbox.runtime.untrusted_files import RefusedPath
 
 __all__ = [
     "HARC_COLUMNS",
@@ -222,9 +224,10 @@ def read_human_errors_json(path: str | Path) -> HumanErrors:
         OSError: If the file cannot be read.
     """
     path = Path(path)
+    text = read_utf8(path)
     try:
-        data = json.loads(read_utf8(path))
-    except json.JSONDecodeError as exc:
+        data = json_value(text)
+    except ValueError as exc:
         raise ValueError(f"{path}: not JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: not an object of task id -> list of wrong outputs")
@@ -252,11 +255,18 @@ def load_human_errors(path: str | Path) -> HumanErrors:
     return read_harc_csv(path)
 
 
-def _folder_file(result: HumanErrors, path: Path) -> None:
-    """One file of a directory of human errors: ``<task_id>[_<anything>].json``."""
+def _folder_file(result: HumanErrors, path: Path, directory: Path) -> None:
+    """One file of a directory of human errors: ``<task_id>[_<anything>].json``.
+
+    Read by the rule for untrusted paths inside ``directory``: a FIFO, a device or a
+    symlink out of it is skipped with the reason.
+    """
     task = path.stem.split("_", 1)[0]
     try:
-        data = json.loads(read_utf8(path))
+        data = json_value(read_utf8(path, directory))
+    except RefusedPath as exc:
+        result.skipped.append(f"{path.name}: refused: {exc.reason}")
+        return
     except (ValueError, OSError) as exc:
         result.skipped.append(f"{path.name}: not JSON ({exc})")
         return
@@ -284,7 +294,7 @@ def collect_human_errors(sources: list[Path]) -> HumanErrors:
         if source.is_dir():
             found = HumanErrors()
             for path in sorted(source.glob("*.json")):
-                _folder_file(found, path)
+                _folder_file(found, path, source)
         else:
             found = load_human_errors(source)
         result.skipped.extend(f"{source}: {reason}" for reason in found.skipped)

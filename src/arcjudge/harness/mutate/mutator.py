@@ -43,6 +43,7 @@ from arcjudge.harness.mutate.records import MutantRecord
 from arcjudge.harness.mutate.schemata import BATCH, BatchRunner, confirmed_indexes, target_prefix
 from arcjudge.mutation import (
     Mutant,
+    MutantSet,
     Operator,
     default_operators,
     enumerate_mutants,
@@ -178,6 +179,10 @@ class Mutator:
                 if self.valid is not None and source.name not in self.valid.get(task.task_id, ()):
                     continue
                 tp = source.program_for(task.task_id)
+                if tp.refused is not None:
+                    self.problems[task.task_id].append(
+                        {"source": source.name, "error": f"refused: {tp.refused}"}
+                    )
                 if tp.program is None:
                     continue
                 self.with_valid.add(task.task_id)
@@ -186,13 +191,28 @@ class Mutator:
                 operators = self.config.operators
                 if self.config.study_operators:
                     operators = tuple(study_operators(source.kind == "re-arc"))
-                mutants = enumerate_mutants(
-                    original.source,
-                    task_id=task.task_id,
-                    source_name=source.name,
-                    operators=operators,
-                    function=function,
-                )
+                try:  # a verifier is untrusted: whatever it does to the engine is its task's
+                    mutants = enumerate_mutants(
+                        original.source,
+                        task_id=task.task_id,
+                        source_name=source.name,
+                        operators=operators,
+                        function=function,
+                    )
+                    programs = [
+                        Program(
+                            mutant.source.encode("utf-8"),
+                            original.entry_points,
+                            original.module_dirs,
+                            original.input_format,
+                            mutant.id,
+                        )
+                        for mutant in mutants
+                    ]
+                except (RecursionError, MemoryError) as exc:
+                    mutants = MutantSet(task.task_id, source.name, function)
+                    mutants.error = f"{type(exc).__name__}: nested too deeply or too large"
+                    programs = []
                 if mutants.error is not None:
                     self.problems[task.task_id].append(
                         {"source": source.name, "error": mutants.error}
@@ -200,14 +220,7 @@ class Mutator:
                     continue
                 fingerprint = self.fingerprints[s]
                 candidates.append(self._candidate(original, fingerprint, _Meta(s, None)))
-                for mutant in mutants:
-                    program = Program(
-                        mutant.source.encode("utf-8"),
-                        original.entry_points,
-                        original.module_dirs,
-                        original.input_format,
-                        mutant.id,
-                    )
+                for mutant, program in zip(mutants, programs, strict=True):
                     candidates.append(self._candidate(program, fingerprint, _Meta(s, mutant)))
             yield task.task_id, instances, candidates
 

@@ -137,7 +137,10 @@ class Validator:
                         runtime,
                         policy=self.config.policy,
                     )
-                candidates.append(Candidate(tp.program, key, tp.provenance))
+                provenance = tp.provenance
+                if tp.refused is not None:  # the file was not read: the reason, per task
+                    provenance = provenance | {"refused": tp.refused}
+                candidates.append(Candidate(tp.program, key, provenance))
             if plan is None:
                 yield task.task_id, task_inputs(task, self.config.arcgen_dir), candidates
                 continue
@@ -201,6 +204,10 @@ class Validator:
         instances: list[TaskInput],
     ) -> VerdictRecord:
         if cand.program is None:
+            refused = cand.meta.get("refused")
+            if refused is not None:  # its file was refused: it could not be loaded
+                why = f"refused: {refused}"
+                return VerdictRecord(task_id, name, cand.meta, Verdict.LOAD_ERROR, error=why)
             return VerdictRecord(task_id, name, cand.meta, Verdict.MISSING)
         if outcome.failure is not None:
             status, error = outcome.failure

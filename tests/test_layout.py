@@ -114,9 +114,18 @@ ROOT = SRC.parents[1]
 
 def _file_map() -> dict[str, str]:
     """The README's file map: ``relative path -> description``, from its indentation."""
+    entries: dict[str, str] = {}
+    for path, description in _file_map_rows():
+        assert path not in entries, f"README file map lists {path} twice"
+        entries[path] = description
+    return entries
+
+
+def _file_map_rows() -> list[tuple[str, str]]:
+    """The README's file map as rows, in order (a path listed twice appears twice)."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     block = text.split("## What is here", 1)[1].split("```", 2)[1]
-    entries: dict[str, str] = {}
+    entries: list[tuple[str, str]] = []
     stack: list[tuple[int, str]] = []
     for line in block.splitlines():
         if not line.strip() or len(line) - len(line.lstrip()) >= 16:
@@ -128,7 +137,7 @@ def _file_map() -> dict[str, str]:
         while stack and stack[-1][0] >= indent:
             stack.pop()
         path = (stack[-1][1] if stack else "") + name
-        entries[path] = description.strip()
+        entries.append((path, description.strip()))
         if name.endswith("/"):
             stack.append((indent, path))
     return entries

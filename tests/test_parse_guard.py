@@ -33,6 +33,17 @@ def in_child(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.fixture(autouse=True)
+def _python_default_recursion_limit():
+    """What Python's parser refuses and how deep the engine walks follow the recursion
+    limit; ``arcjudge mutate`` runs with Python's default, and so do these tests (another
+    test or library may have left the limit raised)."""
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    yield
+    sys.setrecursionlimit(before)
+
+
 def test_a_deep_and_chain_is_a_parse_failure_not_a_crash() -> None:
     code = (
         "from arcjudge.mutation.parsing import parse_source\n"

@@ -217,6 +217,40 @@ _FILE_HAS = _src(
     """
 )
 """Helpers for a program that reads host files: ``read``, ``file_has``, ``proc_has``."""
+_HOLDERS = _src(
+    """
+    import os, select, time
+    def held_together(n, hold, wait=4.0):
+        # Bytes held at once by n children, each hold()-ing (bytes, what keeps them). A
+        # child reports its pid and bytes once it holds them, then waits; only children
+        # still alive at the end count (the OOM killer may take one after it reported).
+        r, w = os.pipe()
+        for _ in range(n):
+            if os.fork() == 0:
+                try:
+                    size, kept = hold()
+                    os.write(w, b'%d:%d,' % (os.getpid(), size))
+                    time.sleep(60)
+                finally:
+                    os._exit(0)
+        os.close(w)
+        text, end = b'', time.time() + wait
+        while text.count(b',') < n and time.time() < end:
+            if select.select([r], [], [], 0.1)[0]:
+                got = os.read(r, 4096)
+                if not got:
+                    break
+                text += got
+        time.sleep(0.2)  # an OOM kill in flight lands
+        held = 0
+        for item in text.split(b',')[:-1]:
+            pid, size = map(int, item.split(b':'))
+            if os.waitpid(pid, os.WNOHANG) == (0, 0):  # alive: still holding
+                held += size
+        return held
+    """
+)
+"""``held_together(n, hold)``: what n children hold at once, for the memory cases."""
 _found_nothing = _last_grid(((0,),))
 """The last program answered ``[[0]]`` to every input: its attack found nothing."""
 _SIGNAL_GUARDS = ("pid_namespace", "uid_per_program")
@@ -1027,30 +1061,18 @@ CASES: tuple[Case, ...] = (
         "20 children of 100 MB each: all together held within the cap, the program is "
         "the OOM killer's choice (never infra); next program ok",
         _never_infra_then_ok,
-        """
-        import os, select, time
-        def transform(g):
-            r, w = os.pipe()
-            for _ in range(20):
-                if os.fork() == 0:
-                    try:
-                        hold = bytearray(100 << 20)
-                        for i in range(0, len(hold), 4096):
-                            hold[i] = 1
-                        os.write(w, b'x')
-                        time.sleep(60)
-                    finally:
-                        os._exit(0)
-            os.close(w)
-            held, end = 0, time.time() + 3
-            while held < 20 and time.time() < end:
-                if select.select([r], [], [], 0.1)[0]:
-                    got = os.read(r, 64)
-                    if not got:
-                        break
-                    held += len(got)
-            return [[int(held * (100 << 20) > {memory_cap})]]
-        """,
+        _HOLDERS
+        + _src(
+            """
+            def transform(g):
+                def hold():
+                    block = bytearray(100 << 20)
+                    for i in range(0, len(block), 4096):
+                        block[i] = 1
+                    return 100 << 20, block
+                return [[int(held_together(20, hold) > {memory_cap})]]
+            """
+        ),
         _ECHO,
         limits=dataclasses.replace(SELFCHECK_LIMITS, memory_bytes=128 << 20, wall_seconds=8.0),
         needs_one_of=("memory_cgroup", "container_memory_limit"),
@@ -1060,45 +1082,30 @@ CASES: tuple[Case, ...] = (
         "kernel memory queued in AF_UNIX socket buffers by 28 processes counts against "
         "the cap: ok [[0]] or stopped (never infra); next program ok",
         _never_infra_then_ok,
-        """
-        import os, select, socket, time
-        def fill():
-            total, kept = 0, []
-            try:
-                while True:
-                    a, b = socket.socketpair()
-                    kept.append((a, b))
-                    for s in (a, b):
-                        s.setblocking(False)
-                        try:
-                            while True:
-                                total += s.send(b'x' * 65536)
-                        except BlockingIOError:
-                            pass
-            except OSError:
-                pass
-            return total, kept
-        def transform(g):
-            r, w = os.pipe()
-            for _ in range(28):
-                if os.fork() == 0:
+        _HOLDERS
+        + _src(
+            """
+            import socket
+            def transform(g):
+                def fill():
+                    total, kept = 0, []
                     try:
-                        total, kept = fill()
-                        os.write(w, b'%d,' % (total >> 20))
-                        time.sleep(60)
-                    finally:
-                        os._exit(0)
-            os.close(w)
-            text, end = b'', time.time() + 6
-            while text.count(b',') < 28 and time.time() < end:
-                if select.select([r], [], [], 0.1)[0]:
-                    got = os.read(r, 4096)
-                    if not got:
-                        break
-                    text += got
-            held = sum(int(x) for x in text.split(b',') if x) << 20
-            return [[int(held > {memory_cap})]]
-        """,
+                        while True:
+                            a, b = socket.socketpair()
+                            kept.append((a, b))
+                            for end in (a, b):
+                                end.setblocking(False)
+                                try:
+                                    while True:
+                                        total += end.send(b'x' * 65536)
+                                except BlockingIOError:
+                                    pass
+                    except OSError:
+                        pass
+                    return total, kept
+                return [[int(held_together(28, fill, wait=6.0) > {memory_cap})]]
+            """
+        ),
         _ECHO,
         limits=dataclasses.replace(SELFCHECK_LIMITS, memory_bytes=64 << 20, wall_seconds=10.0),
         needs_one_of=("memory_cgroup", "container_memory_limit"),

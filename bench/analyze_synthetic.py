@@ -3,8 +3,8 @@
 Run by hand:  python bench/analyze_synthetic.py [--tasks 400] [--data DIR] [--backend process]
                   [--workers 2] [--out DIR]
 
-The pipeline is ``tests/synthetic_analysis.py``'s (the test
-``tests/test_analyze_synthetic.py`` runs it on a dozen tasks): lookup-table verifiers and
+The pipeline is ``tests/support/synthetic_analysis.py``'s (the test
+``tests/end_to_end/test_analyze_synthetic.py`` runs it on a dozen tasks): lookup-table verifiers and
 ARC-GEN-sampling generators of our own, ``validate``, ``dimensions build --generator
 --repeats 6 --configurations 2`` (each configuration checked by ``bench/check_build.py
 --strict``), per configuration answers and Definition programs of six synthetic answerers
@@ -31,8 +31,8 @@ from common import data
 from common.cli import arcjudge_or_exit
 from common.measure import code_state, load_note, now
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-import synthetic_analysis as pipeline
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests.support
+from tests.support import synthetic_analysis as pipeline
 
 del sys.path[0]
 

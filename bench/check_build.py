@@ -16,7 +16,7 @@ it checks the build independently), and checks:
   says the generator gave no usable sample (listed; `--strict` fails on them).
 
 Prints the counts it checked and every violation; exit status 0 when all hold, 1
-otherwise. `tests/test_dimensions_faithful.py` runs it on the bundled sample's build;
+otherwise. `tests/harness/dimensions/test_faithful.py` runs it on the bundled sample's build;
 `bench/dimensions_full.py` on the 400 training tasks.
 """
 

@@ -3,14 +3,15 @@
 Run by hand:  python bench/oracle_replies.py [--tasks 400] [--data DIR] [--backend process]
                   [--workers 2] [--keep DIR]
 
-The pipeline is ``tests/oracle_pipeline.py``'s (the test ``tests/test_oracle_replies.py``
-runs it on a dozen tasks): lookup-table verifiers of our own (valid by construction),
-``validate``, ``dimensions build``, ``dimensions prompts`` in both grid formats with a leak
-check against the keys, oracle replies from the keys in six reply styles (parsed back here
-and compared with the keys, then scored by ``dimensions score --replies``), output-grid
-replies made of the demonstrations' outputs (pass@1 and pass@2, against plain Python over
-the task files) and junk replies (the run must finish and fail them all). All through the
-command line, each step timed. ``--tasks N`` takes the first N task ids (sorted).
+The pipeline is ``tests/support/oracle_pipeline.py``'s (the test
+``tests/end_to_end/test_oracle_replies.py`` runs it on a dozen tasks): lookup-table
+verifiers of our own (valid by construction), ``validate``, ``dimensions build``,
+``dimensions prompts`` in both grid formats with a leak check against the keys, oracle
+replies from the keys in six reply styles (parsed back here and compared with the keys,
+then scored by ``dimensions score --replies``), output-grid replies made of the
+demonstrations' outputs (pass@1 and pass@2, against plain Python over the task files) and
+junk replies (the run must finish and fail them all). All through the command line, each
+step timed. ``--tasks N`` takes the first N task ids (sorted).
 
 Prints per-dimension parse-back and pass rates, replies per style, how replies were read,
 the demonstration and junk checks, step timings; exits 1 when any check failed (listing
@@ -28,8 +29,8 @@ from common import data
 from common.cli import arcjudge_or_exit
 from common.measure import code_state, load_note, now
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-import oracle_pipeline as pipeline
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests.support
+from tests.support import oracle_pipeline as pipeline
 
 del sys.path[0]
 

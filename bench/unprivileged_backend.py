@@ -1,7 +1,7 @@
 """The process backend with its supervisors run as an unprivileged uid (for ``throughput.py``).
 
 The harness stays this process (root); each supervisor starts through
-``tests/unprivileged.py``'s wrapper, so it is an unprivileged user's supervisor exactly:
+``tests/support/unprivileged.py``'s wrapper, so it is an unprivileged user's supervisor exactly:
 it makes its own user namespace and isolates programs as a non-root user's would.
 """
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 from arcjudge.sandbox.process import RUNNER, PipeWorker, ProcessSandbox, supervisor_environment
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-import unprivileged
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout: tests.support
+from tests.support import unprivileged
 
 del sys.path[0]
 

@@ -1,4 +1,9 @@
-"""Shared fixtures: a warm process sandbox and a check that nothing is left behind."""
+"""Shared fixtures (a warm process sandbox, a check that nothing is left behind) and tiers.
+
+Every test under ``tests/`` gets these fixtures. The tier markers (``sandbox``, ``docker``,
+``gvisor``, ``ray``, ``nonroot``, ``slow``) are added at collection by
+``tests/support/tiers.py``; ``tests/README.md`` says how to run each tier.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import pytest
 
 from arcjudge.sandbox.process import ProcessSandbox
 from arcjudge.sandbox.selfcheck import leftover_processes
+from tests.support import tiers
 
 DATA = Path(
     os.environ.get("ARCJUDGE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -54,3 +60,13 @@ def no_leftover_processes():
     yield
     strays = leftover_processes(set())
     assert not strays, f"sandbox processes left after the tests: {[p.pid for p in strays]}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("ARCJUDGE_AUDIT_TIERS") == "1":
+        tiers.start_audit(config)
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by the markers added here
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    tiers.mark(items)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from arcjudge import cli
-from helpers import deadline
+from tests.support.helpers import deadline
 
 TASK = {
     "train": [{"input": [[1, 2]], "output": [[2, 1]]}, {"input": [[3, 0]], "output": [[0, 3]]}],

@@ -10,7 +10,7 @@ import pytest
 from arcjudge import cli
 from arcjudge import tasks as tasks_module
 from arcjudge.tasks import TaskFormatError, load_arcgen_pairs, load_task, task_files
-from helpers import deadline
+from tests.support.helpers import deadline
 
 
 def write(tmp_path, name, data):

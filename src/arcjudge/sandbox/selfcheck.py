@@ -1,6 +1,6 @@
 """Backend-independent attack suite: each case tries an attack and checks it is contained.
 
-``arcjudge selfcheck --backend NAME`` and ``tests/test_selfcheck.py`` run the same cases.
+``arcjudge selfcheck --backend NAME`` and ``tests/sandbox/test_selfcheck.py`` run the same cases.
 A case is one or more programs run in order on the same worker; it is *contained* when
 the statuses are the expected ones and the host-side check (files, sockets, processes)
 finds no trace of the attack.

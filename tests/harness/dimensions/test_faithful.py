@@ -1,0 +1,350 @@
+"""The build faithful to the reference study, on the bundled sample.
+
+Editing pairs come from human error, corrupted verifier and color flip only; no candidate
+shows a demonstration's input (``mutate`` never runs mutants on one, ``build`` drops any
+that does); valid pairs are fresh generator samples when a generator is given, and
+Definition replies are scored on that generator; self-consistency runs each Definition
+program with the entry points ``score`` ran it with; ``mutate --operators paper`` uses the
+study's two operators. ``bench/check_build.py`` (the check a user runs on a 400-task
+build) passes on the faithful build and catches each deviation.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from arcjudge import cli
+from arcjudge.grids import to_grid
+from arcjudge.harness.validate.cli import sample_dir
+from arcjudge.sandbox.policy import PolicyMode
+from arcjudge.sandbox.types import VERIFIER_LIMITS, GeneratorCall, ProgramStatus, Status
+from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
+from arcjudge.vocabulary import EDITING_KINDS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+import check_build
+
+SAMPLE = sample_dir()
+SOURCES = [
+    "--source", f"re-arc=re-arc:{SAMPLE / 're-arc'}",
+    "--source", f"golf=golf:{SAMPLE / 'golf'}",
+    "--source", f"module=module:{SAMPLE / 'module'}",
+]  # fmt: skip
+GENERATOR = f"arc-gen:{SAMPLE / 'generators' / 'arc-gen'}"
+STUDY_EDITING = ("human_error", "corrupted_verifier", "color_flip")
+OLD_EDITING = "instance_mismatch,corrupted_verifier,color_flip"
+
+
+def run_cli(*argv: str) -> None:
+    assert cli.main([*argv, "--backend", "process", "--no-progress"]) == 0, argv
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def tasks() -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted((SAMPLE / "tasks").glob("*.json"))}
+
+
+def harc_rows() -> str:
+    """Wrong test answers of our own, one cell off the true output, for every task."""
+    lines = ["task_name,task_type,test_output_grid,count"]
+    for task_id, task in tasks().items():
+        grid = [list(row) for row in task["test"][0]["output"]]
+        grid[0][0] = (grid[0][0] + 1) % 10
+        lines.append(f"{task_id}.json,training,|{'|'.join(''.join(map(str, r)) for r in grid)}|,2")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("faithful")
+    run_cli("validate", "--sample", "--out", str(root / "val"))
+    mutate = ["mutate", "--tasks", str(SAMPLE / "tasks"), *SOURCES, "--manifest", str(root / "val")]
+    run_cli(*mutate, "--out", str(root / "mut"))
+    run_cli(*mutate, "--demonstration-inputs", "--out", str(root / "mut-demos"))
+    (root / "harc.csv").write_text(harc_rows())
+    # Instance mismatch the heaviest type: the old Editing draw would take it everywhere.
+    mixture = {"valid": 0.25, "instance_mismatch": 0.74, "human_error": 0.01}
+    (root / "mixture.json").write_text(json.dumps(mixture))
+    common = ["dimensions", "build", "--tasks", str(SAMPLE / "tasks"), "--manifest",
+              str(root / "val"), "--human-errors", str(root / "harc.csv"), "--store",
+              str(root / "cache.sqlite")]  # fmt: skip
+    run_cli(*common, "--corruptions", str(root / "mut" / "corruptions.jsonl"),
+            "--generator", GENERATOR, "--mixture", str(root / "mixture.json"),
+            "--out", str(root / "gen"))  # fmt: skip
+    run_cli(*common, "--corruptions", str(root / "mut" / "corruptions.jsonl"),
+            "--mixture", str(root / "mixture.json"), "--editing-kinds", OLD_EDITING,
+            "--out", str(root / "old-editing"))  # fmt: skip
+    run_cli(*common, "--corruptions", str(root / "mut-demos" / "corruptions.jsonl"),
+            "--out", str(root / "demos"))  # fmt: skip
+    return {"root": root, **{n: root / n for n in ("val", "mut", "mut-demos", "gen", "demos")},
+            "old": root / "old-editing"}  # fmt: skip
+
+
+def by_dimension(build: Path, dimension: str) -> dict[str, dict]:
+    return {r["task_id"]: r for r in read_jsonl(build / "instances.jsonl")
+            if r["dimension"] == dimension}  # fmt: skip
+
+
+# ------------------------------------------------------------------------ editing
+
+
+def test_editing_pairs_are_of_the_study_types_only(world):
+    assert EDITING_KINDS == STUDY_EDITING
+    summary = json.loads((world["gen"] / "build.json").read_text())
+    assert summary["editing_kinds"] == list(STUDY_EDITING)
+    editing = by_dimension(world["gen"], "editing")
+    assert len(editing) == 10 and {r["key"]["kind"] for r in editing.values()} <= set(STUDY_EDITING)
+    # Human error, the only one of the three with weight here, wherever it was confirmed;
+    # its repair is the test pair (the true output is known).
+    with_errors = [t for t, i in summary["tasks"].items() if i["confirmed"].get("human_error")]
+    assert len(with_errors) >= 8
+    for task_id in with_errors:
+        record = editing[task_id]
+        test = tasks()[task_id]["test"][0]
+        assert record["key"]["kind"] == "human_error", task_id
+        assert record["prompt"]["input"] == test["input"] != record["key"]["reference_edit"]
+        assert record["key"]["reference_edit"] == {"input": test["input"], "output": test["output"]}
+
+
+def test_editing_kinds_flag_gives_the_old_draw(world):
+    kinds = {r["key"]["kind"] for r in by_dimension(world["old"], "editing").values()}
+    assert "instance_mismatch" in kinds and "human_error" not in kinds
+    problems, _ = check_build.check(world["old"])
+    assert any("editing pair of type instance_mismatch" in p for p in problems)
+    allowed = tuple(OLD_EDITING.split(","))
+    assert not check_build.check(world["old"], editing_kinds=allowed)[0]
+
+
+def test_editing_kinds_must_be_known(world, capsys):
+    argv = ["dimensions", "build", "--tasks", str(SAMPLE / "tasks"), "--manifest",
+            str(world["val"]), "--editing-kinds", "human_error,typo", "--out",
+            str(world["root"] / "bad")]  # fmt: skip
+    assert cli.main(argv) == 2
+    assert "--editing-kinds: unknown type(s) typo" in capsys.readouterr().err
+    argv[argv.index("--editing-kinds") : argv.index("--out")] = ["--samples", "5"]
+    assert cli.main(argv) == 2
+    assert "--samples needs --generator" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ demonstration inputs
+
+
+def test_mutate_never_runs_mutants_on_demonstration_inputs(world):
+    train = {t: {json.dumps(p["input"]) for p in task["train"]} for t, task in tasks().items()}
+    pairs = read_jsonl(world["mut"] / "corruptions.jsonl")
+    assert pairs and all(p["split"] in ("test", "arc-gen") for p in pairs)
+    assert not [p for p in pairs if json.dumps(p["input"]) in train[p["task_id"]]]
+    old = read_jsonl(world["mut-demos"] / "corruptions.jsonl")
+    assert any(p["split"] == "train" for p in old)  # --demonstration-inputs: as before
+    summary = json.loads((world["mut"] / "summary.json").read_text())
+    assert summary["demonstration_inputs"] is False and summary["seed"] == 77
+
+
+def test_build_drops_candidates_showing_a_demonstration_input(world):
+    summary = json.loads((world["demos"] / "build.json").read_text())
+    dropped = summary["demonstration_inputs_dropped"]
+    assert dropped.get("corrupted_verifier", 0) > 0
+    per_task = sum(
+        t["demonstration_inputs_dropped"].get("corrupted_verifier", 0)
+        for t in summary["tasks"].values()
+    )
+    assert per_task == dropped["corrupted_verifier"]
+    for build in (world["demos"], world["gen"]):
+        problems, counts = check_build.check(build)
+        assert not [p for p in problems if "demo input" in p or "demonstration" in p], problems
+        assert counts["tasks"] == 10
+
+
+# ------------------------------------------------------------------ valid pairs
+
+
+def test_valid_candidates_are_fresh_generator_samples(world, sandbox):
+    summary = json.loads((world["gen"] / "build.json").read_text())
+    assert summary["inputs"]["generator"] == {
+        "kind": "arc-gen",
+        "path": str((SAMPLE / "generators" / "arc-gen").resolve()),
+    }
+    assert summary["generator_samples"] == 50 and summary["valid_sources"] == {"generator": 10}
+    generator = GeneratorSource("arc-gen", SAMPLE / "generators" / "arc-gen")
+    seen = 0
+    for task_id, record in by_dimension(world["gen"], "classification").items():
+        slots = [
+            (pair, origin)
+            for pair, kind, origin in zip(record["prompt"]["candidates"], record["key"]["kinds"],
+                                          record["key"]["provenance"], strict=True)
+            if kind == "valid"
+        ]  # fmt: skip
+        if not slots:
+            continue
+        assert all(o["split"] == "generator" and o["seed"] == 77 + o["index"] for _, o in slots)
+        # The inputs are the generator's samples for those seeds, drawn here on our own...
+        program = generator.program_for(task_id).program
+        calls = [GeneratorCall(o["seed"], generator.kwargs) for _, o in slots]
+        drawn = sandbox.generate(program, calls, VERIFIER_LIMITS)
+        assert drawn.status is ProgramStatus.LOADED
+        assert [to_grid(p["input"]) for p, _ in slots] == [r.grid for r in drawn.results]
+        # ... and the outputs the task's validated verifier's.
+        spec = record["verifier"]
+        verifier = VerifierSource(spec["source"], spec["kind"], spec["path"])
+        ran = sandbox.run(verifier.program_for(task_id).program,
+                          [to_grid(p["input"]) for p, _ in slots], VERIFIER_LIMITS,
+                          policy=PolicyMode.OFF)  # fmt: skip
+        assert all(r.status is Status.OK for r in ran.results)
+        assert [to_grid(p["output"]) for p, _ in slots] == [r.grid for r in ran.results]
+        seen += len(slots)
+    assert seen >= 5
+    for record in by_dimension(world["gen"], "inversion").values():
+        assert record["key"]["split"] == "generator"
+    assert check_build.check(world["gen"], strict=True) == ([], check_build.check(world["gen"])[1])
+
+
+def test_a_generator_build_gives_the_same_bytes_again(world):
+    """Samples and verifier outputs come back from the store; other seed, other samples."""
+    root = world["root"]
+    argv = ["dimensions", "build", "--tasks", str(SAMPLE / "tasks"), "--manifest",
+            str(world["val"]), "--human-errors", str(root / "harc.csv"), "--corruptions",
+            str(root / "mut" / "corruptions.jsonl"), "--generator", GENERATOR, "--mixture",
+            str(root / "mixture.json"), "--store", str(root / "cache.sqlite")]  # fmt: skip
+    run_cli(*argv, "--out", str(root / "gen-again"))
+    for name in ("instances.jsonl", "build.json"):
+        assert (root / "gen-again" / name).read_bytes() == (world["gen"] / name).read_bytes()
+    run_cli(*argv, "--samples", "7", "--seed", "5", "--out", str(root / "gen-seed5"))
+    summary = json.loads((root / "gen-seed5" / "build.json").read_text())
+    assert summary["generator_samples"] == 7 and summary["seed"] == 5
+    for record in by_dimension(root / "gen-seed5", "inversion").values():
+        assert record["key"]["split"] == "generator" and record["key"]["seed"] - 5 in range(7)
+
+
+def test_without_a_generator_valid_pairs_stay_arc_gen(world):
+    summary = json.loads((world["demos"] / "build.json").read_text())
+    assert summary["inputs"]["generator"] is None and summary["generator_samples"] == 0
+    assert summary["valid_sources"] == {"arc-gen": 10}
+    for record in by_dimension(world["demos"], "classification").values():
+        for kind, origin in zip(record["key"]["kinds"], record["key"]["provenance"], strict=True):
+            assert kind != "valid" or origin["split"] == "arc-gen"
+
+
+def test_check_build_catches_a_valid_pair_that_is_no_generator_sample(world, tmp_path):
+    lines = (world["gen"] / "instances.jsonl").read_text().splitlines()
+    out = []
+    for line in lines:
+        record = json.loads(line)
+        if record["dimension"] == "classification" and "valid" in record["key"]["kinds"]:
+            slot = record["key"]["kinds"].index("valid")
+            record["key"]["provenance"][slot]["split"] = "arc-gen"
+        out.append(json.dumps(record))
+    (tmp_path / "instances.jsonl").write_text("\n".join(out) + "\n")
+    (tmp_path / "build.json").write_text((world["gen"] / "build.json").read_text())
+    problems, _ = check_build.check(tmp_path)
+    assert problems and all("is arc-gen" in p for p in problems)
+
+
+def test_definition_replies_are_scored_on_the_builds_generator(world):
+    """The build's generator and 50 samples, not validate --sample's 10."""
+    program = "```python\ndef transform(grid):\n    return [row[::-1] for row in grid]\n```"
+    reply = {"id": "67a3c6ac/definition", "model": "m", "run": 1, "reply": program}
+    replies = world["root"] / "replies.jsonl"
+    replies.write_text(json.dumps(reply) + "\n")
+    out = world["root"] / "scored-replies"
+    run_cli("dimensions", "score", "--instances", str(world["gen"] / "instances.jsonl"),
+            "--replies", str(replies), "--out", str(out))  # fmt: skip
+    scoring = json.loads((out / "summary.json").read_text())["definition_scoring"]
+    assert scoring["generator"]["path"] == str((SAMPLE / "generators" / "arc-gen").resolve())
+    assert scoring["samples"] == 50 and scoring["seed"] == 77
+    (result,) = read_jsonl(out / "definitions.jsonl")
+    assert result["splits"]["generator"] == [50, 50] and result["verdict"] == "pass"
+
+
+# ------------------------------------------------------------------ consistency
+
+
+def test_consistency_calls_the_entry_point_score_used(world):
+    """A program whose function is ``mirror``, scored with ``--entrypoint mirror``."""
+    root = world["root"]
+    task_id = "67a3c6ac"  # mirror left to right
+    code = "def mirror(grid):\n    return [row[::-1] for row in grid]\n"
+    programs = root / "programs.jsonl"
+    line = {"id": "p1", "task_id": task_id, "model": "m", "run": 1, "code": code}
+    programs.write_text(json.dumps(line) + "\n")
+    run_cli("score", "--programs", str(programs), "--tasks", str(SAMPLE / "tasks"),
+            "--entrypoint", "mirror", "--out", str(root / "defs"))  # fmt: skip
+    (result,) = read_jsonl(root / "defs" / "results.jsonl")
+    assert result["entry_points"] == ["mirror"] and result["verdict"] == "pass"
+    classification = by_dimension(world["gen"], "classification")[task_id]
+    answers = root / "answers.jsonl"
+    answer = {"task_id": task_id, "dimension": "classification", "model": "m", "run": 1,
+              "answer": classification["key"]["labels"]}  # fmt: skip
+    answers.write_text(json.dumps(answer) + "\n")
+    out = root / "scored-consistency"
+    run_cli("dimensions", "score", "--instances", str(world["gen"] / "instances.jsonl"),
+            "--answers", str(answers), "--definitions", str(root / "defs"), "--programs",
+            str(programs), "--out", str(out))  # fmt: skip
+    (item,) = [
+        i
+        for i in read_jsonl(out / "items.jsonl")
+        if i["dimension"] == "classification" and i["task_id"] == task_id
+    ]
+    assert "valid" in classification["key"]["labels"]
+    # The right program, right answers: it agrees with every judgment (run with the
+    # default entry points it would not load, and disagree on every valid candidate).
+    assert item["consistency"]["agree"] == [True] * 5
+    assert item["consistency"]["definition_passes_train_test"] is True
+
+
+# ------------------------------------------------------------------- operators
+
+
+def test_mutate_paper_operators_are_the_studys_two(world):
+    out = world["root"] / "mut-paper"
+    run_cli("mutate", "--tasks", str(SAMPLE / "tasks"), *SOURCES, "--manifest",
+            str(world["val"]), "--operators", "paper", "--out", str(out))  # fmt: skip
+    mutants = read_jsonl(out / "mutants.jsonl")
+    by_source = {}
+    for m in mutants:
+        by_source.setdefault(m["source"], set()).add(m["operator"])
+    assert by_source["re-arc"] == {"stmt.drop_assign_rewire"}
+    assert by_source["module"] == {"expr.binop_left"}  # golf's valid files have no `a OP b`
+    assert by_source.get("golf", {"expr.binop_left"}) == {"expr.binop_left"}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["operator_set"] == "paper"
+    assert set(summary["operators"]) == {"stmt.drop_assign_rewire", "expr.binop_left"}
+    default = json.loads((world["mut"] / "summary.json").read_text())
+    assert default["operator_set"] == "all" and len(default["operators"]) > 2
+
+
+# -------------------------------------------------------------------- defaults
+
+
+def test_every_seeded_command_defaults_to_the_studys_seed_and_samples(tmp_path):
+    from arcjudge.cli import _parser
+    from arcjudge.harness.dimensions.build import BuildConfig
+    from arcjudge.harness.mutate.cli import _config as mutate_config
+    from arcjudge.harness.score.cli import _config as score_config
+    from arcjudge.harness.validate.cli import _config as validate_config
+
+    parse = _parser().parse_args
+    tasks, out = str(SAMPLE / "tasks"), str(tmp_path / "o")
+    source = f"g=golf:{SAMPLE / 'golf'}"
+    validated = validate_config(parse(["validate", "--tasks", tasks, "--source", source,
+                                       "--generator", GENERATOR, "--out", out]))  # fmt: skip
+    assert (validated.seed, validated.samples) == (77, 50)
+    plain = validate_config(parse(["validate", "--tasks", tasks, "--source", source, "--out", out]))
+    assert (plain.seed, plain.samples) == (77, 0)
+    sample = validate_config(parse(["validate", "--sample", "--out", out]))
+    assert (sample.seed, sample.samples) == (0, 10)  # what EXPECTED.json is for
+    programs = tmp_path / "p.jsonl"
+    programs.write_text("")
+    scored = score_config(parse(["score", "--programs", str(programs), "--tasks", tasks,
+                                 "--generator", GENERATOR, "--out", out]))  # fmt: skip
+    assert (scored.seed, scored.samples) == (77, 50)
+    mutated = mutate_config(parse(["mutate", "--tasks", tasks, "--source", source, "--out", out]))
+    assert mutated.seed == 77 and not mutated.study_operators and mutated.operators is None
+    assert BuildConfig(SAMPLE / "tasks", tmp_path).seed == 77
+    assert BuildConfig(SAMPLE / "tasks", tmp_path).samples == 50

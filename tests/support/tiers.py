@@ -111,7 +111,6 @@ SLOW_FIXTURES = frozenset(
         "harness/mutate/test_mutate.py::mutated",
         "harness/mutate/test_records.py::mutated",
         "harness/score/test_records.py::world",
-        "sandbox/test_selfcheck.py::outcomes",  # the whole attack suite
         "tasksets/test_commands.py::parc",
     }
 )

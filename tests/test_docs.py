@@ -228,3 +228,28 @@ def test_the_readmes_links_lead_somewhere():
     assert targets
     for target in targets:
         assert (ROOT / target).exists(), f"README links to {target}, which is not there"
+
+
+def _suite_command(text: str) -> str:
+    """The whole suite's command in a README's first block: ``python3 -m pytest`` and its flags."""
+    first_block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    line = next(ln for ln in first_block.splitlines() if "python3 -m pytest" in ln)
+    return "python3 -m pytest" + line.split("python3 -m pytest", 1)[1].split("#", 1)[0].rstrip()
+
+
+def test_ci_runs_the_readmes_test_command_recording_durations():
+    command = _suite_command(README.read_text(encoding="utf-8"))
+    assert "--durations=25" in command.split()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    runs = [ln.strip() for ln in ci.splitlines() if ln.strip().startswith("python3 -m pytest")]
+    assert runs and all(run.startswith(command) for run in runs), (command, runs)
+    flags = runs[0].split("#", 1)[0].split()[3:]
+    assert "-m" not in flags and "-k" not in flags, "CI runs the whole suite, every tier"
+
+
+def test_the_development_page_gives_the_fast_tier():
+    text = (DOCS / "development.md").read_text(encoding="utf-8")
+    assert 'python3 -m pytest -q -m "not slow"' in text
+    tiers = (ROOT / "tests" / "README.md").read_text(encoding="utf-8")
+    assert 'python3 -m pytest -q -m "not slow"' in tiers
+    assert _suite_command(tiers) == _suite_command(README.read_text(encoding="utf-8"))

@@ -10,8 +10,23 @@ from arcjudge.sandbox.process import ProcessSandbox
 from arcjudge.sandbox.selfcheck import CASES, Case, cases_for, run_suite
 
 
+def _selected_cases(request: pytest.FixtureRequest) -> set[str]:
+    """The cases this session runs on the backend (a tier or ``-k`` may leave some out)."""
+    names = set()
+    for item in request.session.items:
+        callspec = getattr(item, "callspec", None)
+        if (
+            getattr(item, "module", None) is request.module
+            and callspec is not None
+            and callspec.params.get("outcomes") == request.param
+        ):
+            names.add(callspec.params["name"])
+    return names
+
+
 @pytest.fixture(scope="module", params=["process", "docker"])
 def outcomes(request):
+    """Every selected case's outcome on the backend, from one run of the suite."""
     if request.param == "docker":
         from arcjudge.sandbox.docker import DockerSandbox
 
@@ -19,7 +34,7 @@ def outcomes(request):
         factory = lambda dirs: DockerSandbox(workers=1, image=image, module_dirs=dirs)  # noqa: E731
     else:
         factory = lambda dirs: ProcessSandbox(workers=1)  # noqa: E731
-    return request.param, {o.name: o for o in run_suite(factory)}
+    return request.param, {o.name: o for o in run_suite(factory, _selected_cases(request))}
 
 
 @pytest.mark.parametrize("name", [c.name for c in CASES] + ["after_suite"])

@@ -9,12 +9,14 @@ The markers (registered in ``pyproject.toml``; ``tests/README.md`` says how to r
   run being root's);
 * ``slow``: left out of the fast tier (``-m "not slow"``): every test of the four tiers
   above, the whole-pipeline modules, the tests using a module fixture that builds the whole
-  sample (15-40 s each), and single tests over 3 s, measured: the fast tier runs in under 3
-  minutes on 2 cores and keeps a test of every dimension's pass rule.
+  sample (15-40 s each), single tests measured over 1.5 s and the attack suite's cases that
+  only wait out a time limit: the fast tier runs in under 3 minutes on 2 cores, keeps a
+  test of every dimension's pass rule and runs the rest of the attack suite on the process
+  backend (``bench/fast_tier_check.py`` breaks each rule and protection to show it).
 
 Tests are marked by the fixtures they use (directly or through other fixtures), by the
-backend a parametrized fixture gives them (``"docker"``) and by module or function (paths
-relative to ``tests/``): no test file carries a tier marker of its own.
+backend a parametrized fixture gives them (``"docker"``), by module, function or parameter
+(paths relative to ``tests/``): no test file carries a tier marker of its own.
 
 ``ARCJUDGE_AUDIT_TIERS=1`` checks the ``sandbox`` marker: a test that starts a sandbox's
 workers (or the ``arcjudge`` command in a child process) without the marker is listed at
@@ -133,6 +135,9 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
         "test_hundred_thousand_bare_fences_pair_up",
         "test_megabyte_replies_complete",
     ),
+    "harness/core/test_lean_store.py": (
+        "test_samples_drawn_per_task_in_chunks_are_those_drawn_at_once",
+    ),
     "harness/core/test_store_keys.py": (
         "test_changed_module_file_does_not_replay",
         "test_changed_wall_limit_does_not_replay",
@@ -150,7 +155,10 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
         "test_a_megabyte_of_garbage_is_unparsable",
         "test_a_pair_as_json_parses_back",
     ),
-    "harness/mutate/test_mutate.py": ("test_a_verifier_too_deep_to_parse_is_its_tasks_problem",),
+    "harness/mutate/test_mutate.py": (
+        "test_a_verifier_too_deep_to_parse_is_its_tasks_problem",
+        "test_the_command_line_starts_without_numpy",
+    ),
     "harness/score/test_score.py": (
         "test_compact_and_spaced_arcgen_files_score_the_same",
         "test_every_verdict_and_failure_class",
@@ -177,6 +185,7 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
     ),
     "mutation/test_mutation.py": ("test_drop_assign_rewire_never_reads_an_unbound_name",),
     "mutation/test_parse_guard.py": (
+        "test_a_deep_and_chain_is_a_parse_failure_not_a_crash",
         "test_dotted_import_names_get_a_stack_large_enough",
         "test_the_stack_bound_follows_the_largest_top_level_statement",
     ),
@@ -189,12 +198,18 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
     "sandbox/test_process.py": (
         "test_a_program_cannot_take_cpu_from_another_workers_program",
         "test_no_zombies_accumulate_and_forking_keeps_working",
+        "test_supervisors_are_pinned_apart_and_their_programs_share_their_cpu",
     ),
     "sandbox/test_selfcheck.py": ("test_without_isolation_the_suite_reports_uncontained_cases",),
     "tasksets/test_commands.py": ("test_the_example_task_folders_go_through_every_command",),
     "test_cli.py": (
+        "test_installed_command_has_no_traceback_on_bad_input",
         "test_run_prints_per_pair_verdicts",
         "test_run_reports_wrong_answers",
+    ),
+    "test_fastpairs.py": (
+        "test_compact_files_read_as_the_strict_reader_reads_them",
+        "test_the_compact_forms_read_with_the_grids_are_the_grids_compact_forms",
     ),
     "test_grids.py": (
         "test_prop_canonical_grids_are_fixed_points",
@@ -204,12 +219,30 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
         "test_prop_cells_accepted_exactly_when_integral_in_range",
         "test_prop_hamming_matches_reference",
         "test_prop_hamming_single_change",
+        "test_prop_renderings_canonicalize_to_the_grid",
         "test_prop_to_lists_round_trip",
         "test_prop_validate_plain_is_stricter_than_canonicalize",
+        "test_prop_wire_distance_of_same_shapes_matches_the_grids",
     ),
+    "test_layout.py": ("test_no_two_classes_share_a_name",),
     "test_tasks.py": ("test_every_arcgen_file_loads_including_grids_over_30",),
 }
 """``slow`` tests by module and function (every parametrization): each over 1.5 s."""
+
+
+SLOW_PARAMS: dict[str, tuple[str, ...]] = {
+    # attacks contained by the wall or CPU limit alone, each waiting it out (~2 s): the fast
+    # tier keeps infinite_loop_python and regex_backtracking_in_c (a Python loop, a C call
+    # no signal interrupts) and the process backend's own timeout tests
+    "sandbox/test_selfcheck.py": (
+        "base_exception_swallowed",
+        "bigint_power_in_c",
+        "sigalrm_disarmed",
+        "sleep_past_wall_limit",
+        "top_level_never_returns",
+    ),
+}
+"""``slow`` for the tests of the module given one of these parameter values."""
 
 
 def markers_of(item: pytest.Item) -> set[str]:
@@ -224,6 +257,8 @@ def markers_of(item: pytest.Item) -> set[str]:
     for value in callspec.params.values() if callspec is not None else ():
         if isinstance(value, str):
             found.update(BY_BACKEND.get(value, ()))
+            if value in SLOW_PARAMS.get(module, ()):
+                found.add("slow")
     function = getattr(item, "originalname", item.name)
     if function in SANDBOX_TESTS.get(module, ()):
         found.add("sandbox")

@@ -1,8 +1,9 @@
 """``arcjudge dimensions analyze``: every table against an independent computation.
 
-Small synthetic builds, items and Definition results are written here (no sandbox); the
-numbers are computed again in plain Python (Wilson intervals from the formula, Jaccard and
-agreement from the sets, the trivial baselines from the labels) and compared. A synthetic
+Small synthetic builds, items and Definition results are written
+(``tests/support/analysis_records.py``: no sandbox); the numbers are computed again in plain
+Python (Wilson intervals from the formula, Jaccard and agreement from the sets, the trivial
+baselines from the labels) and compared. A synthetic
 answerer graded by ``dimensions score``'s own scorer (Classification only, so no program
 runs) checks that the items record the judged-wrong slots by type. The last test runs the
 README's loop on the bundled sample and checks the analysis of the two canned models.
@@ -25,15 +26,20 @@ import pytest
 
 from arcjudge import cli
 from arcjudge.errors import InputError
-from arcjudge.harness.analyze.inputs import AnalysisInputs, read_inputs
+from arcjudge.harness.analyze.inputs import read_inputs
 from arcjudge.harness.analyze.study import POOLED, analyze
 from arcjudge.harness.analyze.tables import Column, Share, Table
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.grading import DimensionScoreConfig, DimensionScorer
-from arcjudge.harness.dimensions.records import DimensionInstance, DimensionItem
-from arcjudge.harness.score.records import ScoreResult
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.vocabulary import BUILT_DIMENSIONS, CANDIDATE_KINDS, DIMENSIONS
+from tests.support.analysis_records import (
+    full_build,
+    inputs_of,
+    instance,
+    item,
+    write_jsonl,
+)
 
 SAMPLE = sample_dir()
 Z = statistics.NormalDist().inv_cdf(0.975)
@@ -60,78 +66,6 @@ def test_the_wilson_check_itself_matches_known_intervals():
     assert wilson(0, 10)[1] == pytest.approx(0.2775, abs=1e-4)
     assert wilson(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
     assert Share(8, 10).ci95 == pytest.approx(wilson(8, 10), abs=1e-6)
-
-
-# --------------------------------------------------------------- synthetic data
-
-VERIFIER = {"source": "s", "kind": "module", "path": "/nowhere"}
-PAIR = {"input": [[0]], "output": [[1]]}
-
-
-def instance(task: str, dim: str, kinds: list[str] | None = None, digests=()) -> dict:
-    prompt: dict = {}
-    key: dict = {}
-    if dim == "output_grid":
-        prompt, key = {"test_inputs": [[[0]]]}, {"test_outputs": [[[1]]]}
-    elif dim == "classification":
-        kinds = kinds or ["valid", "color_flip", "valid", "instance_mismatch", "retrieval"]
-        labels = ["valid" if k == "valid" else "invalid" for k in kinds]
-        prompt = {"candidates": [PAIR] * 5}
-        key = {"labels": labels, "kinds": kinds}
-    elif dim == "generation":
-        prompt, key = {"avoid": [PAIR]}, {"arcgen_digests": list(digests)}
-    elif dim == "editing":
-        prompt = dict(PAIR)
-    elif dim == "inversion":
-        prompt = {"output": [[1]]}
-    return {
-        "task_id": task,
-        "dimension": dim,
-        "seed": 77,
-        "verifier": VERIFIER,
-        "prompt": prompt,
-        "key": key,
-    }
-
-
-def item(model, run, task, dim, passed, detail=None, consistency=None) -> dict:
-    data = {
-        "model": model,
-        "run": str(run),
-        "task_id": task,
-        "dimension": dim,
-        "passed": passed,
-        "reason": None if passed else "wrong",
-        "detail": detail or {},
-    }
-    if consistency is not None:
-        data["consistency"] = consistency
-    return data
-
-
-def inputs_of(instances: list[dict], items: list[dict], definitions=None, exclude=()):
-    read = {}
-    for record in instances:
-        inst = DimensionInstance.from_json(record)
-        read[(inst.task_id, inst.dimension)] = inst
-    found = AnalysisInputs(
-        tuple(DimensionItem.from_json(i) for i in items),
-        read,
-        None if definitions is None else tuple(ScoreResult.from_json(d) for d in definitions),
-        tuple(exclude),
-    )
-    found.check()
-    return found
-
-
-def write_jsonl(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
-
-
-def full_build(tasks: list[str], missing=()) -> list[dict]:
-    """Every built dimension per task, but the ``(task, dimension)`` in ``missing``."""
-    return [instance(t, d) for t in tasks for d in BUILT_DIMENSIONS if (t, d) not in missing]
 
 
 # -------------------------------------------------------------------- Table 3

@@ -23,7 +23,7 @@ from arcjudge import cli
 from arcjudge.harness.analyze.budget import BUDGET, compare, exposure_shares
 from arcjudge.harness.analyze.study import analyze
 from arcjudge.vocabulary import DIMENSIONS
-from tests.harness.analyze.test_analyze import full_build, inputs_of, item, write_jsonl
+from tests.support.analysis_records import full_build, inputs_of, item, write_jsonl
 
 
 def brute_force(failed: list[list[bool]]) -> tuple[float, list[float]]:

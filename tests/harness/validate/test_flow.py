@@ -22,7 +22,7 @@ from arcjudge.harness.validate.validator import ValidateConfig, Validator
 from arcjudge.sandbox import Job
 from arcjudge.sandbox.types import GeneratorCall, Limits, Program, ProgramResult, ProgramStatus
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
-from tests.harness.validate.test_validate import FLIP, RECOLOR, make_world
+from tests.support.validate_world import FLIP, RECOLOR, make_world
 
 HOLD_SECONDS = 60.0  # only a safety net: a barrier would hold the gated jobs this long
 

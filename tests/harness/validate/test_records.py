@@ -21,7 +21,7 @@ from arcjudge.harness.validate.records import (
 from arcjudge.harness.validate.validator import write_outputs
 from arcjudge.safetext import json_dumps
 from arcjudge.vocabulary import Verdict
-from tests.harness.validate import test_differential, test_validate
+from tests.support import differential_world, validate_world
 
 LINE = {"sort_keys": True, "separators": (",", ":")}  # how validate writes its lines
 
@@ -41,8 +41,8 @@ def assert_lines_round_trip(path: Path, parse) -> list[dict]:
 
 
 def test_verdicts_of_every_kind_round_trip(sandbox, tmp_path):
-    world = test_validate.make_world(tmp_path)
-    validator = test_validate.run_validate(world, sandbox)
+    world = validate_world.make_world(tmp_path)
+    validator = validate_world.run_validate(world, sandbox)
     write_outputs(validator, tmp_path / "out")
     path = tmp_path / "out" / "verdicts.jsonl"
     objects = assert_lines_round_trip(path, VerdictRecord.from_json)
@@ -54,8 +54,8 @@ def test_verdicts_of_every_kind_round_trip(sandbox, tmp_path):
 
 
 def test_suspects_and_disputes_round_trip(sandbox, tmp_path):
-    world = test_differential.make_world(tmp_path)
-    validator = test_differential.run(
+    world = differential_world.make_world(tmp_path)
+    validator = differential_world.run(
         world, sandbox, tmp_path, quarantine_suspects=True, probe_samples=12
     )
     write_outputs(validator, tmp_path / "out")

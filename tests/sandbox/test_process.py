@@ -106,6 +106,31 @@ def test_total_budget_marks_the_rest_as_timeout(sandbox):
     assert r.seconds < 3
 
 
+RLIMITS_SEEN = """import resource
+def transform(g):
+    def soft(name):
+        return resource.getrlimit(getattr(resource, name))[0]
+    unlimited = resource.RLIM_INFINITY
+    return [[
+        int(soft("RLIMIT_AS") != unlimited and soft("RLIMIT_AS") < {memory} + (1 << 30)),
+        int(soft("RLIMIT_NPROC") == {processes}),
+        int(soft("RLIMIT_FSIZE") == {disk}),
+        int(soft("RLIMIT_CORE") == 0),
+        int(soft("RLIMIT_CPU") != unlimited),
+    ]]
+"""
+
+
+def test_the_program_runs_under_the_rlimits_of_its_limits(sandbox):
+    # each rlimit on its own: as root the cgroups contain a memory or fork bomb as well, so
+    # the attack suite alone would not see one of these go
+    limits = Limits(wall_seconds=5, total_seconds=20, memory_bytes=300 << 20, processes=7,
+                    disk_bytes=5 << 20)  # fmt: skip
+    src = RLIMITS_SEEN.format(memory=300 << 20, processes=7, disk=5 << 20)
+    r = sandbox.run(prog(src), [G1], limits)
+    assert r.results[0].grid == ((1, 1, 1, 1, 1),), r.results[0].error
+
+
 def test_exception_text_is_reported(sandbox):
     r = sandbox.run(prog("def transform(g):\n    raise KeyError('nope')\n"), [G1])
     assert r.results[0].status is Status.ERROR and "KeyError" in r.results[0].error

@@ -18,9 +18,8 @@ import pytest
 
 import arcjudge
 from arcjudge import cli
-from arcjudge.harness.core import store as keys
-from arcjudge.harness.core import store as store_module
-from arcjudge.harness.core.store import Expected, StoredResult
+from arcjudge.harness.core import keys
+from arcjudge.harness.core.results import Expected, StoredResult
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import GeneratorCall, Limits, Program, ProgramStatus, RunResult, Status
 from helpers import cached_rows
@@ -193,9 +192,9 @@ def test_changed_module_file_does_not_replay(world):
 def test_program_key_covers_every_setting(monkeypatch):
     program = Program(b"def transform(g):\n    return g\n")
     base = ("fp", "transform", Limits(), "runtime")
-    keys = {store_module.program_key(program, *base, policy=m) for m in PolicyMode}
-    assert len(keys) == len(PolicyMode)
-    key = store_module.program_key(program, *base, policy=PolicyMode.WARN)
+    by_mode = {keys.program_key(program, *base, policy=m) for m in PolicyMode}
+    assert len(by_mode) == len(PolicyMode)
+    key = keys.program_key(program, *base, policy=PolicyMode.WARN)
     variants = [
         (Program(b"def transform(g):\n    return g \n"), *base),
         (program, "fp2", *base[1:]),
@@ -204,9 +203,9 @@ def test_program_key_covers_every_setting(monkeypatch):
         (program, *base[:3], "other runtime"),
     ]
     for args in variants:
-        assert store_module.program_key(*args, policy=PolicyMode.WARN) != key, args
-    monkeypatch.setattr(store_module, "sandbox_code_fingerprint", lambda: "changed sandbox")
-    assert store_module.program_key(program, *base, policy=PolicyMode.WARN) != key
+        assert keys.program_key(*args, policy=PolicyMode.WARN) != key, args
+    monkeypatch.setattr(keys, "sandbox_code_fingerprint", lambda: "changed sandbox")
+    assert keys.program_key(program, *base, policy=PolicyMode.WARN) != key
 
 
 def test_module_fingerprint_sees_nested_files_and_order(tmp_path):
@@ -215,15 +214,15 @@ def test_module_fingerprint_sees_nested_files_and_order(tmp_path):
     b.mkdir()
     (a / "sub" / "x.py").write_text("X = 1\n")
     (b / "y.py").write_text("Y = 1\n")
-    before = store_module.module_fingerprint([str(a), str(b)])
-    assert store_module.module_fingerprint([str(b), str(a)]) != before
+    before = keys.module_fingerprint([str(a), str(b)])
+    assert keys.module_fingerprint([str(b), str(a)]) != before
     (a / "__pycache__").mkdir()
     (a / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
     (a / ".git").mkdir()
     (a / ".git" / "HEAD").write_text("ref\n")
-    assert store_module.module_fingerprint([str(a), str(b)]) == before
+    assert keys.module_fingerprint([str(a), str(b)]) == before
     (a / "sub" / "x.py").write_text("X = 2\n")
-    assert store_module.module_fingerprint([str(a), str(b)]) != before
+    assert keys.module_fingerprint([str(a), str(b)]) != before
 
 
 def ordinary_module_dirs(root: Path) -> list[str]:
@@ -248,12 +247,12 @@ ORDINARY_FINGERPRINT = "4e995a532e12d15615c43c4b5c6e14951fcca037ec6ffea6cd89ecf8
 
 
 def test_an_ordinary_directory_keeps_its_fingerprint(tmp_path):
-    assert store_module.module_fingerprint(ordinary_module_dirs(tmp_path)) == ORDINARY_FINGERPRINT
+    assert keys.module_fingerprint(ordinary_module_dirs(tmp_path)) == ORDINARY_FINGERPRINT
 
 
 FINGERPRINT_HOSTILE = """
 import os, resource, sys
-from arcjudge.harness.core.store import module_fingerprint
+from arcjudge.harness.core.keys import module_fingerprint
 resource.setrlimit(resource.RLIMIT_AS, (1 << 31, 1 << 31))  # /dev/zero read whole: fails
 print(module_fingerprint([sys.argv[1]]))
 """
@@ -279,16 +278,16 @@ def test_a_fifo_or_a_symlink_to_dev_zero_is_hashed_as_such(tmp_path):
         return proc.stdout.strip()
 
     first = fingerprint()
-    assert first == fingerprint() == store_module.module_fingerprint([str(mods)])
+    assert first == fingerprint() == keys.module_fingerprint([str(mods)])
     (mods / "zero.py").unlink()
     (mods / "zero.py").symlink_to("/dev/null")  # another target: another fingerprint
-    assert store_module.module_fingerprint([str(mods)]) != first
+    assert keys.module_fingerprint([str(mods)]) != first
     (mods / "zero.py").unlink()
     (mods / "zero.py").symlink_to("/dev/zero")
-    assert store_module.module_fingerprint([str(mods)]) == first
+    assert keys.module_fingerprint([str(mods)]) == first
     (mods / "pipe.py").unlink()
     (mods / "pipe.py").write_bytes(b"")  # an empty file is not a FIFO
-    assert store_module.module_fingerprint([str(mods)]) != first
+    assert keys.module_fingerprint([str(mods)]) != first
 
 
 OLD_SCHEMA = """

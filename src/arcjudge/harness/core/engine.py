@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
 from arcjudge.grids import Grid
-from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, input_digest
+from arcjudge.harness.core.keys import input_digest, result_keys
+from arcjudge.harness.core.results import Expected, StoredResult
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.core.tally import FirstFailure, Tally
 from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -58,7 +60,7 @@ from arcjudge.vocabulary import REPORTED_SPLITS
 class TaskInput:
     """One input with its expected output.
 
-    ``wire`` and ``expected_wire``: the grids' compact forms (``types.compact``) when the
+    ``wire`` and ``expected_wire``: the grids' compact forms (``grids.compact``) when the
     reader made them already (ARC-GEN's files, generator samples), so the engine does not
     make them again; ``None`` otherwise. Not part of equality.
     """
@@ -312,7 +314,7 @@ class Engine:
                 pairs = zip(instances, task.wires, strict=True)
                 digests = [input_digest(inst.grid, wire) for inst, wire in pairs]
                 task.expected = [Expected(inst.expected, inst.expected_wire) for inst in instances]
-            keys = self.store.result_keys(cand.key, digests)
+            keys = result_keys(cand.key, digests)
             for start in range(0, len(instances), self.chunk):
                 positions = range(start, min(start + self.chunk, len(instances)))
                 cached = self.store.get_many(keys[start : positions.stop])

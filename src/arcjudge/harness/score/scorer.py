@@ -21,9 +21,10 @@ from arcjudge.errors import InputError
 from arcjudge.harness.core.calls import Call, call_key, run_calls
 from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput, is_right
 from arcjudge.harness.core.inputs import DEFAULT_SEED, SampleDrawer, task_inputs
+from arcjudge.harness.core.keys import module_fingerprint, program_key
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, read_programs
-from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.core.tally import Tally
 from arcjudge.harness.score.records import (
     INFRA,

@@ -36,8 +36,9 @@ from arcjudge.harness.core.inputs import (
     TaskSamples,
     task_inputs,
 )
+from arcjudge.harness.core.keys import module_fingerprint, program_key
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
-from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.validate.differential import TaskAnalysis, analyze, only_suspect_failures
 from arcjudge.harness.validate.records import DifferentialRecord, VerdictRecord
 from arcjudge.safetext import json_dumps

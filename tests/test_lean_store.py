@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
+from arcjudge.harness.core.engine import Candidate, Engine
 from arcjudge.harness.core.inputs import SampleDrawer, draw_samples
 from arcjudge.harness.core.keys import PART, input_digest, program_part, result_key, result_keys
-from arcjudge.harness.core.results import Expected, StoredResult
+from arcjudge.harness.core.results import CandidateOutcome, Expected, StoredResult, TaskInput
 from arcjudge.harness.core.store import CACHE_KIB, SCHEMA_VERSION, ResultStore, StoreError
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.sandbox.runtime.canonical import to_wire

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arcjudge.harness.core.engine import TaskInput
 from arcjudge.harness.core.keys import input_digest, module_fingerprint, program_key, result_key
-from arcjudge.harness.core.results import StoredResult
+from arcjudge.harness.core.results import StoredResult, TaskInput
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode

@@ -1,4 +1,7 @@
-"""Per-input results as the engine judges them and the result store keeps them.
+"""The engine's values: task inputs, per-input results, a candidate's outcome on a task.
+
+A task's inputs come with their expected outputs (:class:`TaskInput`); the engine judges
+each candidate's answers and the result store keeps them (:class:`StoredResult`).
 
 A result is judged lean: an input's expected output is put in compact form once
 (:class:`Expected`), a fresh answer is compared in the compact form the sandbox replied
@@ -11,18 +14,30 @@ expected output, which the key does not cover, so a stored result is resolved ag
 expected output of the moment (:meth:`StoredResult.resolve`): a stored grid is compared
 with it; a stored digest equal to the expected output's digest is a right answer (its grid
 is the expected output); any other digest is a miss, and the input runs again.
+
+A candidate's outcome on a task (:class:`CandidateOutcome`) holds one result per input and
+counts itself per split (:meth:`CandidateOutcome.tally`) for the workflows' records.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from arcjudge.grids import Grid, LazyGrids, WireGrid, compact
 from arcjudge.harness.core.keys import grid_digest
+from arcjudge.harness.core.tally import FirstFailure, Tally
 from arcjudge.sandbox.types import RunResult
-from arcjudge.vocabulary import ProgramStatus, Status
+from arcjudge.vocabulary import REPORTED_SPLITS, ProgramStatus, Status
 
-__all__ = ["Expected", "StoredProgram", "StoredResult"]
+__all__ = [
+    "CandidateOutcome",
+    "Expected",
+    "StoredProgram",
+    "StoredResult",
+    "TaskInput",
+    "is_right",
+]
 
 
 @dataclass(frozen=True)
@@ -123,3 +138,94 @@ class StoredResult(LazyGrids):
         else:
             return None
         return self
+
+
+@dataclass
+class TaskInput:
+    """One input with its expected output.
+
+    ``wire`` and ``expected_wire``: the grids' compact forms (``grids.compact``) when the
+    reader made them already (ARC-GEN's files, generator samples), so the engine does not
+    make them again; ``None`` otherwise. Not part of equality.
+    """
+
+    split: str
+    index: int
+    grid: Grid
+    expected: Grid
+    seed: int | None = None
+    wire: WireGrid | None = field(default=None, compare=False, repr=False)
+    expected_wire: WireGrid | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass
+class CandidateOutcome:
+    """What happened to one candidate on one task."""
+
+    failure: tuple[ProgramStatus, str | None] | None = None
+    results: list[StoredResult | None] = field(default_factory=list)
+    findings: tuple[str, ...] = ()
+    skipped: bool = False  # later chunks not run (stop at first failure)
+    seconds: float = 0.0  # sandbox time spent in this run (cached chunks cost nothing)
+
+    def tally(self, instances: Sequence[TaskInput]) -> Tally:
+        """Per split ``(correct, total)``, counts by status, and the first failure."""
+        splits: dict[str, list[int]] = {}
+        statuses: dict[str, dict[str, int]] = {}
+        first: dict[str, FirstFailure] = {}
+        split: str | None = None
+        counts: list[int] = []
+        by_status: dict[str, int] = {}
+        for inst, res in zip(instances, self.results, strict=True):
+            if inst.split != split:  # inputs come in runs of one split
+                split = inst.split
+                counts = splits.setdefault(split, [0, 0])
+                by_status = statuses.setdefault(split, {})
+            counts[1] += 1
+            status = _STATUS_TEXT[res.status] if res is not None else "skipped"
+            by_status[status] = by_status.get(status, 0) + 1
+            right = is_right(res, inst)
+            counts[0] += right
+            if not right and res is not None and split not in first:
+                first[split] = FirstFailure(
+                    inst.index,
+                    status,
+                    inst.grid,
+                    inst.expected,
+                    res.grid,
+                    _trim(res.error),
+                    inst.seed,
+                )
+        return Tally(
+            {k: (splits[k][0], splits[k][1]) for k in REPORTED_SPLITS if k in splits},
+            {k: dict(sorted(statuses[k].items())) for k in REPORTED_SPLITS if k in statuses},
+            {k: first[k] for k in REPORTED_SPLITS if k in first},
+        )
+
+    def all_correct(self, instances: Sequence[TaskInput]) -> bool:
+        """Whether every instance got the expected output."""
+        return self.failure is None and all(
+            is_right(r, i) for i, r in zip(instances, self.results, strict=True)
+        )
+
+    def has_infra(self) -> bool:
+        """Whether the sandbox (not the program) failed somewhere."""
+        if self.failure is not None:
+            return self.failure[0] is ProgramStatus.INFRA
+        return any(r is not None and r.status is Status.INFRA for r in self.results)
+
+
+_STATUS_TEXT = {status: status.value for status in Status}  # faster than ``.value``
+
+
+def is_right(res: StoredResult | None, inst: TaskInput) -> bool:
+    """Whether a result is the instance's expected output (judged once by the engine)."""
+    if res is None:
+        return False
+    if res.right is not None:
+        return res.right
+    return res.status is Status.OK and res.grid == inst.expected
+
+
+def _trim(text: str | None, limit: int = 2000) -> str | None:
+    return None if text is None else text[-limit:]

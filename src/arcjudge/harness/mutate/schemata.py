@@ -38,15 +38,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcjudge.harness.core.engine import (
-    Candidate,
+from arcjudge.harness.core.engine import Candidate, commit_result
+from arcjudge.harness.core.keys import input_digest, result_keys
+from arcjudge.harness.core.results import (
     CandidateOutcome,
+    Expected,
+    StoredResult,
     TaskInput,
-    commit_result,
     is_right,
 )
-from arcjudge.harness.core.keys import input_digest, result_keys
-from arcjudge.harness.core.results import Expected, StoredResult
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.interface import run_variants

@@ -17,7 +17,7 @@ A right answer is stored as a 16-byte digest of its grid (:func:`grid_digest`, B
 the compact text ``width:digits``, :func:`wire_text`).
 
 These values key results already stored: they must not change for the same inputs
-(``tests/test_store_keys.py`` pins them), or every store answers nothing.
+(``tests/harness/core/test_store_keys.py`` pins them), or every store answers nothing.
 """
 
 from __future__ import annotations

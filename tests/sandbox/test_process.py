@@ -131,6 +131,25 @@ def test_the_program_runs_under_the_rlimits_of_its_limits(sandbox):
     assert r.results[0].grid == ((1, 1, 1, 1, 1),), r.results[0].error
 
 
+ISOLATION_SEEN = """import os
+def transform(g):
+    return [[
+        int(0 not in os.getresuid() + os.getresgid() and not os.getgroups()),
+        int(os.readlink("/proc/self/ns/net") != {host_network!r}),
+    ]]
+"""
+
+
+def test_as_root_a_program_has_no_root_ids_and_a_network_of_its_own(sandbox):
+    # each layer on its own: the syscall filter and the namespaces contain the attack
+    # suite's cases as well, so it alone would not see one of these go
+    if os.geteuid() != 0:
+        pytest.skip("the uid change and the network namespace need root")
+    src = ISOLATION_SEEN.format(host_network=os.readlink("/proc/self/ns/net"))
+    r = sandbox.run(prog(src), [G1])
+    assert r.results[0].grid == ((1, 1),), r.results[0].error
+
+
 def test_exception_text_is_reported(sandbox):
     r = sandbox.run(prog("def transform(g):\n    raise KeyError('nope')\n"), [G1])
     assert r.results[0].status is Status.ERROR and "KeyError" in r.results[0].error

@@ -131,23 +131,30 @@ def test_the_program_runs_under_the_rlimits_of_its_limits(sandbox):
     assert r.results[0].grid == ((1, 1, 1, 1, 1),), r.results[0].error
 
 
-ISOLATION_SEEN = """import os
+ISOLATION_SEEN = """import errno, os
 def transform(g):
+    try:
+        open("/probe", "x").close()
+        root = -1
+    except OSError as e:
+        root = e.errno
     return [[
         int(0 not in os.getresuid() + os.getresgid() and not os.getgroups()),
         int(os.readlink("/proc/self/ns/net") != {host_network!r}),
+        int(root == errno.EROFS),
     ]]
 """
 
 
-def test_as_root_a_program_has_no_root_ids_and_a_network_of_its_own(sandbox):
-    # each layer on its own: the syscall filter and the namespaces contain the attack
-    # suite's cases as well, so it alone would not see one of these go
+def test_as_root_a_program_has_no_root_ids_a_network_of_its_own_a_read_only_root(sandbox):
+    # each layer on its own: the syscall filter, the namespaces and file permissions contain
+    # the attack suite's cases as well, so it alone would not see one of these go (EROFS:
+    # the root is read-only, whatever the permissions say)
     if os.geteuid() != 0:
-        pytest.skip("the uid change and the network namespace need root")
+        pytest.skip("the uid change and the namespaces need root")
     src = ISOLATION_SEEN.format(host_network=os.readlink("/proc/self/ns/net"))
     r = sandbox.run(prog(src), [G1])
-    assert r.results[0].grid == ((1, 1),), r.results[0].error
+    assert r.results[0].grid == ((1, 1, 1),), r.results[0].error
 
 
 def test_exception_text_is_reported(sandbox):

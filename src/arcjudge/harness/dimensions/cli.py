@@ -17,6 +17,7 @@ from arcjudge.harness.core.commandline import (
     limits_from,
     require_directories,
     require_files,
+    sandbox_options,
     use_task_set,
     warn,
 )
@@ -53,7 +54,6 @@ from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, re
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
-from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
 from arcjudge.vocabulary import (
@@ -261,7 +261,8 @@ def _run_then_write(
     """
     store = ResultStore(args.store or args.out / "cache.sqlite")
     try:
-        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sandbox:
+        sandbox_made = sandbox_options(args).make(module_dirs, warn=warn, report=print)
+        with sandbox_made as sandbox:
             run(sandbox, store)
             runtime = sandbox.runtime()
         write_atomic(args.out, {**files(), "runtime.json": runtime_json(runtime)})
@@ -275,12 +276,18 @@ def _run_then_write(
 
 def cmd_build(args: argparse.Namespace) -> int:
     """Run ``arcjudge dimensions build`` (``--configurations K``: K builds, one directory each)."""
-    task_set = use_task_set(args, args.out, generator=True, human_errors=True)
-    task_files(args.tasks)
+    chosen = use_task_set(
+        args.tasks,
+        args.out,
+        generator=args.generator,
+        human_errors=args.human_errors,
+        fill=("generator", "human_errors"),
+    )
+    task_files(chosen.tasks)
     require_directories(("--manifest", args.manifest), ("--arcgen", args.arcgen))
     require_files(
         ("--corruptions", args.corruptions),
-        ("--human-errors", args.human_errors),
+        ("--human-errors", chosen.human_errors),
         ("--neighbours", args.neighbours),
         ("--embeddings", args.embeddings),
     )
@@ -292,7 +299,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise UsageError("--per-kind must be >= 1")
     if args.repeats < 1:
         raise UsageError("--repeats must be >= 1")
-    if args.samples is not None and args.generator is None:
+    if args.samples is not None and chosen.generator is None:
         raise UsageError("--samples needs --generator KIND:PATH")
     if args.samples is not None and args.samples < 1:
         raise UsageError("--samples must be >= 1")
@@ -311,11 +318,11 @@ def cmd_build(args: argparse.Namespace) -> int:
             f"(choose from {', '.join(INVALID_KINDS)})"
         )
     base = BuildConfig(
-        tasks_dir=args.tasks,
+        tasks_dir=chosen.tasks,
         manifest_dir=args.manifest,
         arcgen_dir=args.arcgen,
         corruptions_file=args.corruptions,
-        human_errors_file=args.human_errors,
+        human_errors_file=chosen.human_errors,
         neighbours_file=args.neighbours,
         embeddings_file=args.embeddings,
         baseline_retrieval=not args.no_baseline_retrieval,
@@ -324,11 +331,11 @@ def cmd_build(args: argparse.Namespace) -> int:
         seed=args.seed,
         per_kind=args.per_kind,
         limits=limits_from(args.wall),
-        generator=parse_generator_spec(args.generator) if args.generator else None,
+        generator=parse_generator_spec(chosen.generator) if chosen.generator else None,
         samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
         editing_kinds=tuple(CandidateKind(k) for k in dict.fromkeys(editing)),
         repeats=args.repeats,
-        task_set=task_set,
+        task_set=chosen.record,
     )
     if args.configurations == 1:
         summary = _build_one(args, base)
@@ -378,7 +385,7 @@ def _build_one(
 
     ``warn_rows``: warn about the H-ARC rows skipped.
     """
-    bar = Progress(len(task_files(args.tasks)), "task", not args.no_progress)
+    bar = Progress(len(task_files(config.tasks_dir)), "task", not args.no_progress)
     builder = Builder(config, bar.update)
     made: dict[str, dict[str, Any]] = {}
 
@@ -489,7 +496,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
     require_directories(("--templates", args.templates))
     if args.out.is_dir():
         raise UsageError(f"--out {args.out}: a directory (give the file to write)")
-    use_task_set(args, args.out.parent)
+    tasks = use_task_set(args.tasks, args.out.parent).tasks
     if not args.after and (args.model is not None or args.run is not None):
         raise UsageError("--model and --run name whose accepted pairs --after adds: give --after")
     instances = list(read_instances(args.instances).values())
@@ -502,7 +509,7 @@ def cmd_prompts(args: argparse.Namespace) -> int:
         count = sum(len(p) for p in pairs.values())
         added = (f"; {count} pair(s) {terminal_safe(model)} run {terminal_safe(run)} had "
                  f"accepted added to the Generation prompts of {len(pairs)} task(s)")  # fmt: skip
-    prompts = render_prompts(instances, args.tasks, args.grid_format, args.templates)
+    prompts = render_prompts(instances, tasks, args.grid_format, args.templates)
     write_atomic(args.out.parent, {args.out.name: prompt_lines(prompts)})
     print(f"{prompt_summary(prompts)}{added}; wrote {terminal_safe(str(args.out))}")
     return 0

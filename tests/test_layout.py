@@ -233,8 +233,9 @@ def test_no_two_classes_share_a_name():
 VALUE_MODULES = ("errors", "fastpairs", "grids", "safetext", "tasks", "vocabulary")
 """The top-level modules that are values (grids, tasks, words, errors, safe text): everything
 else stands on them, so they import nothing from the sandbox or the harness."""
-NOT_VALUES = ("__init__", "cli")
-"""The other top-level modules: the version, and the command line (which imports it all)."""
+NOT_VALUES = ("__init__", "_api", "cli")
+"""The other top-level modules: the public API (which reaches every command) and the
+command line (which imports it all)."""
 RUNTIME_EXCEPTIONS = {
     # The canonicalizer (grids.py: what a grid is) and the rule for opening third-party paths
     # (tasks.py: task files) are the sandbox runtime's: the supervisor runs that directory as

@@ -132,9 +132,7 @@ class NodePool:
             if self._box is None:
                 spec = self.spec
                 box = backend_factory(spec.backend)(
-                    BackendOptions(
-                        spec.workers, spec.module_dirs, log.warning, spec.docker_runtime
-                    )
+                    BackendOptions(spec.workers, spec.module_dirs, log.warning, spec.docker_runtime)
                 )
                 box.start()
                 self._box = box

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from arcjudge.harness.core.store import ResultStore
     from arcjudge.sandbox.interface import Sandbox
 
-__all__ = ["COMMAND", "HELP", "AnalyzeCommand", "AnalyzeRun", "add_arguments"]
+__all__ = ["COMMAND", "HELP", "AnalyzeCommand", "AnalyzeConfig", "add_arguments"]
 
 HELP = "the study's tables and figures from scored items (CSV, Markdown, report.html)"
 """The sub-command's help line."""
@@ -77,7 +77,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @dataclass(frozen=True)
-class AnalyzeRun:
+class AnalyzeConfig:
     """``arcjudge dimensions analyze`` as a value: which files to read, where to write.
 
     Attributes:
@@ -102,7 +102,7 @@ class AnalyzeRun:
     configurations: tuple[tuple[Path, Path], ...] = ()
 
 
-class AnalyzeCommand(Command[AnalyzeRun]):
+class AnalyzeCommand(Command[AnalyzeConfig]):
     """``arcjudge dimensions analyze``: the study's tables from scored items."""
 
     name = "analyze"
@@ -112,7 +112,7 @@ class AnalyzeCommand(Command[AnalyzeRun]):
         """Add the options of ``dimensions analyze`` to its parser."""
         add_arguments(parser)
 
-    def configure(self, args: argparse.Namespace) -> AnalyzeRun:
+    def configure(self, args: argparse.Namespace) -> AnalyzeConfig:
         """The analysis the options ask for; every input file checked first."""
         require_files(("--items", args.items), ("--instances", args.instances))
         configurations = tuple((Path(i), Path(n)) for i, n in args.configuration)
@@ -128,7 +128,7 @@ class AnalyzeCommand(Command[AnalyzeRun]):
             )
         if args.bootstrap_resamples < 1:
             raise UsageError("--bootstrap-resamples must be >= 1")
-        return AnalyzeRun(
+        return AnalyzeConfig(
             items=args.items,
             instances=args.instances,
             out=args.out,
@@ -140,7 +140,7 @@ class AnalyzeCommand(Command[AnalyzeRun]):
         )
 
     def run(
-        self, config: AnalyzeRun, sandbox: Sandbox | None, store: ResultStore | None
+        self, config: AnalyzeConfig, sandbox: Sandbox | None, store: ResultStore | None
     ) -> Outputs:
         """Read the records, compute every table; the tables, analysis.json, report.html."""
         inputs = read_inputs(

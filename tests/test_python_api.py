@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -77,13 +78,19 @@ def test_import_arcjudge_stays_cheap():
     assert done.stdout.strip() == "[]", done.stdout
 
 
-def test_the_cli_is_a_layer_over_the_same_commands():
-    """Every top-level command but ``dimensions`` runs a Command through the shared runner."""
+def test_the_cli_is_a_layer_over_the_same_commands(monkeypatch):
+    """Every command, each ``dimensions`` sub-command too, runs through the shared runner."""
     from arcjudge import cli
-    from arcjudge.harness.core.commandline import execute
+    from arcjudge.harness.core import commandline
+    from arcjudge.harness.dimensions import cli as dimensions
 
     commands = cli._commands()
     for name, entry in commands.items():
-        if name == "dimensions":
-            continue
-        assert getattr(entry.run, "func", None) is execute, name
+        if name != "dimensions":
+            assert getattr(entry.run, "func", None) is commandline.execute, name
+    ran = []
+    monkeypatch.setattr(cli, "execute", lambda command, args: ran.append(command.name) or 0)
+    sub = [*dimensions.COMMANDS, "analyze"]
+    for name in sub:
+        cli._commands()["dimensions"].run(argparse.Namespace(dimensions_command=name))
+    assert ran == sub

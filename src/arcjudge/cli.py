@@ -58,7 +58,7 @@ def _commands() -> dict[str, _Entry]:
     def cmd_dimensions(args: argparse.Namespace) -> int:
         if args.dimensions_command == "analyze":
             return execute(analyze.COMMAND, args)
-        return dimensions.cmd_dimensions(args)
+        return execute(dimensions.COMMANDS[args.dimensions_command], args)
 
     return {
         "run": _entry(sandboxing.RUN),

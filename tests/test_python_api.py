@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -94,3 +95,68 @@ def test_the_cli_is_a_layer_over_the_same_commands(monkeypatch):
     for name in sub:
         cli._commands()["dimensions"].run(argparse.Namespace(dimensions_command=name))
     assert ran == sub
+
+
+def test_the_api_and_the_command_line_write_the_same_files(tmp_path):
+    """validate, build and grade from Python give the bytes the commands give."""
+    from arcjudge import cli
+
+    sample = arcjudge.sample_dir()
+    options = arcjudge.SandboxOptions(backend="process", workers=2)
+    sources = (arcjudge.parse_verifier_spec(f"golf=golf:{sample / 'golf'}"),)
+    api, made = tmp_path / "api", tmp_path / "cli"
+    arcjudge.validate(
+        arcjudge.ValidateConfig(sample / "tasks", sources), api / "val", sandbox=options
+    )
+    summaries = arcjudge.build(
+        arcjudge.BuildConfig(sample / "tasks", api / "val"), api / "dims", sandbox=options
+    )
+    summary = arcjudge.grade(
+        arcjudge.DimensionScoreConfig(
+            api / "dims" / "instances.jsonl", replies_file=sample / "replies.jsonl"
+        ),
+        api / "grade",
+        sandbox=options,
+    )
+    shared = ["--backend", "process", "--workers", "2", "--no-progress"]
+    assert (
+        cli.main(
+            [
+                "validate",
+                "--tasks",
+                str(sample / "tasks"),
+                "--source",
+                f"golf=golf:{sample / 'golf'}",
+                "--out",
+                str(made / "val"),
+                *shared,
+            ]
+        )
+        == 0
+    )
+    assert (
+        cli.main(
+            [
+                "dimensions",
+                "build",
+                "--tasks",
+                str(sample / "tasks"),
+                "--manifest",
+                str(made / "val"),
+                "--out",
+                str(made / "dims"),
+                *shared,
+            ]
+        )
+        == 0
+    )
+    assert cli.main(["dimensions", "score", "--instances", str(made / "dims/instances.jsonl"),
+                     "--replies", str(sample / "replies.jsonl"), "--out", str(made / "grade"),
+                     *shared]) == 0  # fmt: skip
+    for name in ("val/verdicts.jsonl", "dims/instances.jsonl", "grade/items.jsonl"):
+        assert (api / name).read_bytes() == (made / name).read_bytes(), name
+    # build.json and summary.json name their input files, which differ: compare the rest.
+    built = json.loads((made / "dims/build.json").read_text())
+    assert summaries[0]["instances"] == built["instances"]
+    graded = json.loads((made / "grade/summary.json").read_text())
+    assert summary["models"] == graded["models"]

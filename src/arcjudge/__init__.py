@@ -6,8 +6,8 @@ The public Python API, one import away (``import arcjudge``)::
     scored = arcjudge.score(arcjudge.ScoreConfig(programs_file, tasks_dir), out)
 
 - the commands as functions (:func:`validate`, :func:`score`, :func:`mutate`,
-  :func:`analyze`): a typed config in, a typed result out, the output files written as
-  the command line writes them, nothing printed;
+  :func:`build`, :func:`grade`, :func:`analyze`): a typed config in, a typed result out,
+  the output files written as the command line writes them, nothing printed;
 - their configs and results (:class:`ValidateConfig`, :class:`ScoreResult`, ...) and the
   parsers of source specs (:func:`parse_verifier_spec`, :func:`parse_generator_spec`);
 - the sandbox (:class:`Sandbox`, :func:`make_sandbox`, :class:`SandboxOptions`,
@@ -26,11 +26,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from arcjudge._api import analyze, mutate, score, validate
+    from arcjudge._api import analyze, build, grade, mutate, score, validate
     from arcjudge.errors import ArcjudgeError, InputError, UsageError
     from arcjudge.grids import Grid
     from arcjudge.harness.analyze.cli import AnalyzeConfig
     from arcjudge.harness.analyze.study import Analysis
+    from arcjudge.harness.dimensions.build import BuildConfig
+    from arcjudge.harness.dimensions.grading import DimensionScoreConfig
     from arcjudge.harness.mutate.cli import MutateOutcome
     from arcjudge.harness.mutate.mutator import MutateConfig
     from arcjudge.harness.score.cli import ScoreOutcome
@@ -50,7 +52,9 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _HOMES = {
-    **dict.fromkeys(("analyze", "mutate", "score", "validate"), "_api"),
+    **dict.fromkeys(("analyze", "build", "grade", "mutate", "score", "validate"), "_api"),
+    "BuildConfig": "harness.dimensions.build",
+    "DimensionScoreConfig": "harness.dimensions.grading",
     **dict.fromkeys(("ArcjudgeError", "InputError", "UsageError"), "errors"),
     "Grid": "grids",
     **dict.fromkeys(("AnalyzeConfig",), "harness.analyze.cli"),
@@ -77,6 +81,8 @@ __all__ = [
     "Analysis",
     "AnalyzeConfig",
     "ArcjudgeError",
+    "BuildConfig",
+    "DimensionScoreConfig",
     "Grid",
     "InputError",
     "Limits",
@@ -103,6 +109,8 @@ __all__ = [
     "VerdictRecord",
     "__version__",
     "analyze",
+    "build",
+    "grade",
     "load_task",
     "make_sandbox",
     "mutate",

@@ -20,6 +20,8 @@ from arcjudge.sandbox.backends import SandboxOptions
 if TYPE_CHECKING:
     from arcjudge.harness.analyze.cli import AnalyzeConfig
     from arcjudge.harness.analyze.study import Analysis
+    from arcjudge.harness.dimensions.build import BuildConfig
+    from arcjudge.harness.dimensions.grading import DimensionScoreConfig
     from arcjudge.harness.mutate.cli import MutateOutcome
     from arcjudge.harness.mutate.mutator import MutateConfig
     from arcjudge.harness.score.cli import ScoreOutcome
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from arcjudge.harness.validate.cli import ValidateOutcome
     from arcjudge.harness.validate.validator import ValidateConfig
 
-__all__ = ["analyze", "mutate", "score", "validate"]
+__all__ = ["analyze", "build", "grade", "mutate", "score", "validate"]
 
 log = logging.getLogger("arcjudge")
 T = TypeVar("T")
@@ -113,6 +115,62 @@ def mutate(
 
     run = MutateRun(config, Path(out), store, sandbox or SandboxOptions())
     return _result(_perform(COMMAND, run), MutateOutcome)
+
+
+def build(
+    config: BuildConfig,
+    out: Path,
+    *,
+    configurations: int = 1,
+    sandbox: SandboxOptions | None = None,
+    store: Path | None = None,
+) -> tuple[dict[str, Any], ...]:
+    """Evaluation instances for every task and dimension (``arcjudge dimensions build``).
+
+    Args:
+        config: The tasks, the validate manifest, the candidates' inputs, the mixture.
+        out: Where ``instances.jsonl``, ``build.json`` and ``runtime.json`` are written
+            (with ``configurations`` K > 1: one ``configuration-k`` directory each, and
+            ``configurations.json``).
+        configurations: Independent builds (Section 3.2's configurations), seeds apart.
+        sandbox: The sandbox (default: ``auto``, one worker per core).
+        store: The result cache (default ``OUT/cache.sqlite``), shared by the builds.
+
+    Returns:
+        Each build's summary (``build.json``).
+    """
+    from arcjudge.harness.dimensions.cli import COMMANDS, BuildPlan
+
+    plan = BuildPlan.of(
+        config, Path(out), configurations=configurations, store=store, sandbox=sandbox
+    )
+    return _result(_perform(COMMANDS["build"], plan), tuple)
+
+
+def grade(
+    config: DimensionScoreConfig,
+    out: Path,
+    *,
+    sandbox: SandboxOptions | None = None,
+    store: Path | None = None,
+) -> dict[str, Any]:
+    """Grade answers or model replies to the instances (``arcjudge dimensions score``).
+
+    Args:
+        config: The instances, the answers or replies (or Definition programs), attempts.
+        out: Where ``items.jsonl``, ``summary.json``, ``runtime.json``, ``report.html``
+            (and ``definitions.jsonl``) are written.
+        sandbox: The sandbox (default: ``auto``, one worker per core).
+        store: The result cache (default ``OUT/cache.sqlite``): a rerun resumes.
+
+    Returns:
+        The summary (``summary.json``): per model and dimension.
+    """
+    from arcjudge.harness.dimensions.cli import COMMANDS, GradePlan
+    from arcjudge.harness.dimensions.grading import DimensionScorer
+
+    plan = GradePlan(DimensionScorer(config), Path(out), store, sandbox or SandboxOptions())
+    return _result(_perform(COMMANDS["score"], plan), dict)
 
 
 def analyze(config: AnalyzeConfig) -> Analysis:

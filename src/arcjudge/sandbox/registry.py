@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from arcjudge.sandbox.interface import Sandbox
@@ -90,14 +90,19 @@ def sandbox_backend(name: str) -> Callable[[FactoryT], FactoryT]:
         raise ValueError(f"backend name {name!r}: expected a non-empty word")
 
     def register(factory: FactoryT) -> FactoryT:
-        with _lock:
-            known = _registry.get(name)
-            if known is not None and known is not factory:
-                raise ValueError(f"backend {name!r} is already registered ({_describe(known)})")
-            _registry[name] = factory
+        _add(_registry, "backend", name, factory)
         return factory
 
     return register
+
+
+def _add(table: dict[str, Any], kind: str, name: str, factory: object) -> None:
+    """Put ``factory`` in ``table`` as ``name``, unless another factory has that name."""
+    with _lock:
+        known = table.get(name)
+        if known is not None and known is not factory:
+            raise ValueError(f"{kind} {name!r} is already registered ({_describe(known)})")
+        table[name] = factory
 
 
 def unregister(name: str) -> None:
@@ -199,11 +204,7 @@ def sandbox_executor(name: str) -> Callable[[ExecutorT], ExecutorT]:
     """
 
     def register(factory: ExecutorT) -> ExecutorT:
-        with _lock:
-            known = _executors.get(name)
-            if known is not None and known is not factory:
-                raise ValueError(f"executor {name!r} is already registered ({_describe(known)})")
-            _executors[name] = factory
+        _add(_executors, "executor", name, factory)
         return factory
 
     return register

@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.errors import InputError, UsageError
-from arcjudge.harness.core.runner import Command, ConfigT, perform, write_outputs
+from arcjudge.harness.core.runner import (
+    Command,
+    CommandRun,
+    ConfigT,
+    WorkT,
+    perform,
+    write_outputs,
+)
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import EXECUTORS, SandboxOptions
 from arcjudge.sandbox.registry import backend_names
@@ -32,6 +39,7 @@ __all__ = [
     "TaskSetChoice",
     "add_backend_arguments",
     "add_docker_runtime_argument",
+    "command_run",
     "execute",
     "limits_from",
     "require_directories",
@@ -94,6 +102,23 @@ def sandbox_options(args: argparse.Namespace) -> SandboxOptions:
         executor=getattr(args, "executor", defaults.executor),
         ray_address=getattr(args, "ray_address", defaults.ray_address),
         docker_runtime=getattr(args, "docker_runtime", defaults.docker_runtime),
+    )
+
+
+def command_run(
+    config: WorkT, args: argparse.Namespace, task_set: dict[str, Any] | None = None
+) -> CommandRun[WorkT]:
+    """A workflow's config with the options every writing command has (``args`` only read).
+
+    ``--out``, ``--store``, the sandbox options and ``--no-progress``.
+    """
+    return CommandRun(
+        config=config,
+        out=args.out,
+        store=args.store,
+        sandbox=sandbox_options(args),
+        task_set=task_set,
+        progress=not args.no_progress,
     )
 
 

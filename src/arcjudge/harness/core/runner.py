@@ -20,18 +20,19 @@ from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from arcjudge.harness.core.outputs import write_atomic
+from arcjudge.sandbox.backends import SandboxOptions
 
 if TYPE_CHECKING:
     from arcjudge.harness.core.store import ResultStore
-    from arcjudge.sandbox.backends import SandboxOptions
     from arcjudge.sandbox.interface import Sandbox
 
-__all__ = ["Command", "Needs", "Outputs", "perform", "write_outputs"]
+__all__ = ["STORE_NAME", "Command", "CommandRun", "Needs", "Outputs", "perform", "write_outputs"]
 
 ConfigT = TypeVar("ConfigT")
+WorkT = TypeVar("WorkT")
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,35 @@ class Needs:
     sandbox: SandboxOptions | None = None
     module_dirs: tuple[str, ...] = ()
     store: Path | None = None
+
+
+@dataclass(frozen=True)
+class CommandRun(Generic[WorkT]):
+    """A workflow's config with what every command that writes a directory adds to it.
+
+    Attributes:
+        config: The workflow's own config (``ValidateConfig``, ``ScoreConfig``, ...).
+        out: The output directory.
+        store: The result cache (``None``: ``OUT/cache.sqlite``).
+        sandbox: The sandbox to run the programs in.
+        task_set: The task set's record (``--tasks`` a P-ARC export or task folders).
+        progress: Show a progress bar on stderr.
+    """
+
+    config: WorkT
+    out: Path
+    store: Path | None = None
+    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
+    task_set: dict[str, Any] | None = None
+    progress: bool = False
+
+    def needs(self, module_dirs: tuple[str, ...]) -> Needs:
+        """The sandbox (its programs importing from ``module_dirs``) and the store."""
+        return Needs(self.sandbox, module_dirs, self.store or self.out / STORE_NAME)
+
+
+STORE_NAME = "cache.sqlite"
+"""The result store's file name in a command's output directory (without ``--store``)."""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from arcjudge.harness.core.commandline import (
     warn,
 )
 from arcjudge.harness.core.outputs import runtime_json
-from arcjudge.harness.core.runner import Command, Needs, Outputs
+from arcjudge.harness.core.runner import STORE_NAME, Command, Needs, Outputs
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     DEFAULT_PER_KIND,
@@ -333,7 +333,7 @@ class BuildCommand(Command[BuildPlan]):
         dirs: list[str] = []
         for _, builder in config.builds:
             dirs.extend(d for d in builder.module_dirs() if d not in dirs)
-        return Needs(config.sandbox, tuple(dirs), config.store or config.out / "cache.sqlite")
+        return Needs(config.sandbox, tuple(dirs), config.store or config.out / STORE_NAME)
 
     def run(self, config: BuildPlan, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
         """Every build in turn; each one's instances, build.json and runtime.json.
@@ -483,7 +483,7 @@ class GradeCommand(Command[GradePlan]):
 
     def needs(self, config: GradePlan) -> Needs:
         """A sandbox (the instances' sources' directories) and the store."""
-        store = config.store or config.out / "cache.sqlite"
+        store = config.store or config.out / STORE_NAME
         return Needs(config.sandbox, config.scorer.module_dirs(), store)
 
     def run(self, config: GradePlan, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:

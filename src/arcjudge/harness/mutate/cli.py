@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,18 +12,17 @@ from arcjudge.harness.core.commandline import (
     Progress,
     TaskSetChoice,
     add_backend_arguments,
+    command_run,
     limits_from,
     require_directories,
-    sandbox_options,
     use_task_set,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.outputs import runtime_json
-from arcjudge.harness.core.runner import Command, Needs, Outputs
+from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
 from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
 from arcjudge.harness.mutate.schemata import BATCH
 from arcjudge.safetext import json_dumps
-from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_verifier_spec
 
@@ -93,25 +92,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_arguments(parser)
 
 
-@dataclass(frozen=True)
-class MutateRun:
-    """``arcjudge mutate`` as a value: what to mutate, where to write, which sandbox.
-
-    Attributes:
-        mutate: The mutator's config (tasks, sources, operators, inputs, limits).
-        out: The output directory.
-        store: The result cache (default ``OUT/cache.sqlite``).
-        sandbox: The sandbox to run the mutants in.
-        task_set: The task set's record (``--tasks`` a P-ARC export or task folders).
-        progress: Show a progress bar on stderr.
-    """
-
-    mutate: MutateConfig
-    out: Path
-    store: Path | None = None
-    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
-    task_set: dict[str, Any] | None = None
-    progress: bool = False
+MutateRun = CommandRun[MutateConfig]
+"""``arcjudge mutate`` as a value: the mutate config, the output directory, the sandbox."""
 
 
 @dataclass(frozen=True)
@@ -136,26 +118,19 @@ class MutateCommand(Command[MutateRun]):
     def configure(self, args: argparse.Namespace) -> MutateRun:
         """The run the options ask for (``--tasks`` a task set: materialized into OUT)."""
         chosen = use_task_set(args.tasks, args.out, source=args.source, fill=("source",))
-        return MutateRun(
-            mutate=_config(args, chosen),
-            out=args.out,
-            store=args.store,
-            sandbox=sandbox_options(args),
-            task_set=chosen.record,
-            progress=not args.no_progress,
-        )
+        return command_run(_config(args, chosen), args, chosen.record)
 
     def needs(self, config: MutateRun) -> Needs:
         """A sandbox (mutants import from their sources' directories) and the store."""
-        module_dirs = tuple(d for s in config.mutate.sources for d in s.module_dirs)
-        return Needs(config.sandbox, module_dirs, config.store or config.out / "cache.sqlite")
+        module_dirs = tuple(d for s in config.config.sources for d in s.module_dirs)
+        return config.needs(module_dirs)
 
     def run(self, config: MutateRun, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
         """Mutate every verifier; mutants, corrupted pairs, summary, runtime."""
         assert sandbox is not None and store is not None
-        total = len(task_files(config.mutate.tasks_dir))
+        total = len(task_files(config.config.tasks_dir))
         with Progress(total, "task", config.progress) as bar:
-            mutator = Mutator(config.mutate, sandbox, store, bar.update)
+            mutator = Mutator(config.config, sandbox, store, bar.update)
             mutator.run()
         task_set = config.task_set
         summary = mutator.summary() | ({"task_set": task_set} if task_set else {})

@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
     Progress,
     TaskSetChoice,
     add_backend_arguments,
+    command_run,
     limits_from,
     require_directories,
-    sandbox_options,
     use_task_set,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
 from arcjudge.harness.core.outputs import runtime_json
-from arcjudge.harness.core.runner import Command, Needs, Outputs
+from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
 from arcjudge.harness.score.records import ScoreResult, ScoreSummary
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer, summary_table
 from arcjudge.safetext import json_dumps
-from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
@@ -66,25 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_arguments(parser)
 
 
-@dataclass(frozen=True)
-class ScoreRun:
-    """``arcjudge score`` as a value: what to score, where to write, which sandbox.
-
-    Attributes:
-        score: The scorer's config (programs, tasks, inputs, limits).
-        out: The output directory.
-        store: The result cache (default ``OUT/cache.sqlite``).
-        sandbox: The sandbox to run the programs in.
-        task_set: The task set's record (``--tasks`` a P-ARC export or task folders).
-        progress: Show a progress bar on stderr.
-    """
-
-    score: ScoreConfig
-    out: Path
-    store: Path | None = None
-    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
-    task_set: dict[str, Any] | None = None
-    progress: bool = False
+ScoreRun = CommandRun[ScoreConfig]
+"""``arcjudge score`` as a value: the score config, the output directory, the sandbox."""
 
 
 @dataclass(frozen=True)
@@ -108,30 +90,19 @@ class ScoreCommand(Command[ScoreRun]):
     def configure(self, args: argparse.Namespace) -> ScoreRun:
         """The run the options ask for (``--tasks`` a task set: materialized into OUT)."""
         chosen = use_task_set(args.tasks, args.out, generator=args.generator, fill=("generator",))
-        return ScoreRun(
-            score=_config(args, chosen),
-            out=args.out,
-            store=args.store,
-            sandbox=sandbox_options(args),
-            task_set=chosen.record,
-            progress=not args.no_progress,
-        )
+        return command_run(_config(args, chosen), args, chosen.record)
 
     def needs(self, config: ScoreRun) -> Needs:
         """A sandbox (programs import from the generator's directories) and the store."""
-        generator = config.score.generator
-        return Needs(
-            sandbox=config.sandbox,
-            module_dirs=generator.module_dirs if generator else (),
-            store=config.store or config.out / "cache.sqlite",
-        )
+        generator = config.config.generator
+        return config.needs(generator.module_dirs if generator else ())
 
     def run(self, config: ScoreRun, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
         """Score every program; the results, timings, summary, runtime and report."""
         from arcjudge.harness.score.report import render_score_report
 
         assert sandbox is not None and store is not None
-        scorer = Scorer(config.score, sandbox, store)
+        scorer = Scorer(config.config, sandbox, store)
         with Progress(len(scorer.records), "program", config.progress) as bar:
             scorer.progress = bar.update
             scorer.run()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,13 +12,13 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
     Progress,
     add_backend_arguments,
+    command_run,
     limits_from,
     require_directories,
-    sandbox_options,
     use_task_set,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
-from arcjudge.harness.core.runner import Command, Needs, Outputs
+from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
 from arcjudge.harness.validate.records import VerdictRecord
 from arcjudge.harness.validate.validator import (
     ValidateConfig,
@@ -26,7 +26,6 @@ from arcjudge.harness.validate.validator import (
     output_files,
     summary_lines,
 )
-from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec, parse_verifier_spec
@@ -88,23 +87,8 @@ def sample_dir() -> Path:
     return Path(str(resources.files("arcjudge.data").joinpath("sample")))
 
 
-@dataclass(frozen=True)
-class ValidateRun:
-    """``arcjudge validate`` as a value: what to validate, where to write, which sandbox.
-
-    Attributes:
-        validate: The validator's config (tasks, sources, inputs, limits).
-        out: The output directory.
-        store: The result cache (default ``OUT/cache.sqlite``).
-        sandbox: The sandbox to run the verifiers in.
-        progress: Show a progress bar on stderr.
-    """
-
-    validate: ValidateConfig
-    out: Path
-    store: Path | None = None
-    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
-    progress: bool = False
+ValidateRun = CommandRun[ValidateConfig]
+"""``arcjudge validate`` as a value: the validate config, the output directory, the sandbox."""
 
 
 @dataclass(frozen=True)
@@ -131,25 +115,25 @@ class ValidateCommand(Command[ValidateRun]):
 
     def needs(self, config: ValidateRun) -> Needs:
         """A sandbox (programs import from the sources' and generator's dirs), the store."""
-        validate = config.validate
+        validate = config.config
         module_dirs = tuple(d for s in validate.sources for d in s.module_dirs)
         if validate.generator is not None:
             module_dirs += validate.generator.module_dirs
-        return Needs(config.sandbox, module_dirs, config.store or config.out / "cache.sqlite")
+        return config.needs(module_dirs)
 
     def run(
         self, config: ValidateRun, sandbox: Sandbox | None, store: ResultStore | None
     ) -> Outputs:
         """Validate every source on every task; verdicts, suspects, manifest, report."""
         assert sandbox is not None and store is not None
-        total = len(task_files(config.validate.tasks_dir))
+        total = len(task_files(config.config.tasks_dir))
         with Progress(total, "task", config.progress) as bar:
 
             def progress(label: str) -> None:
                 if not label.startswith("generator "):
                     bar.update(1)
 
-            validator = Validator(config.validate, sandbox, store, progress)
+            validator = Validator(config.config, sandbox, store, progress)
             validator.run()
         manifest, files = output_files(validator)
         return Outputs(
@@ -244,10 +228,4 @@ def _config(args: argparse.Namespace) -> ValidateRun:
         probe_samples=args.probe_samples if generator else 0,
         task_set=chosen.record,
     )
-    return ValidateRun(
-        validate=validate,
-        out=out,
-        store=args.store,
-        sandbox=sandbox_options(args),
-        progress=not args.no_progress,
-    )
+    return command_run(validate, argparse.Namespace(**{**vars(args), "out": out}))

@@ -24,6 +24,8 @@ VOCABULARIES = {
         vocabulary.Dimension,
         vocabulary.GridFormat,
         vocabulary.MutantStatus,
+        vocabulary.ScoreFailure,
+        vocabulary.ScoreVerdict,
         Status,
         ProgramStatus,
     )

@@ -86,6 +86,7 @@ from arcjudge.vocabulary import (
     DIMENSIONS,
     Dimension,
     Judgment,
+    ScoreVerdict,
     Split,
 )
 
@@ -451,7 +452,7 @@ class DimensionScorer:
             if key in self.definitions:
                 self.definition_notes.append(f"line {number}: second program for {key}; ignored")
                 continue
-            if verdict not in ("pass", "fail"):
+            if verdict not in set(ScoreVerdict):
                 raise InputError(f"{directory}/results.jsonl:{number}: unknown verdict {verdict!r}")
             if not isinstance(record.get("splits") or {}, dict):
                 raise InputError(f"{directory}/results.jsonl:{number}: 'splits' is not an object")

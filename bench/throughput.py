@@ -22,7 +22,7 @@ and the ratio to ``raw``:
   through ``Sandbox.map``. Pool start (``start()``, the cold start) is timed separately.
   Backends: ``process`` and ``docker`` (warm containers under the daemon's default OCI
   runtime, runc; needs the daemon and the image), ``docker-runsc`` (the same under gVisor:
-  needs ``runsc`` registered with the daemon, see the README's docker section).
+  needs ``runsc`` registered with the daemon, see docs/docker.md).
 * ``docker-run-per-program``: the naive container way, one ``docker run --rm -i --network
   none IMAGE python3 -c DRIVER`` per job (program, chunk), sequentially, the job's inputs
   sent on stdin as JSON and its outputs read back from stdout. Runs an evenly spaced

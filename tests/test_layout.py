@@ -114,18 +114,22 @@ def test_no_module_starts_a_sandbox_when_imported(path):
 ROOT = SRC.parents[1]
 
 
+FILE_MAP = ROOT / "docs" / "architecture.md"
+"""The page whose "What is here" code block is the file map."""
+
+
 def _file_map() -> dict[str, str]:
-    """The README's file map: ``relative path -> description``, from its indentation."""
+    """The file map: ``relative path -> description``, from its indentation."""
     entries: dict[str, str] = {}
     for path, description in _file_map_rows():
-        assert path not in entries, f"README file map lists {path} twice"
+        assert path not in entries, f"the file map lists {path} twice"
         entries[path] = description
     return entries
 
 
 def _file_map_rows() -> list[tuple[str, str]]:
-    """The README's file map as rows, in order (a path listed twice appears twice)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The file map as rows, in order (a path listed twice appears twice)."""
+    text = FILE_MAP.read_text(encoding="utf-8")
     block = text.split("## What is here", 1)[1].split("```", 2)[1]
     entries: list[tuple[str, str]] = []
     stack: list[tuple[int, str]] = []
@@ -151,7 +155,7 @@ def test_the_file_map_parser_reads_nesting():
     assert "src/arcjudge/harness/core/engine.py" in entries
 
 
-def test_the_readme_file_map_is_the_tree():
+def test_the_file_map_is_the_tree():
     entries = _file_map()
     listed_dirs = {p for p in entries if p.endswith("/")}
     # A directory listed without children stands for all of its contents (the sample data).
@@ -164,10 +168,11 @@ def test_the_readme_file_map_is_the_tree():
         and not any(str(p.relative_to(ROOT)).startswith(leaf) for leaf in leaves)
     }
     files_listed = {p for p in entries if not p.endswith("/") and p.startswith("src/")}
-    assert sorted(tree - files_listed) == [], "files missing from the README's file map"
-    assert sorted(files_listed - tree) == [], "the README's file map lists files not there"
+    where = FILE_MAP.relative_to(ROOT)
+    assert sorted(tree - files_listed) == [], f"files missing from the file map ({where})"
+    assert sorted(files_listed - tree) == [], f"the file map ({where}) lists files not there"
     for path in entries:
-        assert (ROOT / path).exists(), f"README file map: {path} does not exist"
+        assert (ROOT / path).exists(), f"the file map ({where}): {path} does not exist"
 
 
 WORKFLOWS = ("validate", "score", "mutate", "dimensions", "analyze")

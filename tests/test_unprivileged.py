@@ -194,7 +194,7 @@ def test_refused_user_namespaces_are_named_with_how_to_enable_them() -> None:
     assert out["status"] == "loaded" and out["results"] == [["ok", [[1]], None]]
 
 
-# What the fallback cannot contain, as the README states it: programs share the harness's
+# What the fallback cannot contain, as docs/sandbox.md states it: programs share the harness's
 # uid and see the host's files and /proc; attacks that would stop or kill the harness
 # itself are not run and count as not contained.
 FALLBACK_NOT_CONTAINED = {

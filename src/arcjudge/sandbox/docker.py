@@ -137,7 +137,7 @@ def check_runtime(client: Any, runtime: str | None) -> tuple[str, dict[str, Any]
             hint = (
                 '; register gVisor in dockerd\'s daemon.json ("runtimes": {"runsc": {"path": '
                 '"/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}) and restart dockerd or '
-                "send it SIGHUP (see the README's docker section)"
+                "send it SIGHUP (see docs/docker.md)"
             )
         raise UnknownRuntime(
             f"OCI runtime {runtime!r} is not registered with the Docker daemon "
@@ -512,7 +512,7 @@ class DockerSandbox(LocalPool):
             if self.gvisor and "network" in str(exc):
                 hint = (
                     ' (runsc needs runtimeArgs ["--network=none"] in dockerd\'s daemon.json: '
-                    "see the README's docker section)"
+                    "see docs/docker.md)"
                 )
             raise WorkerLost(f"could not start a container: {exc}{hint}") from None
 

@@ -168,7 +168,9 @@ def _decode_grid(value: object) -> Grid:
     try:
         return to_grid(value)
     except GridRejected as exc:
-        raise RecordError(f"not a grid: {exc.reason}") from None
+        reason = str(exc.reason)
+        problem = reason if reason.startswith("not a grid") else f"not a grid: {reason}"
+        raise RecordError(problem) from None
 
 
 def _encode_grid(grid: Grid) -> list[list[int]]:

@@ -33,7 +33,7 @@ from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
-from arcjudge.harness.core.jsonl import json_value
+from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.store import ResultStore, module_fingerprint
 from arcjudge.harness.dimensions.corruptions import (
@@ -217,19 +217,14 @@ def _rng(seed: int, task_id: str, purpose: str) -> random.Random:
 
 
 def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
-    """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task)."""
+    """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task).
+
+    Raises:
+        InputError: The file is unreadable or a line is not a corruption record
+            (``FILE:LINE: not a corruption record (field ...)``).
+    """
     result: dict[str, list[CandidatePair]] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            c = CorruptionRecord.from_json(json_value(text))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not a corruption record ({exc})") from None
+    for _, c in read_records(path, CorruptionRecord.from_json, "a corruption record"):
         detail = {"mutant_id": c.mutant_id, "split": c.split.value, "index": c.index}
         result.setdefault(c.task_id, []).append(
             CandidatePair(c.task_id, c.KIND, c.input, c.output, c.correct_output, detail)

@@ -55,6 +55,8 @@ from arcjudge.harness.dimensions.human_errors import load_human_errors
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
 from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
+    BuildInfo,
+    BuildInputs,
     DimensionInstance,
     VerifierSpec,
 )
@@ -775,7 +777,7 @@ class Builder:
             yield json_dumps(record.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
     def summary(self) -> dict[str, Any]:
-        """``build.json``: configuration, per-task availability, counts."""
+        """``build.json``'s object (a :class:`BuildInfo`): configuration, inputs, counts."""
         c = self.config
         counts = Counter(r.dimension for r in self.records)
         kinds: Counter[str] = Counter()
@@ -786,44 +788,42 @@ class Builder:
         for info in self.per_task.values():
             dropped.update(info["demonstration_inputs_dropped"])
         generator = c.generator
-        configuration = {} if c.configuration is None else {"configuration": c.configuration}
-        task_set = {} if c.task_set is None else {"task_set": c.task_set}
-        return {
-            **configuration,
-            **task_set,
-            "seed": c.seed,
-            "repeats": c.repeats,
-            "mixture": c.mixture.to_json(),
-            "per_kind": c.per_kind,
-            "min_distance": c.min_distance,
-            "edit_max_distance": EDIT_MAX_DISTANCE,
-            "editing_kinds": list(c.editing_kinds),
-            "generator_samples": c.samples if generator is not None else 0,
-            "inputs": {
-                "tasks": str(c.tasks_dir),
-                "manifest": str(c.manifest_dir),
-                "arcgen": str(c.arcgen_dir) if c.arcgen_dir else None,
-                "generator": (
-                    {"kind": generator.kind, "path": str(generator.path)} if generator else None
-                ),
-                "corruptions": str(c.corruptions_file) if c.corruptions_file else None,
-                "human_errors": str(c.human_errors_file) if c.human_errors_file else None,
-                "neighbours": str(c.neighbours_file) if c.neighbours_file else None,
-                "embeddings": str(c.embeddings_file) if c.embeddings_file else None,
-            },
-            "retrieval": self.retrieval,
-            "instances": {d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
-            "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
-            "valid_sources": dict(
+        inputs = BuildInputs(
+            tasks=str(c.tasks_dir),
+            manifest=str(c.manifest_dir),
+            arcgen=str(c.arcgen_dir) if c.arcgen_dir else None,
+            generator={"kind": generator.kind, "path": str(generator.path)} if generator else None,
+            corruptions=str(c.corruptions_file) if c.corruptions_file else None,
+            human_errors=str(c.human_errors_file) if c.human_errors_file else None,
+            neighbours=str(c.neighbours_file) if c.neighbours_file else None,
+            embeddings=str(c.embeddings_file) if c.embeddings_file else None,
+        )
+        build = BuildInfo(
+            configuration=c.configuration,
+            task_set=c.task_set,
+            seed=c.seed,
+            repeats=c.repeats,
+            mixture=c.mixture.to_json(),
+            per_kind=c.per_kind,
+            min_distance=c.min_distance,
+            edit_max_distance=EDIT_MAX_DISTANCE,
+            editing_kinds=tuple(c.editing_kinds),
+            generator_samples=c.samples if generator is not None else 0,
+            inputs=inputs,
+            retrieval=self.retrieval,
+            instances={d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
+            classification_kinds={k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
+            valid_sources=dict(
                 sorted(Counter(t["valid_source"] for t in self.per_task.values()).items())
             ),
-            "demonstration_inputs_dropped": {
+            demonstration_inputs_dropped={
                 k: dropped.get(k, 0) for k in INVALID_KINDS if dropped.get(k)
             },
-            "human_error_rows_skipped": list(self.human.skipped) if self.human else [],
-            "tasks": {t: self.per_task[t] for t in sorted(self.per_task)},
-            "skipped": {t: self.skipped[t] for t in sorted(self.skipped)},
-        }
+            human_error_rows_skipped=tuple(self.human.skipped) if self.human else (),
+            tasks={t: self.per_task[t] for t in sorted(self.per_task)},
+            skipped={t: self.skipped[t] for t in sorted(self.skipped)},
+        )
+        return build.to_json()
 
 
 def _distinct(candidates: Iterable[CandidatePair]) -> list[CandidatePair]:

@@ -31,11 +31,13 @@ from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.corruption import CorruptionRecord
-from arcjudge.harness.core.engine import CandidateOutcome, Engine
+from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
 from arcjudge.harness.core.jsonl import read_records
+from arcjudge.harness.core.keys import module_fingerprint
 from arcjudge.harness.core.manifest import read_manifest
-from arcjudge.harness.core.store import ResultStore, module_fingerprint
+from arcjudge.harness.core.results import CandidateOutcome
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.corruptions import (
     CandidatePair,
     color_flip,

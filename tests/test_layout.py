@@ -27,6 +27,8 @@ VOCABULARIES = {
         vocabulary.Dimension,
         vocabulary.GridFormat,
         vocabulary.MutantStatus,
+        vocabulary.ScoreFailure,
+        vocabulary.ScoreVerdict,
         Status,
         ProgramStatus,
     )
@@ -179,8 +181,9 @@ def test_the_file_map_is_the_tree():
 WORKFLOWS = ("validate", "score", "mutate", "dimensions", "analyze")
 DECLARED_USES = {
     # `dimensions score` scores Definition replies with `score`'s scorer (the same
-    # extraction and scoring as `arcjudge score`).
-    "dimensions": ("arcjudge.harness.score.scorer",),
+    # extraction and scoring as `arcjudge score`) and reads a score run's results through
+    # its record.
+    "dimensions": ("arcjudge.harness.score.records", "arcjudge.harness.score.scorer"),
     # `dimensions analyze` reads the records `dimensions` and `score` write (through their
     # own from_json) and computes the per-model statistics with the same code as
     # `dimensions score`, never its own copy.

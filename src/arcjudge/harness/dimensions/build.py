@@ -33,7 +33,7 @@ from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
-from arcjudge.harness.core.jsonl import json_value
+from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.core.keys import module_fingerprint
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.results import CandidateOutcome
@@ -57,6 +57,8 @@ from arcjudge.harness.dimensions.human_errors import load_human_errors
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
 from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
+    BuildInfo,
+    BuildInputs,
     DimensionInstance,
     VerifierSpec,
 )
@@ -219,19 +221,14 @@ def _rng(seed: int, task_id: str, purpose: str) -> random.Random:
 
 
 def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
-    """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task)."""
+    """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task).
+
+    Raises:
+        InputError: The file is unreadable or a line is not a corruption record
+            (``FILE:LINE: not a corruption record (field ...)``).
+    """
     result: dict[str, list[CandidatePair]] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            c = CorruptionRecord.from_json(json_value(text))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not a corruption record ({exc})") from None
+    for _, c in read_records(path, CorruptionRecord.from_json, "a corruption record"):
         detail = {"mutant_id": c.mutant_id, "split": c.split.value, "index": c.index}
         result.setdefault(c.task_id, []).append(
             CandidatePair(c.task_id, c.KIND, c.input, c.output, c.correct_output, detail)
@@ -782,7 +779,7 @@ class Builder:
             yield json_dumps(record.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
     def summary(self) -> dict[str, Any]:
-        """``build.json``: configuration, per-task availability, counts."""
+        """``build.json``'s object (a :class:`BuildInfo`): configuration, inputs, counts."""
         c = self.config
         counts = Counter(r.dimension for r in self.records)
         kinds: Counter[str] = Counter()
@@ -793,44 +790,42 @@ class Builder:
         for info in self.per_task.values():
             dropped.update(info["demonstration_inputs_dropped"])
         generator = c.generator
-        configuration = {} if c.configuration is None else {"configuration": c.configuration}
-        task_set = {} if c.task_set is None else {"task_set": c.task_set}
-        return {
-            **configuration,
-            **task_set,
-            "seed": c.seed,
-            "repeats": c.repeats,
-            "mixture": c.mixture.to_json(),
-            "per_kind": c.per_kind,
-            "min_distance": c.min_distance,
-            "edit_max_distance": EDIT_MAX_DISTANCE,
-            "editing_kinds": list(c.editing_kinds),
-            "generator_samples": c.samples if generator is not None else 0,
-            "inputs": {
-                "tasks": str(c.tasks_dir),
-                "manifest": str(c.manifest_dir),
-                "arcgen": str(c.arcgen_dir) if c.arcgen_dir else None,
-                "generator": (
-                    {"kind": generator.kind, "path": str(generator.path)} if generator else None
-                ),
-                "corruptions": str(c.corruptions_file) if c.corruptions_file else None,
-                "human_errors": str(c.human_errors_file) if c.human_errors_file else None,
-                "neighbours": str(c.neighbours_file) if c.neighbours_file else None,
-                "embeddings": str(c.embeddings_file) if c.embeddings_file else None,
-            },
-            "retrieval": self.retrieval,
-            "instances": {d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
-            "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
-            "valid_sources": dict(
+        inputs = BuildInputs(
+            tasks=str(c.tasks_dir),
+            manifest=str(c.manifest_dir),
+            arcgen=str(c.arcgen_dir) if c.arcgen_dir else None,
+            generator={"kind": generator.kind, "path": str(generator.path)} if generator else None,
+            corruptions=str(c.corruptions_file) if c.corruptions_file else None,
+            human_errors=str(c.human_errors_file) if c.human_errors_file else None,
+            neighbours=str(c.neighbours_file) if c.neighbours_file else None,
+            embeddings=str(c.embeddings_file) if c.embeddings_file else None,
+        )
+        build = BuildInfo(
+            configuration=c.configuration,
+            task_set=c.task_set,
+            seed=c.seed,
+            repeats=c.repeats,
+            mixture=c.mixture.to_json(),
+            per_kind=c.per_kind,
+            min_distance=c.min_distance,
+            edit_max_distance=EDIT_MAX_DISTANCE,
+            editing_kinds=tuple(c.editing_kinds),
+            generator_samples=c.samples if generator is not None else 0,
+            inputs=inputs,
+            retrieval=self.retrieval,
+            instances={d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
+            classification_kinds={k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
+            valid_sources=dict(
                 sorted(Counter(t["valid_source"] for t in self.per_task.values()).items())
             ),
-            "demonstration_inputs_dropped": {
+            demonstration_inputs_dropped={
                 k: dropped.get(k, 0) for k in INVALID_KINDS if dropped.get(k)
             },
-            "human_error_rows_skipped": list(self.human.skipped) if self.human else [],
-            "tasks": {t: self.per_task[t] for t in sorted(self.per_task)},
-            "skipped": {t: self.skipped[t] for t in sorted(self.skipped)},
-        }
+            human_error_rows_skipped=tuple(self.human.skipped) if self.human else (),
+            tasks={t: self.per_task[t] for t in sorted(self.per_task)},
+            skipped={t: self.skipped[t] for t in sorted(self.skipped)},
+        )
+        return build.to_json()
 
 
 def _distinct(candidates: Iterable[CandidatePair]) -> list[CandidatePair]:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import pytest
 
 from arcjudge.harness.core.results import CandidateOutcome, StoredResult, TaskInput
-from arcjudge.harness.score.records import INFRA
 from arcjudge.harness.score.scorer import failure_class
 from arcjudge.sandbox.types import ProgramStatus, Status
-from arcjudge.vocabulary import FailureClass
+from arcjudge.vocabulary import ScoreFailure
 
 RIGHT = ((1, 2),)
 WRONG = ((2, 1),)
@@ -28,14 +27,14 @@ def ok(grid, right=None) -> StoredResult:
     [
         ([ok(RIGHT), ok(RIGHT)], None),  # judged by the grids
         ([ok(RIGHT, True), ok(RIGHT, True)], None),  # judged by the engine
-        ([ok(RIGHT), ok(WRONG)], FailureClass.RULE),
-        ([ok(WRONG, False), ok(RIGHT, True)], FailureClass.RULE),
-        ([ok(RIGHT), StoredResult(Status.INVALID_OUTPUT, error="cell 10")], FailureClass.RULE),
-        ([ok(RIGHT), StoredResult(Status.TIMEOUT)], FailureClass.RUNTIME),
-        ([StoredResult(Status.ERROR), ok(RIGHT)], FailureClass.RUNTIME),
-        ([StoredResult(Status.TIMEOUT), ok(WRONG)], FailureClass.RULE),  # a wrong grid first
-        ([ok(RIGHT), StoredResult(Status.INFRA)], INFRA),
-        ([ok(RIGHT), None], INFRA),  # an input never run is no pass
+        ([ok(RIGHT), ok(WRONG)], ScoreFailure.RULE),
+        ([ok(WRONG, False), ok(RIGHT, True)], ScoreFailure.RULE),
+        ([ok(RIGHT), StoredResult(Status.INVALID_OUTPUT, error="cell 10")], ScoreFailure.RULE),
+        ([ok(RIGHT), StoredResult(Status.TIMEOUT)], ScoreFailure.RUNTIME),
+        ([StoredResult(Status.ERROR), ok(RIGHT)], ScoreFailure.RUNTIME),
+        ([StoredResult(Status.TIMEOUT), ok(WRONG)], ScoreFailure.RULE),  # a wrong grid first
+        ([ok(RIGHT), StoredResult(Status.INFRA)], ScoreFailure.INFRA),
+        ([ok(RIGHT), None], ScoreFailure.INFRA),  # an input never run is no pass
     ],
 )
 def test_a_program_passes_only_when_every_input_is_right(results, expected):
@@ -44,13 +43,13 @@ def test_a_program_passes_only_when_every_input_is_right(results, expected):
 
 def test_a_program_that_does_not_load_is_static_and_a_sandbox_failure_infra():
     load = CandidateOutcome(failure=(ProgramStatus.LOAD_ERROR, "SyntaxError"))
-    assert failure_class(load, INSTANCES) is FailureClass.STATIC
+    assert failure_class(load, INSTANCES) == ScoreFailure.STATIC
     infra = CandidateOutcome(failure=(ProgramStatus.INFRA, "worker died"))
-    assert failure_class(infra, INSTANCES) == INFRA
+    assert failure_class(infra, INSTANCES) == ScoreFailure.INFRA
 
 
 def test_inputs_skipped_after_a_failure_keep_its_class_but_alone_are_no_pass():
     skipped = CandidateOutcome(results=[ok(WRONG), None], skipped=True)
-    assert failure_class(skipped, INSTANCES) is FailureClass.RULE
+    assert failure_class(skipped, INSTANCES) == ScoreFailure.RULE
     only_skipped = CandidateOutcome(results=[ok(RIGHT), ok(RIGHT)], skipped=True)
-    assert failure_class(only_skipped, INSTANCES) == INFRA
+    assert failure_class(only_skipped, INSTANCES) == ScoreFailure.INFRA

@@ -19,8 +19,8 @@ backend a parametrized fixture gives them (``"docker"``), by module, function or
 (paths relative to ``tests/``): no test file carries a tier marker of its own.
 
 ``ARCJUDGE_AUDIT_TIERS=1`` checks the ``sandbox`` marker: a test that starts a sandbox's
-workers (or the ``arcjudge`` command in a child process) without the marker is listed at
-the end and fails the run. Run it on the tests that should start none:
+workers (or, in a child process, the ``arcjudge`` command or a script importing arcjudge)
+without the marker is listed at the end and fails the run. Run it on the tests that should start none:
 ``ARCJUDGE_AUDIT_TIERS=1 python3 -m pytest -m "not sandbox"``.
 """
 
@@ -94,6 +94,7 @@ BY_MODULE: dict[str, tuple[str, ...]] = {
     "sandbox/test_selfcheck.py": _SANDBOX,
     "sandbox/test_variants.py": _SANDBOX,
     "tasksets/test_commands.py": _SANDBOX,
+    "test_python_api.py": _SANDBOX,  # the documented session runs in a child interpreter
 }
 """Markers of every test in the module (path relative to ``tests/``)."""
 
@@ -225,6 +226,16 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
         "test_prop_wire_distance_of_same_shapes_matches_the_grids",
     ),
     "test_layout.py": ("test_no_two_classes_share_a_name",),
+    "test_python_api.py": (
+        "test_the_api_and_the_command_line_write_the_same_files",
+        "test_the_documented_session_runs_as_written",
+        "test_the_session_check_can_fail",
+    ),
+    "test_record_files.py": (
+        "test_mutants_corruptions_and_timings_round_trip",
+        "test_score_results_round_trip",
+        "test_verdicts_round_trip",
+    ),
     "test_tasks.py": ("test_every_arcgen_file_loads_including_grids_over_30",),
 }
 """``slow`` tests by module and function (every parametrization): each over 1.5 s."""
@@ -326,7 +337,8 @@ def start_audit(config: pytest.Config) -> None:
 
     def popen_audited(self: subprocess.Popen[Any], args: Any, *rest: Any, **kw: Any) -> None:
         argv = [str(a) for a in args] if isinstance(args, list | tuple) else [str(args)]
-        if "arcjudge.cli" in argv or str(RUNNER) in argv:
+        child_script = any("import arcjudge" in a for a in argv)  # ``python -c`` using it
+        if "arcjudge.cli" in argv or str(RUNNER) in argv or child_script:
             audit.started(" ".join(argv))
         popen(self, args, *rest, **kw)
 

@@ -56,9 +56,7 @@ def test_input_bytes_are_the_encoders(index: int, wire: list[object], mode: str 
 )  # fmt: skip
 def test_input_bytes_off_the_fast_path(item: object) -> None:
     for mode in ("transform", "generate"):
-        assert child.input_bytes(4, item, mode) == framing.encode(
-            child.input_frame(4, item, mode)
-        )
+        assert child.input_bytes(4, item, mode) == framing.encode(child.input_frame(4, item, mode))
 
 
 @given(st.integers(0, 10**6), wires)

@@ -225,3 +225,32 @@ def test_no_two_classes_share_a_name():
                 where = str(path.relative_to(SRC))
                 assert node.name not in seen, f"{node.name} in {seen.get(node.name)} and {where}"
                 seen[node.name] = where
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """``(line, module)`` of every ``from X import ...`` and ``import X`` in a file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.append((node.lineno, node.module))
+        elif isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+    return found
+
+
+def test_integrations_sit_above_the_library():
+    """Framework glue (``integrations/``) is imported by command lines only, never below.
+
+    A library module that imported it would pull a framework's reader into the workflows;
+    a command line (``replies-from-inspect``) may offer it.
+    """
+    below = [p for p in _modules() if p.name not in CLI_MODULES]
+    below = [p for p in below if not p.is_relative_to(SRC / "integrations")]
+    offenders = [
+        f"{path.relative_to(SRC)}:{line} imports {module}"
+        for path in below
+        for line, module in _imports(path)
+        if module.startswith("arcjudge.integrations")
+    ]
+    assert offenders == []
+    assert (SRC / "integrations" / "inspect_log.py").is_file()

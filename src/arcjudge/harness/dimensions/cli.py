@@ -47,10 +47,10 @@ from arcjudge.harness.dimensions.grading import (
     read_instances,
 )
 from arcjudge.harness.dimensions.human_errors import collect_human_errors, human_errors_json
-from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
 from arcjudge.harness.dimensions.mixture import load_mixture
 from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
+from arcjudge.integrations.inspect_log import replies_from_inspect_log
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.backends import sandbox_for

@@ -195,7 +195,7 @@ def test_workflows_import_the_core_never_each_other(workflow):
     package = SRC / "harness" / workflow
     assert (package / "cli.py").is_file(), f"{workflow} has no cli.py"
     others = [w for w in WORKFLOWS if w != workflow]
-    for path in package.glob("*.py"):
+    for path in package.rglob("*.py"):  # subpackages too (dimensions/strategies)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:

@@ -54,7 +54,6 @@ from arcjudge.harness.dimensions.records import (
     VerifierSpec,
     read_instances,
 )
-from arcjudge.harness.dimensions.replies import parse_reply
 from arcjudge.harness.dimensions.rules import (
     RuleVerdict,
     VerifierOutput,
@@ -66,6 +65,7 @@ from arcjudge.harness.dimensions.rules import (
     parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
+from arcjudge.harness.dimensions.strategies import parse_reply
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox

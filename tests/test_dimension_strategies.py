@@ -22,6 +22,7 @@ from arcjudge.vocabulary import ANSWER_DIMENSIONS, BUILT_DIMENSIONS, Dimension
 
 PACKAGE = Path(strategies.__file__).resolve().parent
 SHARED = {"strategy"}  # modules of the package that hold no dimension
+PROTOCOL = ("DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible")
 
 
 def _strategy_modules() -> list[str]:
@@ -36,8 +37,11 @@ def test_the_table_covers_every_dimension_once_in_build_order():
 @pytest.mark.parametrize("dimension", list(Dimension))
 def test_each_strategy_is_its_dimensions(dimension):
     strategy = STRATEGIES[dimension]
-    assert isinstance(strategy, DimensionStrategy)
-    assert strategy.dimension is dimension
+    members = [name for name in vars(DimensionStrategy) if not name.startswith("_")]
+    assert sorted(members) == sorted(PROTOCOL)  # the protocol is what this test checks
+    for name in members:
+        assert hasattr(strategy, name), f"{dimension}: no {name}"
+    assert strategy.DIMENSION is dimension
     for function in (strategy.draw, strategy.visible, strategy.texts):
         assert callable(function)
     answered = dimension in ANSWER_DIMENSIONS  # Definition: programs, score's rule
@@ -52,8 +56,8 @@ def test_every_strategy_module_is_in_the_table():
     assert len(modules) == len(STRATEGIES)
     for name in modules:
         module = importlib.import_module(f"{strategies.__name__}.{name}")
-        assert id(module.STRATEGY) in listed, f"{name}.STRATEGY is not in STRATEGIES"
-        assert module.STRATEGY.dimension == name  # one module per dimension, named for it
+        assert id(module) in listed, f"{name} is not in STRATEGIES"
+        assert module.DIMENSION == name  # one module per dimension, named for it
 
 
 def test_templates_use_what_their_strategy_fills():
@@ -61,7 +65,7 @@ def test_templates_use_what_their_strategy_fills():
     for dimension, strategy in STRATEGIES.items():
         used = set(templates.templates[dimension].get_identifiers())
         assert used <= PLACEHOLDERS[dimension]
-        assert strategy.placeholders <= PLACEHOLDERS[dimension]
+        assert strategy.PLACEHOLDERS <= PLACEHOLDERS[dimension]
 
 
 def test_parse_reply_dispatches_through_the_table():

@@ -79,7 +79,7 @@ _COMMON = frozenset({"demonstrations", "demonstration_count", "grid_format"})
 
 PLACEHOLDERS: Mapping[str, frozenset[str]] = {
     SYSTEM_TEMPLATE: frozenset({"grid_format"}),
-    **{d: _COMMON | s.placeholders for d, s in STRATEGIES.items()},
+    **{d: _COMMON | s.PLACEHOLDERS for d, s in STRATEGIES.items()},
 }
 """The placeholders each template may use (by template name: ``system`` or a dimension).
 

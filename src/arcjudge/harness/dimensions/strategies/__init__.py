@@ -2,12 +2,15 @@
 
 Each module (:mod:`.output_grid`, :mod:`.definition`, :mod:`.classification`,
 :mod:`.generation`, :mod:`.editing`, :mod:`.inversion`) holds what is specific to its
-dimension as one :class:`DimensionStrategy`: how its instance is drawn from a task's plan,
-what a model is shown and how the prompt's placeholders are filled, how a reply is read,
-and its rule. :data:`STRATEGIES` lists them by :class:`~arcjudge.vocabulary.Dimension`,
-in the order instances are drawn and written (``BUILT_DIMENSIONS``); ``build``,
-``prompts`` and reply reading go through it. A new dimension is a new module here, its
-entry in the table, its word in the vocabulary and its prompt template.
+dimension and *is* its :class:`DimensionStrategy` (the protocol's members at module
+level; mypy checks each module of the table against it): how its instance is drawn from
+a task's plan, what a model is shown and how the prompt's placeholders are filled, how a
+reply is read, and its rule. :data:`STRATEGIES` lists them by
+:class:`~arcjudge.vocabulary.Dimension`, in the order instances are drawn and written
+(``BUILT_DIMENSIONS``); ``build``, ``prompts`` and reply reading go through it. A new
+dimension is a new module here and its line in ``_MODULES`` (beside its word in the
+vocabulary and its prompt template). A module's ``__all__`` lists the strategy's members, then
+what it offers beyond them (a parser, a constant).
 """
 
 from __future__ import annotations
@@ -29,18 +32,17 @@ from arcjudge.vocabulary import Dimension
 
 __all__ = ["STRATEGIES", "DimensionStrategy", "parse_reply"]
 
+_MODULES: tuple[DimensionStrategy, ...] = (
+    output_grid,
+    definition,
+    classification,
+    generation,
+    editing,
+    inversion,
+)
+
 STRATEGIES: Mapping[Dimension, DimensionStrategy] = MappingProxyType(
-    {
-        s.dimension: s
-        for s in (
-            output_grid.STRATEGY,
-            definition.STRATEGY,
-            classification.STRATEGY,
-            generation.STRATEGY,
-            editing.STRATEGY,
-            inversion.STRATEGY,
-        )
-    }
+    {module.DIMENSION: module for module in _MODULES}
 )
 """Every dimension's strategy, in draw order (one task's draws share a random source)."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,12 +21,17 @@ from arcjudge.harness.dimensions.mixture import draw as draw_kind
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
 from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionInstance
 from arcjudge.harness.dimensions.replies import ParsedReply, ReplyLines, split_reply, unparsable
-from arcjudge.harness.dimensions.rules import classification_verdict
-from arcjudge.harness.dimensions.strategies.strategy import DimensionStrategy
+from arcjudge.harness.dimensions.rules import RuleVerdict, classification_verdict
+from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import INVALID_KINDS, Dimension, GridFormat, Judgment
 
-__all__ = ["CLASSIFICATION_CANDIDATES", "STRATEGY", "parse_judgments"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ += ["CLASSIFICATION_CANDIDATES", "parse_judgments"]
+
+DIMENSION = Dimension.CLASSIFICATION
+
+PLACEHOLDERS = frozenset({"candidates", "candidate_count"})
 
 
 # ---------------------------------------------------------------------------- build
@@ -268,16 +273,6 @@ def parse_judgments(reply: object) -> ParsedReply[list[str]]:
     return unparsable("no judgments found")
 
 
-def _read(reply: object, tests: int, attempts: int) -> ParsedReply[object]:
-    return parse_judgments(reply)
+read_reply: ReadReply = whole_reply(parse_judgments)
 
-
-STRATEGY = DimensionStrategy(
-    dimension=Dimension.CLASSIFICATION,
-    draw=draw,
-    placeholders=frozenset({"candidates", "candidate_count"}),
-    visible=visible,
-    texts=texts,
-    read_reply=_read,
-    rule=classification_verdict,
-)
+rule: Callable[..., RuleVerdict] = classification_verdict

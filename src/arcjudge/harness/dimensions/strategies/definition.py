@@ -9,19 +9,24 @@ rule, so this strategy has no reply reader and no rule of :mod:`..rules`.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan
 from arcjudge.harness.dimensions.records import DimensionInstance, prompt_id
+from arcjudge.harness.dimensions.rules import RuleVerdict
 from arcjudge.harness.dimensions.strategies.output_grid import inputs_texts
-from arcjudge.harness.dimensions.strategies.strategy import DimensionStrategy
+from arcjudge.harness.dimensions.strategies.strategy import ReadReply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["STRATEGY"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+
+DIMENSION = Dimension.DEFINITION
+
+PLACEHOLDERS = frozenset({"test_inputs", "test_count"})
 
 
 def draw(plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload:
@@ -59,12 +64,8 @@ def texts(
     return inputs_texts(visible, grid_format)
 
 
-STRATEGY = DimensionStrategy(
-    dimension=Dimension.DEFINITION,
-    draw=draw,
-    placeholders=frozenset({"test_inputs", "test_count"}),
-    visible=visible,
-    texts=texts,
-    read_reply=None,
-    rule=None,
-)
+read_reply: ReadReply | None = None
+"""Definition replies are programs, read by ``arcjudge score``'s extraction."""
+
+rule: Callable[..., RuleVerdict] | None = None
+"""Scored by ``arcjudge score`` (its failure classes are the rule)."""

@@ -9,7 +9,7 @@ reference edit). Prompt: the pair. Reply: a labelled input and output grid. Rule
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -19,13 +19,18 @@ from arcjudge.harness.dimensions.gridtext import pair_text, read_pairs
 from arcjudge.harness.dimensions.mixture import draw as draw_kind
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
 from arcjudge.harness.dimensions.records import DimensionInstance
-from arcjudge.harness.dimensions.replies import ParsedReply, parse_pair
-from arcjudge.harness.dimensions.rules import distance, editing_verdict
-from arcjudge.harness.dimensions.strategies.strategy import DimensionStrategy
+from arcjudge.harness.dimensions.replies import parse_pair
+from arcjudge.harness.dimensions.rules import RuleVerdict, distance, editing_verdict
+from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["EDIT_MAX_DISTANCE", "STRATEGY", "best_repair"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ += ["EDIT_MAX_DISTANCE", "best_repair"]
+
+DIMENSION = Dimension.EDITING
+
+PLACEHOLDERS = frozenset({"pair"})
 
 EDIT_MAX_DISTANCE = 0.70
 """An edit may move each grid at most this padded normalized Hamming distance."""
@@ -95,16 +100,6 @@ def texts(
     return {"pair": pair_text(read_pairs([visible["pair"]])[0], grid_format)}
 
 
-def _read(reply: object, tests: int, attempts: int) -> ParsedReply[object]:
-    return parse_pair(reply)
+read_reply: ReadReply = whole_reply(parse_pair)
 
-
-STRATEGY = DimensionStrategy(
-    dimension=Dimension.EDITING,
-    draw=draw,
-    placeholders=frozenset({"pair"}),
-    visible=visible,
-    texts=texts,
-    read_reply=_read,
-    rule=editing_verdict,
-)
+rule: Callable[..., RuleVerdict] = editing_verdict

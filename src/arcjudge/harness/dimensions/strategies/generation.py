@@ -9,20 +9,25 @@ output grid. Rule: :func:`..rules.generation_verdict`.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arcjudge.grids import Grid
 from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
 from arcjudge.harness.dimensions.records import DimensionInstance
-from arcjudge.harness.dimensions.replies import ParsedReply, parse_pair
-from arcjudge.harness.dimensions.rules import generation_verdict, is_copy
-from arcjudge.harness.dimensions.strategies.strategy import DimensionStrategy
+from arcjudge.harness.dimensions.replies import parse_pair
+from arcjudge.harness.dimensions.rules import RuleVerdict, generation_verdict, is_copy
+from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["DEFAULT_MIN_DISTANCE", "STRATEGY"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ += ["DEFAULT_MIN_DISTANCE"]
+
+DIMENSION = Dimension.GENERATION
+
+PLACEHOLDERS = frozenset({"avoid", "avoid_count", "avoid_note"})
 
 DEFAULT_MIN_DISTANCE = 0.05
 """Constrained Generation: a pair within this distance of a demonstration on both its input
@@ -74,16 +79,6 @@ def texts(
     }
 
 
-def _read(reply: object, tests: int, attempts: int) -> ParsedReply[object]:
-    return parse_pair(reply)
+read_reply: ReadReply = whole_reply(parse_pair)
 
-
-STRATEGY = DimensionStrategy(
-    dimension=Dimension.GENERATION,
-    draw=draw,
-    placeholders=frozenset({"avoid", "avoid_count", "avoid_note"}),
-    visible=visible,
-    texts=texts,
-    read_reply=_read,
-    rule=generation_verdict,
-)
+rule: Callable[..., RuleVerdict] = generation_verdict

@@ -8,20 +8,24 @@ Rule: :func:`..rules.inversion_verdict`.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arcjudge.grids import Grid, to_grid, to_lists
 from arcjudge.harness.dimensions.gridtext import grid_block
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan
 from arcjudge.harness.dimensions.records import DimensionInstance
-from arcjudge.harness.dimensions.replies import ParsedReply, parse_grid
-from arcjudge.harness.dimensions.rules import inversion_verdict
-from arcjudge.harness.dimensions.strategies.strategy import DimensionStrategy
+from arcjudge.harness.dimensions.replies import parse_grid
+from arcjudge.harness.dimensions.rules import RuleVerdict, inversion_verdict
+from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["STRATEGY"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+
+DIMENSION = Dimension.INVERSION
+
+PLACEHOLDERS = frozenset({"output"})
 
 
 def draw(plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload:
@@ -46,16 +50,6 @@ def texts(
     return {"output": grid_block(to_grid(visible["output"]), grid_format)}
 
 
-def _read(reply: object, tests: int, attempts: int) -> ParsedReply[object]:
-    return parse_grid(reply)
+read_reply: ReadReply = whole_reply(parse_grid)
 
-
-STRATEGY = DimensionStrategy(
-    dimension=Dimension.INVERSION,
-    draw=draw,
-    placeholders=frozenset({"output"}),
-    visible=visible,
-    texts=texts,
-    read_reply=_read,
-    rule=inversion_verdict,
-)
+rule: Callable[..., RuleVerdict] = inversion_verdict

@@ -8,7 +8,7 @@ the test inputs and an answer block per input. Reply: the last grids of the repl
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arcjudge.grids import Grid, to_lists
@@ -22,12 +22,17 @@ from arcjudge.harness.dimensions.replies import (
     split_reply,
     unparsable,
 )
-from arcjudge.harness.dimensions.rules import output_grid_verdict
-from arcjudge.harness.dimensions.strategies.strategy import DimensionStrategy
+from arcjudge.harness.dimensions.rules import RuleVerdict, output_grid_verdict
+from arcjudge.harness.dimensions.strategies.strategy import ReadReply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["STRATEGY", "inputs_texts", "parse_outputs"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ += ["inputs_texts", "parse_outputs"]
+
+DIMENSION = Dimension.OUTPUT_GRID
+
+PLACEHOLDERS = frozenset({"test_inputs", "test_count", "answer_grids"})
 
 
 def draw(plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload | None:
@@ -122,16 +127,6 @@ def parse_outputs(
     return ParsedReply(outputs, how)
 
 
-def _read(reply: object, tests: int, attempts: int) -> ParsedReply[object]:
-    return parse_outputs(reply, tests, attempts)
+read_reply: ReadReply = parse_outputs
 
-
-STRATEGY = DimensionStrategy(
-    dimension=Dimension.OUTPUT_GRID,
-    draw=draw,
-    placeholders=frozenset({"test_inputs", "test_count", "answer_grids"}),
-    visible=visible,
-    texts=texts,
-    read_reply=_read,
-    rule=output_grid_verdict,
-)
+rule: Callable[..., RuleVerdict] = output_grid_verdict

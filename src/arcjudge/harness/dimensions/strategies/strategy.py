@@ -1,17 +1,16 @@
-"""What a dimension is to the workflows: one record of the functions specific to it.
+"""What a dimension is to the workflows: the protocol every strategy module satisfies.
 
-Each module of :mod:`arcjudge.harness.dimensions.strategies` makes one
-:class:`DimensionStrategy` (its ``STRATEGY``) and the package's table lists them by
-dimension; ``dimensions build`` draws, ``dimensions prompts`` renders and ``dimensions
-score`` reads replies through that table, never by naming a dimension.
+Each module of :mod:`arcjudge.harness.dimensions.strategies` *is* a strategy: it defines
+the members of :class:`DimensionStrategy` at module level (mypy checks every module of the
+table against the protocol). ``dimensions build`` draws, ``dimensions prompts`` renders
+and reply reading dispatches through the table, never by naming a dimension.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from arcjudge.grids import Grid
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan
@@ -21,44 +20,64 @@ from arcjudge.harness.dimensions.rules import RuleVerdict
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["DimensionStrategy", "Draw", "ReadReply", "Texts", "Visible"]
-
-Draw = Callable[[TaskPlan, DrawSettings, random.Random], Payload | None]
-"""``draw(plan, settings, rng)``: the task's instance of the dimension, or ``None`` when the
-task cannot have one. ``rng`` is the task's draw source, shared by the dimensions in
-table order (a draw that does not need it leaves it alone)."""
-
-Visible = Callable[[DimensionInstance, Task], dict[str, Any]]
-"""``visible(instance, task)``: the dimension's model-visible material beside the
-demonstrations (JSON). Raises ``KeyError``/``TypeError``/``ValueError`` for a malformed
-instance, ``InputError`` for a task file that is not the instance's."""
-
-Texts = Callable[[Mapping[str, Any], Sequence[tuple[Grid, Grid]], GridFormat], dict[str, str]]
-"""``texts(visible, demonstrations, grid_format)``: the dimension's placeholders' texts."""
+__all__ = ["DimensionStrategy", "ReadReply", "whole_reply"]
 
 ReadReply = Callable[[object, int, int], ParsedReply[object]]
-"""``read(reply, tests, attempts)``: the answer in a raw reply (never raises on a reply)."""
+"""``read_reply(reply, tests, attempts)``: the answer in a raw reply (never raises on a
+reply; ``tests`` and ``attempts`` matter to the output grid only)."""
 
 
-@dataclass(frozen=True)
-class DimensionStrategy:
-    """Everything specific to one dimension, from building its instance to its rule.
+class DimensionStrategy(Protocol):
+    """Everything specific to one dimension, from drawing its instance to its rule.
 
-    Attributes:
-        dimension: The dimension.
-        draw: How its instance is drawn from a task's plan (``dimensions build``).
-        placeholders: The template placeholders it fills beyond the shared ones.
-        visible: What of an instance a model is shown (``dimensions prompts``).
-        texts: Its placeholders' texts from that material.
-        read_reply: How a raw reply is read (``None``: replies are programs, scored by
-            ``arcjudge score``'s extraction; Definition).
-        rule: Its pass rule in :mod:`..rules` (``None``: ``arcjudge score``'s; Definition).
+    A strategy module defines these at module level: ``DIMENSION``, ``PLACEHOLDERS``,
+    ``draw``, ``visible``, ``texts``, ``read_reply`` and ``rule``.
     """
 
-    dimension: Dimension
-    draw: Draw
-    placeholders: frozenset[str]
-    visible: Visible
-    texts: Texts
-    read_reply: ReadReply | None
-    rule: Callable[..., RuleVerdict] | None
+    @property
+    def DIMENSION(self) -> Dimension:
+        """The dimension."""
+
+    @property
+    def PLACEHOLDERS(self) -> frozenset[str]:
+        """The template placeholders it fills beyond the shared ones."""
+
+    @property
+    def read_reply(self) -> ReadReply | None:
+        """How a raw reply is read (``None``: replies are programs; Definition)."""
+
+    @property
+    def rule(self) -> Callable[..., RuleVerdict] | None:
+        """Its pass rule in :mod:`..rules` (``None``: ``arcjudge score``'s; Definition)."""
+
+    def draw(self, plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload | None:
+        """The task's instance of the dimension, or ``None`` when the task cannot have one.
+
+        ``rng`` is the task's draw source, shared by the dimensions in table order (a draw
+        that does not need it leaves it alone).
+        """
+
+    def visible(self, instance: DimensionInstance, task: Task) -> dict[str, Any]:
+        """The dimension's model-visible material beside the demonstrations (JSON).
+
+        Raises:
+            KeyError, TypeError, ValueError: The instance's prompt is malformed.
+            InputError: The task file is not the one the instance was built from.
+        """
+
+    def texts(
+        self,
+        visible: Mapping[str, Any],
+        demonstrations: Sequence[tuple[Grid, Grid]],
+        grid_format: GridFormat,
+    ) -> dict[str, str]:
+        """The texts of the dimension's placeholders, from its model-visible material."""
+
+
+def whole_reply(parse: Callable[[object], ParsedReply[object]]) -> ReadReply:
+    """A reply reader from a parser that needs no test or attempt counts."""
+
+    def read(reply: object, tests: int, attempts: int) -> ParsedReply[object]:
+        return parse(reply)
+
+    return read

@@ -6,9 +6,12 @@ outputs when a generator is given, else its ARC-GEN pairs, else its test pairs),
 candidate invalid pairs of each kind (:mod:`.corruptions`, plus the ``corrupted_verifier``
 pairs of a ``mutate`` run), drops every candidate that shows a demonstration's input, runs
 the task's verifier on every candidate input in the sandbox, keeps only the candidates the
-verifier confirms invalid, and draws one instance per dimension. The sandbox calls
-(generator samples, verifier calls) go through the result store like every other
-command's, so a rerun after Ctrl-C or a kill redoes only the calls that are missing.
+verifier confirms invalid, and draws one instance per dimension. A short pipeline: the
+inputs are read once (:mod:`.build_inputs`), each task's material is gathered in a plan
+(:mod:`.plan`), and each dimension's strategy draws its instance from the plan, in the
+order of the table (:mod:`.strategies`). The sandbox calls (generator samples, verifier
+calls) go through the result store like every other command's, so a rerun after Ctrl-C
+or a kill redoes only the calls that are missing.
 Randomness comes from ``random.Random`` objects seeded with strings made of the seed, the
 task id and a purpose, so one task's instances do not depend on which other tasks are
 built, and the same inputs and seed give the same ``instances.jsonl`` byte for byte. The
@@ -21,33 +24,24 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from arcjudge.errors import InputError
 from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
-from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import CandidateOutcome, Engine
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
-from arcjudge.harness.core.jsonl import json_value
-from arcjudge.harness.core.manifest import read_manifest
-from arcjudge.harness.core.store import ResultStore, module_fingerprint
+from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.dimensions.build_inputs import BuildInputs, read_corruptions
 from arcjudge.harness.dimensions.corruptions import (
     CandidatePair,
     color_flip,
     human_error,
     instance_mismatch,
-    load_neighbours,
     retrieval,
 )
 from arcjudge.harness.dimensions.embeddings import (
-    BASELINE_FEATURES,
     DEFAULT_NEIGHBOURS,
-    baseline_embeddings,
-    nearest_neighbours,
-    read_embeddings,
 )
-from arcjudge.harness.dimensions.human_errors import load_human_errors
 from arcjudge.harness.dimensions.mixture import PRESETS, Mixture
 from arcjudge.harness.dimensions.plan import (
     DrawSettings,
@@ -60,7 +54,6 @@ from arcjudge.harness.dimensions.plan import (
 from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
     DimensionInstance,
-    VerifierSpec,
 )
 from arcjudge.harness.dimensions.strategies import STRATEGIES
 from arcjudge.harness.dimensions.strategies.editing import EDIT_MAX_DISTANCE
@@ -68,9 +61,9 @@ from arcjudge.harness.dimensions.strategies.generation import DEFAULT_MIN_DISTAN
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
-from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
-from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
+from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Status
+from arcjudge.tasks import Pair, Task
+from arcjudge.verifiers.sources import GeneratorSource
 from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
     EDITING_KINDS,
@@ -159,152 +152,30 @@ class BuildConfig:
     task_set: dict[str, Any] | None = None
 
 
-def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
-    """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task)."""
-    result: dict[str, list[CandidatePair]] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            c = CorruptionRecord.from_json(json_value(text))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not a corruption record ({exc})") from None
-        detail = {"mutant_id": c.mutant_id, "split": c.split.value, "index": c.index}
-        result.setdefault(c.task_id, []).append(
-            CandidatePair(c.task_id, c.KIND, c.input, c.output, c.correct_output, detail)
-        )
-    return result
-
-
-T = TypeVar("T")
-
-
-def _as_input_error(read: Callable[[Path], T], path: Path) -> T:
-    """``read(path)``, a ``ValueError`` or ``OSError`` of a bad file an ``InputError``.
-
-    The readers of human errors and neighbours raise those (their message names the
-    file); the command line shows an ``InputError`` as one line, never a traceback.
-    """
-    try:
-        return read(path)
-    except InputError:
-        raise
-    except (ValueError, OSError) as exc:
-        raise InputError(str(exc)) from None
-
-
 class Builder:
     """Builds the instances; ``records`` and ``summary()`` hold the result."""
 
     def __init__(self, config: BuildConfig, progress: Callable[[int], None] | None = None) -> None:
         self.config = config
         self.progress = progress
-        self.manifest = read_manifest(config.manifest_dir)
-        self.chosen = self.manifest.chosen
-        self.task_paths = {p.stem: p for p in task_files(config.tasks_dir)}
-        self.human = (
-            _as_input_error(load_human_errors, config.human_errors_file)
-            if config.human_errors_file
-            else None
-        )
-        self.neighbours, self.retrieval = self._neighbours()
+        self.inputs = BuildInputs(config.tasks_dir, config.manifest_dir, config.human_errors_file)
+        self.human = self.inputs.human
+        self.neighbours, self.retrieval = self.inputs.neighbours(
+            config.neighbours_file, config.embeddings_file, config.baseline_retrieval,
+            config.neighbours,
+        )  # fmt: skip
         self.corrupted = (
-            _read_corruptions(config.corruptions_file) if config.corruptions_file else {}
+            read_corruptions(config.corruptions_file) if config.corruptions_file else {}
         )
-        self.skipped: dict[str, str] = {}
+        self.skipped = self.inputs.skipped
         self.generator_report: dict[str, dict[str, Any]] = {}
         self.records: list[DimensionInstance] = []
         self.per_task: dict[str, dict[str, Any]] = {}
-        self._programs: dict[str, VerifierSource] = {}
-        self._fingerprints: dict[str, str] = {}
         self._settings = DrawSettings(config.mixture, config.editing_kinds, config.min_distance)
-
-    # ----------------------------------------------------------------- inputs
-
-    def _task(self, task_id: str) -> Task | None:
-        """Load a task (not kept: ARC-GEN pairs are large; the caller keeps what it needs)."""
-        path = self.task_paths.get(task_id)
-        if path is None:
-            return None
-        try:
-            return load_task(path)
-        except TaskFormatError as exc:
-            self.skipped[task_id] = f"unreadable task: {exc}"
-            return None
-
-    def _source(self, name: str) -> VerifierSource:
-        """The manifest's source ``name`` (built once: RE-ARC files are sliced on load)."""
-        if name not in self._programs:
-            self._programs[name] = self.manifest.verifier_source(name)
-        return self._programs[name]
-
-    def _verifier(self, task_id: str) -> tuple[VerifierSpec, Program] | None:
-        name = self.chosen.get(task_id)
-        if not name:
-            self.skipped[task_id] = "no valid verifier in the manifest"
-            return None
-        tp = self._source(name).program_for(task_id)
-        program = tp.program
-        if program is None:
-            why = "has no program for the task" if tp.refused is None else f"refused {tp.refused}"
-            self.skipped[task_id] = f"source {name!r} {why}"
-            return None
-        spec = self.manifest.sources[name]
-        return VerifierSpec(name, str(spec["kind"]), str(spec["path"])), program
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the chosen verifier sources and the generator import from."""
-        dirs: list[str] = []
-        for name in sorted(set(self.chosen.values())):
-            dirs.extend(d for d in self._source(name).module_dirs if d not in dirs)
-        if self.config.generator is not None:
-            dirs.extend(d for d in self.config.generator.module_dirs if d not in dirs)
-        return tuple(dirs)
-
-    def _neighbours(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
-        """Each task's neighbours for retrieval, and where they came from (``build.json``).
-
-        Raises:
-            InputError: The neighbours or embeddings file cannot be read.
-        """
-        c = self.config
-        if c.neighbours_file is not None and c.embeddings_file is not None:
-            raise ValueError("give a neighbours file or an embeddings file, not both")
-        if c.neighbours_file is not None:
-            return _as_input_error(load_neighbours, c.neighbours_file), {
-                "source": "neighbours", "file": str(c.neighbours_file),
-            }  # fmt: skip
-        if c.embeddings_file is None and not c.baseline_retrieval:
-            return {}, {"source": "none"}
-        ids = sorted(self.task_paths)
-        if c.embeddings_file is not None:
-            given = read_embeddings(c.embeddings_file, ids)
-            vectors = {t: v for t, v in given.items() if t in self.task_paths}
-            info: dict[str, Any] = {"source": "embeddings", "file": str(c.embeddings_file),
-                                    "embedded": len(given)}  # fmt: skip
-        else:
-            demos = {}
-            for task_id in ids:
-                task = self._task(task_id)
-                if task is not None:
-                    demos[task_id] = task.train
-            vectors = baseline_embeddings(demos)
-            info = {"source": "baseline embedding", "features": list(BASELINE_FEATURES)}
-        info.update(k=c.neighbours, tasks=len(vectors))
-        return nearest_neighbours(vectors, c.neighbours), info
-
-    def _demos_by_task(self) -> dict[str, tuple[Pair, ...]]:
-        wanted = {n for ns in self.neighbours.values() for n in ns}
-        demos = {}
-        for task_id in sorted(wanted):
-            task = self._task(task_id)
-            if task is not None:
-                demos[task_id] = task.train
-        return demos
+        return self.inputs.module_dirs(self.config.generator)
 
     # --------------------------------------------------------------- proposing
 
@@ -315,11 +186,11 @@ class Builder:
         samples: list[ValidPair] | None = None,
     ) -> TaskPlan | None:
         """Propose a task's candidates; ``samples``: its verified generator samples."""
-        task = self._task(task_id)
+        task = self.inputs.task(task_id)
         if task is None:
             self.skipped.setdefault(task_id, "no task file")
             return None
-        found = self._verifier(task_id)
+        found = self.inputs.verifier(task_id)
         if found is None:
             return None
         verifier, program = found
@@ -427,7 +298,7 @@ class Builder:
         """
         generator = self.config.generator
         assert generator is not None
-        wanted = [t for t in task_ids if self.chosen.get(t) and t in self.task_paths]
+        wanted = [t for t in task_ids if self.inputs.chosen.get(t) and t in self.inputs.task_paths]
         drawn, report = draw_samples(
             sandbox, store, generator, wanted, self.config.samples, self.config.seed,
             PolicyMode.WARN,
@@ -436,11 +307,11 @@ class Builder:
         calls: list[Call] = []
         owners: list[str] = []
         for task_id in wanted:
-            found = self._verifier(task_id) if drawn.get(task_id) else None
+            found = self.inputs.verifier(task_id) if drawn.get(task_id) else None
             if found is None:
                 continue
             _, program = found
-            fingerprint = self._fingerprint(self.chosen[task_id])
+            fingerprint = self.inputs.fingerprint(self.inputs.chosen[task_id])
             inputs = list(dict.fromkeys(s.grid for s in drawn[task_id]))
             calls.append(Call(program, call_key(engine, program, fingerprint), inputs))
             owners.append(task_id)
@@ -485,18 +356,12 @@ class Builder:
 
     # ------------------------------------------------------------- confirming
 
-    def _fingerprint(self, name: str) -> str:
-        """``module_fingerprint`` of source ``name``'s module directories (computed once)."""
-        if name not in self._fingerprints:
-            self._fingerprints[name] = module_fingerprint(self._source(name).module_dirs)
-        return self._fingerprints[name]
-
     def _confirm(self, engine: Engine, plans: list[TaskPlan]) -> None:
         """Run each task's verifier on its candidate inputs; keep confirmed invalid pairs."""
         calls = []
         for plan in plans:
             inputs = list(dict.fromkeys(c.input for cs in plan.proposed.values() for c in cs))
-            fingerprint = self._fingerprint(plan.verifier.source)
+            fingerprint = self.inputs.fingerprint(plan.verifier.source)
             calls.append(Call(plan.program, call_key(engine, plan.program, fingerprint), inputs))
 
         def done(index: int, outcome: CandidateOutcome) -> None:
@@ -565,8 +430,10 @@ class Builder:
         interruption resumes.
         """
         engine = Engine(sandbox, store, self.config.limits, PolicyMode.OFF, chunk=_CHUNK)
-        demos_by_task = self._demos_by_task()
-        task_ids = sorted(self.task_paths)
+        demos_by_task = self.inputs.demonstrations(
+            sorted({n for ns in self.neighbours.values() for n in ns})
+        )
+        task_ids = sorted(self.inputs.task_paths)
         for start in range(0, len(task_ids), _WINDOW):
             window = task_ids[start : start + _WINDOW]
             samples: dict[str, list[ValidPair]] = {}

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+import arcjudge.sandbox
 from arcjudge import vocabulary
-from arcjudge.sandbox.types import ProgramStatus, Status
+from arcjudge.vocabulary import ProgramStatus, Status
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "arcjudge"
 # The bundled sample is third-party-format data; the in-sandbox runtime is stdlib-only and
@@ -28,7 +31,7 @@ VOCABULARIES = {
         ProgramStatus,
     )
 }
-DEFINITIONS = {SRC / "vocabulary.py", SRC / "sandbox" / "types.py"}
+DEFINITIONS = {SRC / "vocabulary.py"}
 CLI_MODULES = {"cli.py", "commandline.py"}
 
 
@@ -227,15 +230,126 @@ def test_no_two_classes_share_a_name():
                 seen[node.name] = where
 
 
-def _imports(path: Path) -> list[tuple[int, str]]:
-    """``(line, module)`` of every ``from X import ...`` and ``import X`` in a file."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            found.append((node.lineno, node.module))
-        elif isinstance(node, ast.Import):
-            found.extend((node.lineno, alias.name) for alias in node.names)
+VALUE_MODULES = ("errors", "fastpairs", "grids", "safetext", "tasks", "vocabulary")
+"""The top-level modules that are values (grids, tasks, words, errors, safe text): everything
+else stands on them, so they import nothing from the sandbox or the harness."""
+NOT_VALUES = ("__init__", "cli")
+"""The other top-level modules: the version, and the command line (which imports it all)."""
+RUNTIME_EXCEPTIONS = {
+    # The canonicalizer (grids.py: what a grid is) and the rule for opening third-party paths
+    # (tasks.py: task files) are the sandbox runtime's: the supervisor runs that directory as
+    # it is, in a bare interpreter, so they must live there, stdlib-only (checked below).
+    # canonical imports its stdlib-only sibling pinned.
+    "arcjudge.sandbox.runtime.canonical",
+    "arcjudge.sandbox.runtime.untrusted_files",
+    "arcjudge.sandbox.runtime.pinned",
+}
+"""The only sandbox modules the value modules may import."""
+
+
+def _is_module(name: str) -> bool:
+    path = SRC.parent / name.replace(".", "/")
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _imports(tree: ast.AST, package: str) -> list[tuple[int, str]]:
+    """The module of every import in a tree, anywhere (functions, ``TYPE_CHECKING`` blocks).
+
+    ``from a import b`` imports module ``a.b`` when there is one, else a name of ``a``; a
+    relative import is resolved against ``package``.
+    """
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            parts = package.split(".")
+            base = parts[: len(parts) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                found.append((node.lineno, sub if _is_module(sub) else module))
     return found
+
+
+def _layer_breaches(path: Path) -> list[str]:
+    """What a value module imports from the sandbox (but the exceptions) or the harness."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{path.name}:{line}: {module}"
+        for line, module in _imports(tree, "arcjudge")
+        if module.split(".")[:2] in (["arcjudge", "sandbox"], ["arcjudge", "harness"])
+        and module not in RUNTIME_EXCEPTIONS
+    ]
+
+
+def test_the_import_scan_finds_imports_anywhere(tmp_path):
+    source = tmp_path / "value.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from arcjudge.grids import Grid\n"
+        "from arcjudge.sandbox.runtime.canonical import MAX_SIDE\n"
+        "if TYPE_CHECKING:\n"
+        "    from arcjudge.sandbox.types import Program\n"
+        "def f():\n"
+        "    import arcjudge.harness.core.store\n"
+        "    from arcjudge import sandbox\n"
+        "    from .harness.core import engine, tally\n"
+        "    from .sandbox.runtime import untrusted_files\n"
+        "    from .sandbox.runtime.framing import write_frame\n"
+    )
+    assert _layer_breaches(source) == [
+        "value.py:5: arcjudge.sandbox.types",
+        "value.py:7: arcjudge.harness.core.store",
+        "value.py:8: arcjudge.sandbox",
+        "value.py:9: arcjudge.harness.core.engine",
+        "value.py:9: arcjudge.harness.core.tally",
+        "value.py:11: arcjudge.sandbox.runtime.framing",
+    ]
+
+
+def test_every_top_level_module_is_a_value_or_declared_not():
+    names = {p.stem for p in SRC.glob("*.py")}
+    assert sorted(names) == sorted({*VALUE_MODULES, *NOT_VALUES})
+
+
+@pytest.mark.parametrize("name", VALUE_MODULES)
+def test_value_modules_import_nothing_from_the_sandbox_or_the_harness(name):
+    assert _layer_breaches(SRC / f"{name}.py") == []
+
+
+@pytest.mark.parametrize("module", sorted(RUNTIME_EXCEPTIONS))
+def test_the_runtime_modules_values_import_are_stdlib_only(module):
+    path = SRC.parent / (module.replace(".", "/") + ".py")
+    package = module.rsplit(".", 1)[0]
+    for line, name in _imports(ast.parse(path.read_text(encoding="utf-8")), package):
+        # ``import pinned``: the supervisor imports its siblings by bare name
+        sibling = name if name.startswith("arcjudge.") else f"{package}.{name}"
+        assert name.split(".")[0] in sys.stdlib_module_names or sibling in RUNTIME_EXCEPTIONS, (
+            f"{path.name}:{line}: imports {name}"
+        )
+
+
+@pytest.mark.parametrize("name", VALUE_MODULES)
+def test_a_value_module_imports_first(name):
+    # The sandbox's modules import the value layer, and grids imports the runtime's
+    # canonicalizer (which makes Python import the sandbox package first): no import cycle.
+    code = f"import arcjudge.{name}; from arcjudge.sandbox import RunResult, Sandbox, Status"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_the_sandbox_exports_every_public_name():
+    for name in arcjudge.sandbox.__all__:
+        assert getattr(arcjudge.sandbox, name) is not None, name
+    assert arcjudge.sandbox.Status is Status and arcjudge.sandbox.ProgramStatus is ProgramStatus
+    with pytest.raises(AttributeError):
+        _ = arcjudge.sandbox.NoSuchName
+
+
+def _package(path: Path) -> str:
+    """The dotted package a module of ``src/arcjudge`` is in."""
+    return ".".join(path.parent.relative_to(SRC.parent).parts)
 
 
 def test_integrations_sit_above_the_library():
@@ -249,7 +363,7 @@ def test_integrations_sit_above_the_library():
     offenders = [
         f"{path.relative_to(SRC)}:{line} imports {module}"
         for path in below
-        for line, module in _imports(path)
+        for line, module in _imports(ast.parse(path.read_text(encoding="utf-8")), _package(path))
         if module.startswith("arcjudge.integrations")
     ]
     assert offenders == []

@@ -16,20 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
+from arcjudge.harness.core.engine import Candidate, Engine
 from arcjudge.harness.core.inputs import SampleDrawer, draw_samples
-from arcjudge.harness.core.store import (
-    CACHE_KIB,
-    PART,
-    SCHEMA_VERSION,
-    Expected,
-    ResultStore,
-    StoredResult,
-    StoreError,
-    input_digest,
-    program_part,
-    result_key,
-)
+from arcjudge.harness.core.keys import PART, input_digest, program_part, result_key, result_keys
+from arcjudge.harness.core.results import CandidateOutcome, Expected, StoredResult, TaskInput
+from arcjudge.harness.core.store import CACHE_KIB, SCHEMA_VERSION, ResultStore, StoreError
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.sandbox.runtime.canonical import to_wire
 from arcjudge.sandbox.types import (
@@ -268,8 +259,8 @@ def test_an_older_schema_store_is_refused_and_left_as_it_was(
 
 def test_a_programs_keys_share_its_part_and_differ_by_input():
     digests = [input_digest(g) for g in GRIDS]
-    keys = ResultStore.result_keys("prog-a", digests)
-    other = ResultStore.result_keys("prog-b", digests)
+    keys = result_keys("prog-a", digests)
+    other = result_keys("prog-b", digests)
     assert keys == [result_key("prog-a", d) for d in digests]
     assert {k[:PART] for k in keys} == {program_part("prog-a")}
     assert len(set(keys)) == len(GRIDS) and not set(keys) & set(other)
@@ -281,12 +272,12 @@ def test_lookups_see_only_their_programs_rows(tmp_path):
     store = ResultStore(tmp_path / "c.sqlite")
     try:
         digests = [input_digest(g) for g in GRIDS]
-        mine = ResultStore.result_keys("prog-a", digests)
+        mine = result_keys("prog-a", digests)
         store.put_many([(mine[1], StoredResult(Status.ERROR, error="boom"))])
         assert list(store.get_many(mine)) == [mine[1]]
         assert store.get_many(mine)[mine[1]].error == "boom"
-        assert store.get_many(ResultStore.result_keys("prog-b", digests)) == {}
-        mixed = [mine[0], *ResultStore.result_keys("prog-b", digests), mine[1]]
+        assert store.get_many(result_keys("prog-b", digests)) == {}
+        mixed = [mine[0], *result_keys("prog-b", digests), mine[1]]
         assert list(store.get_many(mixed)) == [mine[1]]
     finally:
         store.close()

@@ -8,9 +8,8 @@ from collections import defaultdict
 import pytest
 
 from arcjudge import cli
-from arcjudge.harness.core.engine import CandidateOutcome, TaskInput
 from arcjudge.harness.core.inputs import DEFAULT_SEED
-from arcjudge.harness.core.store import StoredResult
+from arcjudge.harness.core.results import CandidateOutcome, StoredResult, TaskInput
 from arcjudge.harness.mutate.schemata import (
     CALL_FLOOR_SECONDS,
     call_deadline,

@@ -11,8 +11,10 @@ import pytest
 
 from arcjudge import cli
 from arcjudge.harness.core.extract import extract_program
+from arcjudge.harness.core.keys import program_key
 from arcjudge.harness.core.outputs import make_private_dir, write_atomic
-from arcjudge.harness.core.store import ResultStore, StoredResult, program_key
+from arcjudge.harness.core.results import StoredResult
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.core.tally import FirstFailure, Tally
 from arcjudge.harness.score.records import GroupSummary, ScoreResult, ScoreSummary
 from arcjudge.harness.score.report import render_score_report

@@ -9,16 +9,24 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
+import arcjudge
 from arcjudge import cli
+from arcjudge.harness.core.calls import Call, call_key, run_calls
+from arcjudge.harness.core.commandline import limits_from
+from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.core.stats import wilson_interval
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.consistency import agrees, agrees_batch
 from arcjudge.harness.score.records import GroupSummary, ScoreResult
-from arcjudge.sandbox import PooledSandbox
+from arcjudge.harness.score.scorer import ScoreConfig, Scorer
+from arcjudge.sandbox import PooledSandbox, Program
 from arcjudge.sandbox.selfcheck import CASES
 from arcjudge.vocabulary import FailureClass
 from helpers import cached_rows, default_sigint
@@ -363,3 +371,57 @@ def test_compact_and_spaced_arcgen_files_score_the_same(world):
     assert scored["half"]["splits"]["arc-gen"] == [4, 6]
     failure = scored["wrong"]["first_failure"]["arc-gen"]
     assert (failure["expected"], failure["produced"]) == ([[3, 4], [1, 2]], [[1, 2], [3, 4]])
+
+
+def _calls_back_up(run: Callable[[], object]) -> list[str]:
+    """Calls ``run`` makes (in this thread) into a harness file that is already on the stack.
+
+    Such a call returns to a higher layer in the middle of the way down: a generator of the
+    caller pulled by the engine, a callback of the caller's called by it, a generator of the
+    engine's consumed by the store.
+    """
+    harness = str(Path(arcjudge.__file__).parent / "harness")
+    found = set()
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        callee = frame.f_code.co_filename
+        if event != "call" or not callee.startswith(harness):
+            return
+        files = []  # the harness files on the stack, the caller's first
+        outer = frame.f_back
+        while outer is not None:
+            if outer.f_code.co_filename.startswith(harness):
+                files.append(outer.f_code.co_filename)
+            outer = outer.f_back
+        if files and files[0] != callee and callee in files:
+            name = f"{Path(files[0]).name} -> {Path(callee).name}:{frame.f_code.co_qualname}"
+            found.add(name)
+
+    sys.setprofile(profile)
+    try:
+        run()
+    finally:
+        sys.setprofile(None)
+    return sorted(found)
+
+
+def test_the_programs_path_never_returns_to_a_higher_layer(world, sandbox, tmp_path):
+    """Programs go down scorer -> engine -> store and their outcomes come back up, once."""
+    config = ScoreConfig(world / "programs.jsonl", world / "tasks", limits=limits_from(2, 60))
+    store = ResultStore(tmp_path / "s.sqlite")
+    try:
+        scorer = Scorer(config, sandbox, store)
+        scorer.records = scorer.records[: len(CORPUS)]  # not the attacks: quick
+        assert _calls_back_up(scorer.run) == []
+        assert len(scorer.scored()) == len(CORPUS)
+        # The check sees such calls: ``run_calls`` hands the engine a generator and a
+        # callback of its own (``Engine.run``).
+        engine = Engine(sandbox, store, config.limits)
+        program = Program(GOOD.encode())
+        call = Call(program, call_key(engine, program, ""), [((1, 2),)])
+        assert _calls_back_up(lambda: run_calls(engine, [call])) == [
+            "engine.py -> calls.py:run_calls.<locals>.done",
+            "engine.py -> calls.py:run_calls.<locals>.tasks",
+        ]
+    finally:
+        store.close()

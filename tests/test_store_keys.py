@@ -18,9 +18,10 @@ import pytest
 
 import arcjudge
 from arcjudge import cli
-from arcjudge.harness.core import store as store_module
+from arcjudge.harness.core import keys
+from arcjudge.harness.core.results import Expected, StoredResult
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import Limits, Program
+from arcjudge.sandbox.types import GeneratorCall, Limits, Program, ProgramStatus, RunResult, Status
 from helpers import cached_rows
 
 TASK = "aaaa0001"  # flip the rows
@@ -191,9 +192,9 @@ def test_changed_module_file_does_not_replay(world):
 def test_program_key_covers_every_setting(monkeypatch):
     program = Program(b"def transform(g):\n    return g\n")
     base = ("fp", "transform", Limits(), "runtime")
-    keys = {store_module.program_key(program, *base, policy=m) for m in PolicyMode}
-    assert len(keys) == len(PolicyMode)
-    key = store_module.program_key(program, *base, policy=PolicyMode.WARN)
+    by_mode = {keys.program_key(program, *base, policy=m) for m in PolicyMode}
+    assert len(by_mode) == len(PolicyMode)
+    key = keys.program_key(program, *base, policy=PolicyMode.WARN)
     variants = [
         (Program(b"def transform(g):\n    return g \n"), *base),
         (program, "fp2", *base[1:]),
@@ -202,9 +203,9 @@ def test_program_key_covers_every_setting(monkeypatch):
         (program, *base[:3], "other runtime"),
     ]
     for args in variants:
-        assert store_module.program_key(*args, policy=PolicyMode.WARN) != key, args
-    monkeypatch.setattr(store_module, "sandbox_code_fingerprint", lambda: "changed sandbox")
-    assert store_module.program_key(program, *base, policy=PolicyMode.WARN) != key
+        assert keys.program_key(*args, policy=PolicyMode.WARN) != key, args
+    monkeypatch.setattr(keys, "sandbox_code_fingerprint", lambda: "changed sandbox")
+    assert keys.program_key(program, *base, policy=PolicyMode.WARN) != key
 
 
 def test_module_fingerprint_sees_nested_files_and_order(tmp_path):
@@ -213,15 +214,15 @@ def test_module_fingerprint_sees_nested_files_and_order(tmp_path):
     b.mkdir()
     (a / "sub" / "x.py").write_text("X = 1\n")
     (b / "y.py").write_text("Y = 1\n")
-    before = store_module.module_fingerprint([str(a), str(b)])
-    assert store_module.module_fingerprint([str(b), str(a)]) != before
+    before = keys.module_fingerprint([str(a), str(b)])
+    assert keys.module_fingerprint([str(b), str(a)]) != before
     (a / "__pycache__").mkdir()
     (a / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
     (a / ".git").mkdir()
     (a / ".git" / "HEAD").write_text("ref\n")
-    assert store_module.module_fingerprint([str(a), str(b)]) == before
+    assert keys.module_fingerprint([str(a), str(b)]) == before
     (a / "sub" / "x.py").write_text("X = 2\n")
-    assert store_module.module_fingerprint([str(a), str(b)]) != before
+    assert keys.module_fingerprint([str(a), str(b)]) != before
 
 
 def ordinary_module_dirs(root: Path) -> list[str]:
@@ -246,12 +247,12 @@ ORDINARY_FINGERPRINT = "4e995a532e12d15615c43c4b5c6e14951fcca037ec6ffea6cd89ecf8
 
 
 def test_an_ordinary_directory_keeps_its_fingerprint(tmp_path):
-    assert store_module.module_fingerprint(ordinary_module_dirs(tmp_path)) == ORDINARY_FINGERPRINT
+    assert keys.module_fingerprint(ordinary_module_dirs(tmp_path)) == ORDINARY_FINGERPRINT
 
 
 FINGERPRINT_HOSTILE = """
 import os, resource, sys
-from arcjudge.harness.core.store import module_fingerprint
+from arcjudge.harness.core.keys import module_fingerprint
 resource.setrlimit(resource.RLIMIT_AS, (1 << 31, 1 << 31))  # /dev/zero read whole: fails
 print(module_fingerprint([sys.argv[1]]))
 """
@@ -277,16 +278,16 @@ def test_a_fifo_or_a_symlink_to_dev_zero_is_hashed_as_such(tmp_path):
         return proc.stdout.strip()
 
     first = fingerprint()
-    assert first == fingerprint() == store_module.module_fingerprint([str(mods)])
+    assert first == fingerprint() == keys.module_fingerprint([str(mods)])
     (mods / "zero.py").unlink()
     (mods / "zero.py").symlink_to("/dev/null")  # another target: another fingerprint
-    assert store_module.module_fingerprint([str(mods)]) != first
+    assert keys.module_fingerprint([str(mods)]) != first
     (mods / "zero.py").unlink()
     (mods / "zero.py").symlink_to("/dev/zero")
-    assert store_module.module_fingerprint([str(mods)]) == first
+    assert keys.module_fingerprint([str(mods)]) == first
     (mods / "pipe.py").unlink()
     (mods / "pipe.py").write_bytes(b"")  # an empty file is not a FIFO
-    assert store_module.module_fingerprint([str(mods)]) != first
+    assert keys.module_fingerprint([str(mods)]) != first
 
 
 OLD_SCHEMA = """
@@ -329,3 +330,86 @@ def test_store_versions(tmp_path):
     junk.write_bytes(b"this is not a database, just text long enough to be looked at" * 20)
     with pytest.raises(StoreError, match="not a result store"):
         ResultStore(junk)
+
+
+# Keys and rows of fixed inputs, as the code computed them before keys and stored values
+# left store.py (issue 31): a store written then must still be read and hit. The sandbox
+# code fingerprint (a hash of the code itself) is held fixed here.
+PINNED_GRID = ((1, 2), (3, 4))
+PINNED_CALL = GeneratorCall(7, (("size", 3),))
+PINNED_PROGRAM = Program(b"def transform(g):\n    return g\n")
+PINNED_KEYS = {
+    PolicyMode.OFF: "f4e303e4d59dcca6578abb495a69fb1a30413915f26a008ab1b477faa15f42e4",
+    PolicyMode.WARN: "84458aa7653fc4001b94cf302b324799d027609b104c65ba9e4147613a07e93e",
+    PolicyMode.ENFORCE: "0209f302f9e815c49b40421ea70d07deb7298b60202600e871d77712786f0a41",
+}
+
+
+@pytest.fixture
+def fixed_sandbox_code(monkeypatch):
+    monkeypatch.setattr(keys, "sandbox_code_fingerprint", lambda: "sandbox code")
+
+
+def test_keys_of_fixed_inputs_are_pinned(fixed_sandbox_code):
+    assert keys.input_text(PINNED_GRID) == "2:1234"
+    assert keys.input_text(((10,),)) == "[[10]]"  # not a grid of 0..9: its JSON
+    assert keys.input_text(PINNED_CALL) == '{"kwargs": {"size": 3}, "seed": 7}'
+    grid_digest = "9084f18f37152f7eb92dd977764bfe5486c238c9222ec43deaa5be86882cf0d1"
+    assert keys.input_digest(PINNED_GRID).hex() == grid_digest
+    assert keys.input_digest(PINNED_GRID, [2, "1234"]).hex() == grid_digest
+    assert keys.input_digest(((10,),)).hex() == (
+        "9817b1a5d015da4d63c165a0b1d580eb74d508273e834eca229b5abdc1c156a2"
+    )
+    assert keys.input_digest(PINNED_CALL).hex() == (
+        "9f1b7863f0584432ad4c4818f9503f079788b60fa62d265246234a01df0bdd6d"
+    )
+    assert PINNED_PROGRAM.sha256 == (
+        "393ef7fad12c092d15387288d07316e3f7ffeb3c757ad703c78649faa2c004db"
+    )
+    assert Limits().key() == "w10.0:m1073741824:p64:o1048576:t300.0:d67108864"
+    for mode, key in PINNED_KEYS.items():
+        assert (
+            keys.program_key(PINNED_PROGRAM, "fp", "transform", Limits(), "runtime", policy=mode)
+            == key
+        ), mode
+    other = Program(b"x=1", ("solve", "p"), ("/m",), "tuple")
+    assert (
+        keys.program_key(
+            other, "", "generate", Limits(wall_seconds=2.5), "rt", policy=PolicyMode.WARN
+        )
+        == "8d82d9771480730ae06994cb168c626ee29f0d781eb2160c9f69e8e231dc40a6"
+    )
+    key = PINNED_KEYS[PolicyMode.WARN]
+    assert keys.program_part(key).hex() == "b39e95e2cbcd060729d6ae5993670dc1"
+    assert keys.result_key(key, keys.input_digest(PINNED_GRID)).hex() == (
+        "b39e95e2cbcd060729d6ae5993670dc1" + grid_digest[:32]
+    )
+    assert keys.grid_digest((2, "1234")).hex() == "4d1e277493137743a1fd2b88b7191afb"
+    assert keys.wire_text((2, "1234")) == "2:1234"
+
+
+def test_rows_of_fixed_results_are_pinned(tmp_path, fixed_sandbox_code):
+    from arcjudge.harness.core.store import ResultStore
+
+    key = PINNED_KEYS[PolicyMode.WARN]
+    right, wrong, sample = (
+        keys.result_key(key, keys.input_digest(g)) for g in (PINNED_GRID, ((10,),), PINNED_CALL)
+    )
+    store = ResultStore(tmp_path / "s.sqlite")
+    expected = Expected(PINNED_GRID)
+    store.put_many([
+        (right, StoredResult.judged(RunResult(0, Status.OK, wire=(2, "1234")), expected)),
+        (wrong, StoredResult.judged(RunResult(1, Status.ERROR, error="boom \udc80"), expected)),
+        (sample, StoredResult(Status.OK, wire=(1, "5"), output_wire=(2, "67"))),
+    ])  # fmt: skip
+    store.put_program(key, ProgramStatus.LOADED, None, ["attr.dunder: x"])
+    store.close()
+    with sqlite3.connect(tmp_path / "s.sqlite") as db:
+        got = db.execute("SELECT * FROM results ORDER BY key").fetchall()
+        programs = db.execute("SELECT * FROM programs").fetchall()
+    assert got == sorted([
+        (right, "ok", bytes.fromhex("4d1e277493137743a1fd2b88b7191afb"), None, None, None),
+        (wrong, "error", None, None, None, "boom \\udc80"),
+        (sample, "ok", None, "1:5", "2:67", None),
+    ])  # fmt: skip
+    assert programs == [(key, "loaded", None, '["attr.dunder: x"]')]

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import re
 
-from arcjudge.grids import MAX_SIDE, Grid
-from arcjudge.sandbox.types import WireGrid
+from arcjudge.grids import MAX_SIDE, Grid, WireGrid
 
 _ROW = rb"\[[0-9](?:,[0-9])*\]"
 _GRIDS = re.compile(rb"\[" + _ROW + rb"(?:," + _ROW + rb")*\]")
@@ -27,7 +26,7 @@ def _grid(text: bytes) -> tuple[Grid, WireGrid] | None:
 
     ``None`` if ragged or too large. The spelling has a ``]`` only after each row and at
     the end, so the grid is rectangular with ``width`` cells a row exactly when every row's
-    ``]`` is where ``width`` puts it. The compact form (``types.compact``'s) is the digits
+    ``]`` is where ``width`` puts it. The compact form (``grids.compact``'s) is the digits
     as spelled, so it costs one more pass over the bytes.
     """
     height = text.count(b"],[") + 1
@@ -48,7 +47,7 @@ def _grid(text: bytes) -> tuple[Grid, WireGrid] | None:
 def compact_pairs_with_wires(
     data: bytes,
 ) -> list[tuple[tuple[Grid, Grid], tuple[WireGrid, WireGrid]]] | None:
-    """:func:`compact_pairs`, each pair with its grids' compact forms (``types.compact``).
+    """:func:`compact_pairs`, each pair with its grids' compact forms (``grids.compact``).
 
     Args:
         data: The file's bytes.

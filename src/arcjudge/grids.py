@@ -29,21 +29,34 @@ peer (lists of lists of ``int`` only).
 padded to the larger height and larger width with ``-1`` and the fraction of cells
 that differ is returned, so it is 0.0 exactly for equal grids and 1.0 when no cell
 agrees.
+
+A grid's *compact form* (:data:`WireGrid`) is ``(width, digits)``: its cells row by row
+as ASCII digits, the form the sandbox replies with, the result store keeps and answers are
+compared in. :func:`compact` makes it of the harness's own grids, :func:`wire_of` of a
+grid that must be one, :func:`grid_of` decodes it, and :class:`LazyGrids` holds a result's
+grids in either form, making each from the other when it is first read.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from operator import ne as _ne
 
-from arcjudge.sandbox.runtime.canonical import MAX_SIDE, canonicalize, validate_plain
-from arcjudge.sandbox.types import Grid, WireGrid, grid_of
+# The one import from the sandbox: its runtime's stdlib-only canonicalizer (the supervisor
+# runs that directory as it is, so the rules live there; tests/test_layout.py).
+from arcjudge.sandbox.runtime.canonical import MAX_SIDE, canonicalize, decode_wire, validate_plain
 
 __all__ = [
     "MAX_SIDE",
     "Grid",
     "GridRejected",
+    "LazyGrids",
+    "WireGrid",
     "canonical_distance",
     "canonicalize",
+    "compact",
+    "grid_of",
     "hamming_distance",
     "is_grid",
     "same_shape",
@@ -51,7 +64,15 @@ __all__ = [
     "to_lists",
     "validate_plain",
     "wire_distance",
+    "wire_of",
 ]
+
+Grid = tuple[tuple[int, ...], ...]
+"""A canonical grid: an immutable tuple of tuples of ``int`` in ``0..9`` (see above)."""
+
+WireGrid = tuple[int, str]
+"""A checked grid in its compact form ``(width, digits)``: the cells row by row as ASCII
+digits (``canonical.check_wire``). Two grids are equal exactly when their forms are."""
 
 
 class GridRejected(ValueError):
@@ -200,3 +221,107 @@ def wire_distance(a: WireGrid, b: WireGrid) -> float:
 def same_shape(a: WireGrid, b: WireGrid) -> bool:
     """Whether two grids in their compact forms have the same height and width."""
     return a[0] == b[0] and len(a[1]) == len(b[1])
+
+
+_TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
+_DIGIT_BYTES = bytes(range(10))
+
+
+def compact(grid: Sequence[Sequence[int]]) -> WireGrid | None:
+    """The compact form of one of the harness's own grids, ``None`` if not a grid of 0..9.
+
+    For trusted grids only (task files, checked replies): cells are read as ``bytes``
+    reads them, without the exact-type checks ``canonical`` makes on a program's values,
+    so it costs a few C-level passes over the cells.
+    """
+    try:
+        width = len(grid[0])
+        flat = bytes(itertools.chain.from_iterable(grid))
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    rows = len(grid)
+    if (
+        not (0 < width <= MAX_SIDE and 0 < rows <= MAX_SIDE)
+        or len(flat) != width * rows
+        or flat.translate(None, _DIGIT_BYTES)  # a cell outside 0..9 is left over
+        or len(set(map(len, grid))) != 1
+    ):
+        return None
+    return width, flat.translate(_TO_DIGITS).decode("ascii")
+
+
+def wire_of(grid: Grid) -> WireGrid:
+    """The compact form of a canonical grid (see :data:`WireGrid`).
+
+    Raises:
+        ValueError: If ``grid`` is not a grid of 0..9.
+    """
+    wire = compact(grid)
+    if wire is None:
+        raise ValueError("not a grid of cells 0..9")
+    return wire
+
+
+def grid_of(wire: WireGrid) -> Grid:
+    """The grid of a compact form (see :data:`WireGrid`)."""
+    return decode_wire(*wire)
+
+
+class LazyGrids:
+    """A result's two grids, each held in the form it came in and made in the other on demand.
+
+    ``grid`` is the answer (a generator sample's input) and ``output`` a generator sample's
+    output. A result decoded from a supervisor's reply or read from the result store has
+    them in compact form (``wire``, ``output_wire``) and decodes a grid only when it is read,
+    so comparing answers costs no decoding; a result made from grids makes their compact
+    forms when those are first read. The base of ``RunResult`` (the sandbox's) and
+    ``StoredResult`` (the harness's), so both hold and convert their grids the same way.
+
+    Args:
+        grid: The answer grid, or ``None`` (then ``wire``, if any, is decoded when read).
+        wire: Its compact form, or ``None`` (then made from ``grid`` when read).
+        output: A generator sample's output grid.
+        output_wire: Its compact form.
+    """
+
+    __slots__ = ("_grid", "_output", "_output_wire", "_wire")
+
+    def __init__(
+        self,
+        grid: Grid | None = None,
+        wire: WireGrid | None = None,
+        output: Grid | None = None,
+        output_wire: WireGrid | None = None,
+    ) -> None:
+        self._grid = grid
+        self._wire = wire
+        self._output = output
+        self._output_wire = output_wire
+
+    @property
+    def grid(self) -> Grid | None:
+        """The answer grid (decoded from ``wire`` the first time it is read)."""
+        if self._grid is None and self._wire is not None:
+            self._grid = grid_of(self._wire)
+        return self._grid
+
+    @property
+    def wire(self) -> WireGrid | None:
+        """``grid`` in its compact form (``None`` with no grid)."""
+        if self._wire is None and self._grid is not None:
+            self._wire = wire_of(self._grid)
+        return self._wire
+
+    @property
+    def output(self) -> Grid | None:
+        """A generator sample's output grid (decoded the first time it is read)."""
+        if self._output is None and self._output_wire is not None:
+            self._output = grid_of(self._output_wire)
+        return self._output
+
+    @property
+    def output_wire(self) -> WireGrid | None:
+        """``output`` in its compact form."""
+        if self._output_wire is None and self._output is not None:
+            self._output_wire = wire_of(self._output)
+        return self._output_wire

@@ -26,9 +26,8 @@ from pathlib import Path
 
 from arcjudge.errors import InputError
 from arcjudge.fastpairs import compact_pairs_with_wires
-from arcjudge.grids import MAX_SIDE, Grid, validate_plain
+from arcjudge.grids import MAX_SIDE, Grid, WireGrid, validate_plain
 from arcjudge.sandbox.runtime.untrusted_files import RefusedPath, read_regular
-from arcjudge.sandbox.types import WireGrid
 
 TASK_FILE_BYTES = 64 << 20
 """The largest task or pair file read (64 MiB; ARC-GEN's largest stable file is ~1 MiB)."""
@@ -45,7 +44,7 @@ class Pair:
     Attributes:
         input: The input grid.
         output: The expected output, ``None`` when the file has none.
-        wires: The two grids' compact forms (``types.compact``) when the reader made them
+        wires: The two grids' compact forms (``grids.compact``) when the reader made them
             already (ARC-GEN's compact spelling), else ``None``; not part of equality.
     """
 

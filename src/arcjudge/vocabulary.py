@@ -3,16 +3,14 @@
 Every value is a :class:`~enum.StrEnum`, so a member *is* its JSON and command-line string
 (``Split.ARC_GEN == "arc-gen"``, ``json.dumps(Split.TRAIN) == '"train"'``) and files written
 with them are unchanged. The order of members is the order outputs list them in. Statuses of
-a single call and of a program's load are the sandbox's contract and live beside it
-(:class:`arcjudge.sandbox.types.Status`, :class:`arcjudge.sandbox.types.ProgramStatus`); the
-groups of them the workflows use are here.
+a single call and of a program's load (:class:`Status`, :class:`ProgramStatus`) are the
+sandbox's contract: defined here, with the groups of them the workflows use, and exported by
+the sandbox too (``arcjudge.sandbox.Status``).
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-
-from arcjudge.sandbox.types import Status
 
 __all__ = [
     "ANSWER_DIMENSIONS",
@@ -41,10 +39,34 @@ __all__ = [
     "GridFormat",
     "Judgment",
     "MutantStatus",
+    "ProgramStatus",
     "Split",
+    "Status",
     "TaskSetFormat",
     "Verdict",
 ]
+
+
+class Status(StrEnum):
+    """Outcome of one call of a program on one input (a contract: values are stable)."""
+
+    OK = "ok"
+    INVALID_OUTPUT = "invalid_output"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    MEMORY = "memory"
+    OUTPUT_LIMIT = "output_limit"
+    CRASHED = "crashed"
+    INFRA = "infra"
+
+
+class ProgramStatus(StrEnum):
+    """Outcome of loading a program, decided once before any input runs."""
+
+    LOADED = "loaded"
+    LOAD_ERROR = "load_error"
+    POLICY_REJECTED = "policy_rejected"
+    INFRA = "infra"
 
 
 class Split(StrEnum):

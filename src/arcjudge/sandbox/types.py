@@ -1,40 +1,44 @@
-"""Values that cross the sandbox boundary: programs, limits, statuses and results."""
+"""Values that cross the sandbox boundary: programs, limits, statuses and results.
+
+The value layer defines the grids (``Grid``, ``WireGrid`` and their compact forms, in
+:mod:`arcjudge.grids`) and the statuses (``Status``, ``ProgramStatus``, in
+:mod:`arcjudge.vocabulary`); they are exported here too, as the sandbox's contract.
+"""
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any, Literal
 
-from arcjudge.sandbox.runtime import canonical
+from arcjudge.grids import Grid, LazyGrids, WireGrid, compact, grid_of, wire_of
+from arcjudge.vocabulary import ProgramStatus, Status
 
-Grid = tuple[tuple[int, ...], ...]
+__all__ = [
+    "DEFINITION_LIMITS",
+    "SHARED_STATE_ERROR",
+    "VERIFIER_LIMITS",
+    "GeneratorCall",
+    "Grid",
+    "InputFormat",
+    "Limits",
+    "Program",
+    "ProgramResult",
+    "ProgramStatus",
+    "RunResult",
+    "Status",
+    "WireGrid",
+    "WiredGrids",
+    "changed_shared_state",
+    "compact",
+    "grid_of",
+    "input_wire",
+    "to_plain",
+    "wire_of",
+]
+
 InputFormat = Literal["list", "tuple"]
-
-
-class Status(StrEnum):
-    """Outcome of one call of a program on one input (a contract: values are stable)."""
-
-    OK = "ok"
-    INVALID_OUTPUT = "invalid_output"
-    ERROR = "error"
-    TIMEOUT = "timeout"
-    MEMORY = "memory"
-    OUTPUT_LIMIT = "output_limit"
-    CRASHED = "crashed"
-    INFRA = "infra"
-
-
-class ProgramStatus(StrEnum):
-    """Outcome of loading a program, decided once before any input runs."""
-
-    LOADED = "loaded"
-    LOAD_ERROR = "load_error"
-    POLICY_REJECTED = "policy_rejected"
-    INFRA = "infra"
 
 
 @dataclass(frozen=True)
@@ -131,38 +135,6 @@ VERIFIER_LIMITS = Limits(wall_seconds=10.0)
 DEFINITION_LIMITS = Limits(wall_seconds=5.0)
 
 
-WireGrid = tuple[int, str]
-"""A checked grid in its compact form ``(width, digits)``: the cells row by row as ASCII
-digits (``canonical.check_wire``). Two grids are equal exactly when their forms are."""
-
-
-_TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
-_DIGIT_BYTES = bytes(range(10))
-
-
-def compact(grid: Sequence[Sequence[int]]) -> WireGrid | None:
-    """The compact form of one of the harness's own grids, ``None`` if not a grid of 0..9.
-
-    For trusted grids only (task files, checked replies): cells are read as ``bytes``
-    reads them, without the exact-type checks ``canonical`` makes on a program's values,
-    so it costs a few C-level passes over the cells.
-    """
-    try:
-        width = len(grid[0])
-        flat = bytes(itertools.chain.from_iterable(grid))
-    except (TypeError, ValueError, IndexError, KeyError):
-        return None
-    rows = len(grid)
-    if (
-        not (0 < width <= canonical.MAX_SIDE and 0 < rows <= canonical.MAX_SIDE)
-        or len(flat) != width * rows
-        or flat.translate(None, _DIGIT_BYTES)  # a cell outside 0..9 is left over
-        or len(set(map(len, grid))) != 1
-    ):
-        return None
-    return width, flat.translate(_TO_DIGITS).decode("ascii")
-
-
 def input_wire(grid: Sequence[Sequence[int]]) -> list[Any]:
     """An input grid's wire form: ``[width, digits]`` for a grid of 0..9, else plain lists."""
     wire = compact(grid)  # the harness's own grid: no exact-type checks needed
@@ -184,29 +156,12 @@ class WiredGrids(list[Grid]):
             raise ValueError("one wire form per grid")
 
 
-def wire_of(grid: Grid) -> WireGrid:
-    """The compact form of a canonical grid (see :data:`WireGrid`).
-
-    Raises:
-        ValueError: If ``grid`` is not a grid of 0..9.
-    """
-    wire = compact(grid)
-    if wire is None:
-        raise ValueError("not a grid of cells 0..9")
-    return wire
-
-
-def grid_of(wire: WireGrid) -> Grid:
-    """The grid of a compact form (see :data:`WireGrid`)."""
-    return canonical.decode_wire(*wire)
-
-
-class RunResult:
+class RunResult(LazyGrids):
     """The result of one call of a program on one input (immutable).
 
     A result decoded from a supervisor's reply keeps its grids in their checked compact
     form (``wire``, ``output_wire``) and builds ``grid`` and ``output`` only when they are
-    read, so comparing answers costs no decoding.
+    read, so comparing answers costs no decoding (:class:`~arcjudge.grids.LazyGrids`).
 
     Attributes:
         index: Position of the input in the batch.
@@ -219,7 +174,7 @@ class RunResult:
         output_wire: ``output`` as a :data:`WireGrid`.
     """
 
-    __slots__ = ("_grid", "_output", "_output_wire", "_wire", "error", "index", "seconds", "status")
+    __slots__ = ("error", "index", "seconds", "status")
 
     def __init__(
         self,
@@ -233,42 +188,11 @@ class RunResult:
         wire: WireGrid | None = None,
         output_wire: WireGrid | None = None,
     ) -> None:
+        super().__init__(grid, wire, output, output_wire)
         self.index = index
         self.status = status
         self.error = error
         self.seconds = seconds
-        self._grid = grid
-        self._wire = wire
-        self._output = output
-        self._output_wire = output_wire
-
-    @property
-    def grid(self) -> Grid | None:
-        """The output grid (decoded from ``wire`` the first time it is read)."""
-        if self._grid is None and self._wire is not None:
-            self._grid = grid_of(self._wire)
-        return self._grid
-
-    @property
-    def output(self) -> Grid | None:
-        """A generator call's output grid (decoded the first time it is read)."""
-        if self._output is None and self._output_wire is not None:
-            self._output = grid_of(self._output_wire)
-        return self._output
-
-    @property
-    def wire(self) -> WireGrid | None:
-        """``grid`` in its compact form."""
-        if self._wire is None and self._grid is not None:
-            self._wire = wire_of(self._grid)
-        return self._wire
-
-    @property
-    def output_wire(self) -> WireGrid | None:
-        """``output`` in its compact form."""
-        if self._output_wire is None and self._output is not None:
-            self._output_wire = wire_of(self._output)
-        return self._output_wire
 
     def _fields(self) -> tuple[object, ...]:
         return (self.index, self.status, self.wire, self.error, self.seconds, self.output_wire)

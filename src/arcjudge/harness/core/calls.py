@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput
-from arcjudge.harness.core.store import program_key
+from arcjudge.harness.core.engine import Candidate, Engine
+from arcjudge.harness.core.keys import program_key
+from arcjudge.harness.core.results import CandidateOutcome, TaskInput
 from arcjudge.sandbox.types import Grid, Program, Status
 
 _NOTHING: Grid = ()  # the expected output of a call's input: none (the engine never reads it)

@@ -5,8 +5,12 @@ labelled by split) and its *candidates* (programs to check: verifier sources, mo
 programs). The engine cuts each candidate's inputs into chunks, serves chunks from the
 result store when it can, runs the rest over the sandbox pool (a slow candidate occupies
 one worker, never the whole run), commits each finished chunk to the store, and hands each
-task's outcomes back once all its chunks are in. Tasks are pulled one at a time, so only
-the tasks with work in flight are held in memory.
+task's outcomes back once all its chunks are in. Tasks come one at a time, so only the
+tasks with work in flight are held in memory: the caller feeds them (``Engine.feed``: each
+``add`` returns the tasks finished meanwhile, so the caller's code never runs inside the
+engine) or hands an iterator and a callback (``Engine.run``). The values it takes and gives
+back (``TaskInput``, ``StoredResult``, ``CandidateOutcome``) are in ``results.py``; the
+keys it looks results up by in ``keys.py``; the store in ``store.py``.
 
 A candidate's policy findings are stored with its results under its program key, so a
 task served from the store reports the findings its first run did.
@@ -14,11 +18,9 @@ task served from the store reports the findings its first run did.
 With ``stop_at_first_failure`` a candidate's chunks run one after another and the rest is
 skipped as soon as a chunk holds a wrong answer.
 
-Answers are judged lean: each task's expected outputs are put in compact form once
-(``Expected``), a fresh answer is compared in the compact form the sandbox replied with,
-and a right answer's grid is the expected output itself, so right answers are never
-decoded; wrong ones are decoded only when their grid is read (a first failure, a report).
-Each input's wire form (what the sandbox is sent) and digest (what its result keys are made
+Answers are judged lean (``results.py``): each task's expected outputs are put in compact
+form once, fresh answers are compared in the compact form the sandbox replied with. Each
+input's wire form (what the sandbox is sent) and digest (what its result keys are made
 from) are computed once per task, for all its candidates.
 
 A task whose inputs need sandbox work first (``validate``'s generator samples) comes as a
@@ -32,12 +34,19 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
-from arcjudge.grids import Grid
-from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, input_digest
-from arcjudge.harness.core.tally import FirstFailure, Tally
+from arcjudge.harness.core.keys import input_digest, result_keys
+from arcjudge.harness.core.results import (
+    CandidateOutcome,
+    Expected,
+    StoredResult,
+    TaskInput,
+    is_right,
+)
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
@@ -48,29 +57,8 @@ from arcjudge.sandbox.types import (
     ProgramStatus,
     Status,
     WiredGrids,
-    WireGrid,
     input_wire,
 )
-from arcjudge.vocabulary import REPORTED_SPLITS
-
-
-@dataclass
-class TaskInput:
-    """One input with its expected output.
-
-    ``wire`` and ``expected_wire``: the grids' compact forms (``types.compact``) when the
-    reader made them already (ARC-GEN's files, generator samples), so the engine does not
-    make them again; ``None`` otherwise. Not part of equality.
-    """
-
-    split: str
-    index: int
-    grid: Grid
-    expected: Grid
-    seed: int | None = None
-    wire: WireGrid | None = field(default=None, compare=False, repr=False)
-    expected_wire: WireGrid | None = field(default=None, compare=False, repr=False)
-
 
 MetaT = TypeVar("MetaT")
 
@@ -89,75 +77,6 @@ class Candidate(Generic[MetaT]):
     program: Program | None
     key: str
     meta: MetaT
-
-
-@dataclass
-class CandidateOutcome:
-    """What happened to one candidate on one task."""
-
-    failure: tuple[ProgramStatus, str | None] | None = None
-    results: list[StoredResult | None] = field(default_factory=list)
-    findings: tuple[str, ...] = ()
-    skipped: bool = False  # later chunks not run (stop at first failure)
-    seconds: float = 0.0  # sandbox time spent in this run (cached chunks cost nothing)
-
-    def tally(self, instances: Sequence[TaskInput]) -> Tally:
-        """Per split ``(correct, total)``, counts by status, and the first failure."""
-        splits: dict[str, list[int]] = {}
-        statuses: dict[str, dict[str, int]] = {}
-        first: dict[str, FirstFailure] = {}
-        split: str | None = None
-        counts: list[int] = []
-        by_status: dict[str, int] = {}
-        for inst, res in zip(instances, self.results, strict=True):
-            if inst.split != split:  # inputs come in runs of one split
-                split = inst.split
-                counts = splits.setdefault(split, [0, 0])
-                by_status = statuses.setdefault(split, {})
-            counts[1] += 1
-            status = _STATUS_TEXT[res.status] if res is not None else "skipped"
-            by_status[status] = by_status.get(status, 0) + 1
-            right = is_right(res, inst)
-            counts[0] += right
-            if not right and res is not None and split not in first:
-                first[split] = FirstFailure(
-                    inst.index,
-                    status,
-                    inst.grid,
-                    inst.expected,
-                    res.grid,
-                    _trim(res.error),
-                    inst.seed,
-                )
-        return Tally(
-            {k: (splits[k][0], splits[k][1]) for k in REPORTED_SPLITS if k in splits},
-            {k: dict(sorted(statuses[k].items())) for k in REPORTED_SPLITS if k in statuses},
-            {k: first[k] for k in REPORTED_SPLITS if k in first},
-        )
-
-    def all_correct(self, instances: Sequence[TaskInput]) -> bool:
-        """Whether every instance got the expected output."""
-        return self.failure is None and all(
-            is_right(r, i) for i, r in zip(instances, self.results, strict=True)
-        )
-
-    def has_infra(self) -> bool:
-        """Whether the sandbox (not the program) failed somewhere."""
-        if self.failure is not None:
-            return self.failure[0] is ProgramStatus.INFRA
-        return any(r is not None and r.status is Status.INFRA for r in self.results)
-
-
-_STATUS_TEXT = {status: status.value for status in Status}  # faster than ``.value``
-
-
-def is_right(res: StoredResult | None, inst: TaskInput) -> bool:
-    """Whether a result is the instance's expected output (judged once by the engine)."""
-    if res is None:
-        return False
-    if res.right is not None:
-        return res.right
-    return res.status is Status.OK and res.grid == inst.expected
 
 
 def commit_result(
@@ -191,13 +110,9 @@ def commit_result(
         store.put_program(prog_key, result.status, None, result.findings)
     stored = [StoredResult.judged(r, e) for r, e in zip(result.results, expected, strict=True)]
     store.put_many(
-        (k, s) for k, s in zip(keys, stored, strict=True) if s.status is not Status.INFRA
+        [(k, s) for k, s in zip(keys, stored, strict=True) if s.status is not Status.INFRA]
     )
     return stored
-
-
-def _trim(text: str | None, limit: int = 2000) -> str | None:
-    return None if text is None else text[-limit:]
 
 
 @dataclass
@@ -258,6 +173,16 @@ TaskDone = Callable[[str, list[TaskInput], list[Candidate[MetaT]], list[Candidat
 """Receives a finished task's id, inputs, candidates and their outcomes (aligned)."""
 
 
+@dataclass(frozen=True)
+class FinishedTask(Generic[MetaT]):
+    """A task whose candidates all have their outcomes (``outcomes`` aligned with them)."""
+
+    task_id: str
+    instances: list[TaskInput]
+    candidates: list[Candidate[MetaT]]
+    outcomes: list[CandidateOutcome]
+
+
 class Engine:
     """Runs candidates over instances; see the module docstring.
 
@@ -312,7 +237,7 @@ class Engine:
                 pairs = zip(instances, task.wires, strict=True)
                 digests = [input_digest(inst.grid, wire) for inst, wire in pairs]
                 task.expected = [Expected(inst.expected, inst.expected_wire) for inst in instances]
-            keys = self.store.result_keys(cand.key, digests)
+            keys = result_keys(cand.key, digests)
             for start in range(0, len(instances), self.chunk):
                 positions = range(start, min(start + self.chunk, len(instances)))
                 cached = self.store.get_many(keys[start : positions.stop])
@@ -369,10 +294,24 @@ class Engine:
                 (their jobs first), pulled lazily.
             on_task_done: Receives the task's instances, candidates and outcomes.
         """
-        source = iter(tasks)
+        with self.feed() as feed:
+            for item in tasks:
+                for done in feed.add(item):
+                    on_task_done(done.task_id, done.instances, done.candidates, done.outcomes)
+            for done in feed.finish():
+                on_task_done(done.task_id, done.instances, done.candidates, done.outcomes)
+
+    @contextmanager
+    def feed(self) -> Iterator[TaskFeed]:
+        """A run fed one task at a time by its caller (``run`` feeds it from an iterator).
+
+        The caller adds each task (:meth:`TaskFeed.add`), then takes the rest
+        (:meth:`TaskFeed.finish`); finished tasks come back as the calls' values, so the
+        caller never runs inside the engine.
+        """
         pool = ThreadPoolExecutor(self.sandbox.size)
         try:
-            self._loop(pool, source, on_task_done)
+            yield TaskFeed(self, pool)
         except BaseException:
             # Ctrl-C: drop queued work now; the caller closes the sandbox, which ends the
             # calls still running (their results are not stored, so a rerun redoes them).
@@ -380,66 +319,88 @@ class Engine:
             raise
         pool.shutdown(wait=True)
 
-    def _loop(
-        self,
-        pool: ThreadPoolExecutor,
-        source: Iterator[TaskSpec[Any] | Deferred[Any]],
-        on_task_done: TaskDone[Any],
-    ) -> None:
-        window = self.sandbox.size * 2
-        ready: deque[_Chunk | _Prereq] = deque()
-        exhausted = False
-        running: dict[Future[ProgramResult], _Chunk | _Prereq] = {}
-        while True:
-            while len(ready) + len(running) < window and not exhausted:
-                try:
-                    item = next(source)
-                except StopIteration:
-                    exhausted = True
-                    break
-                if isinstance(item, Deferred) and item.jobs:
-                    waiting = _Waiting(item, len(item.jobs))
-                    ready.extend(_Prereq(waiting, i) for i in range(len(item.jobs)))
-                    continue
-                self._admit(
-                    item.task() if isinstance(item, Deferred) else item, ready, on_task_done
-                )
-            while ready and len(running) < window:
-                work = ready.popleft()
-                running[self._submit(pool, work)] = work
-            if not running:
-                return  # nothing ready, nothing running, no task left
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                work = running.pop(future)
-                if isinstance(work, _Prereq):
-                    waiting = work.waiting
-                    waiting.deferred.absorb(work.index, future.result())
-                    waiting.left -= 1
-                    if not waiting.left:
-                        self._admit(waiting.deferred.task(), ready, on_task_done)
-                    continue
-                task = work.task
-                task.pending -= 1
-                task.active.discard(work.candidate)
-                self._absorb(work, future.result())
-                self._release(task, ready)
-                self._maybe_done(task, on_task_done)
 
-    def _admit(
-        self, spec: TaskSpec[Any], ready: deque[_Chunk | _Prereq], on_task_done: TaskDone[Any]
-    ) -> None:
+class TaskFeed:
+    """An engine's run as its caller feeds it (see :meth:`Engine.feed`).
+
+    At most twice the pool's size of work items (chunks, generate jobs) are queued or
+    running at once: :meth:`add` takes a task and runs work until there is room for the
+    next one, so only the tasks with work in flight are held in memory.
+    """
+
+    def __init__(self, engine: Engine, pool: ThreadPoolExecutor) -> None:
+        self._engine = engine
+        self._pool = pool
+        self._window = engine.sandbox.size * 2
+        self._ready: deque[_Chunk | _Prereq] = deque()
+        self._running: dict[Future[ProgramResult], _Chunk | _Prereq] = {}
+        self._finished: list[FinishedTask[Any]] = []
+
+    def add(self, item: TaskSpec[MetaT] | Deferred[MetaT]) -> list[FinishedTask[Any]]:
+        """Take a task, then run work until there is room for another.
+
+        The task is served from the store where it can be, its other chunks queued.
+
+        Returns:
+            The tasks that finished meanwhile, in finishing order.
+        """
+        if isinstance(item, Deferred) and item.jobs:
+            waiting = _Waiting(item, len(item.jobs))
+            self._ready.extend(_Prereq(waiting, i) for i in range(len(item.jobs)))
+        else:
+            self._admit(item.task() if isinstance(item, Deferred) else item)
+        while len(self._ready) + len(self._running) >= self._window:
+            self._step()
+        return self._take()
+
+    def finish(self) -> Iterator[FinishedTask[Any]]:
+        """Run all that is left; yield each task as it finishes."""
+        yield from self._take()
+        while self._step():
+            yield from self._take()
+
+    def _take(self) -> list[FinishedTask[Any]]:
+        finished, self._finished = self._finished, []
+        return finished
+
+    def _step(self) -> bool:
+        """Submit ready work, wait for some to complete and absorb it (``False``: none left)."""
+        while self._ready and len(self._running) < self._window:
+            work = self._ready.popleft()
+            self._running[self._submit(work)] = work
+        if not self._running:
+            return False
+        done, _ = wait(self._running, return_when=FIRST_COMPLETED)
+        for future in done:
+            work = self._running.pop(future)
+            if isinstance(work, _Prereq):
+                waiting = work.waiting
+                waiting.deferred.absorb(work.index, future.result())
+                waiting.left -= 1
+                if not waiting.left:
+                    self._admit(waiting.deferred.task())
+                continue
+            task = work.task
+            task.pending -= 1
+            task.active.discard(work.candidate)
+            self._engine._absorb(work, future.result())
+            self._release(task)
+            self._maybe_done(task)
+        return True
+
+    def _admit(self, spec: TaskSpec[Any]) -> None:
         """Take a task whose instances are known: serve it from the store, queue the rest."""
-        task = self._prepare(*spec)
-        self._release(task, ready)
-        self._maybe_done(task, on_task_done)
+        task = self._engine._prepare(*spec)
+        self._release(task)
+        self._maybe_done(task)
 
-    def _submit(self, pool: ThreadPoolExecutor, work: _Chunk | _Prereq) -> Future[ProgramResult]:
+    def _submit(self, work: _Chunk | _Prereq) -> Future[ProgramResult]:
+        engine = self._engine
         if isinstance(work, _Prereq):
             job = work.waiting.deferred.jobs[work.index]
             calls = cast(Sequence[GeneratorCall], job.inputs)
-            return pool.submit(
-                self.sandbox.generate, job.program, calls, job.limits, policy=job.policy
+            return self._pool.submit(
+                engine.sandbox.generate, job.program, calls, job.limits, policy=job.policy
             )
         program = work.task.candidates[work.candidate].program
         assert program is not None  # only candidates with a program get chunks
@@ -448,19 +409,22 @@ class Engine:
             [task.instances[p].grid for p in work.positions],
             [task.wires[p] for p in work.positions],
         )
-        return pool.submit(self.sandbox.run, program, inputs, self.limits, policy=self.policy)
+        return self._pool.submit(
+            engine.sandbox.run, program, inputs, engine.limits, policy=engine.policy
+        )
 
-    def _release(self, task: _Task, ready: deque[_Chunk | _Prereq]) -> None:
+    def _release(self, task: _Task) -> None:
         """Hand the task's runnable chunks to ``ready`` (one per candidate when stopping)."""
         for index, queue in enumerate(task.queues):
-            while queue and not (self.stop and index in task.active):
-                ready.append(queue.popleft())
+            while queue and not (self._engine.stop and index in task.active):
+                self._ready.append(queue.popleft())
                 task.pending += 1
                 task.active.add(index)
 
-    @staticmethod
-    def _maybe_done(task: _Task, on_task_done: TaskDone[Any]) -> None:
+    def _maybe_done(self, task: _Task) -> None:
         if task.pending or any(task.queues):
             return
         task.pending = -1  # report once
-        on_task_done(task.task_id, task.instances, task.candidates, task.outcomes)
+        self._finished.append(
+            FinishedTask(task.task_id, task.instances, task.candidates, task.outcomes)
+        )

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arcjudge.harness.core.engine import TaskInput
-from arcjudge.harness.core.store import ResultStore, StoredResult, module_fingerprint, program_key
+from arcjudge.harness.core.keys import input_digest, module_fingerprint, program_key, result_key
+from arcjudge.harness.core.results import StoredResult, TaskInput
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.sandbox import Job, Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import (
@@ -237,7 +238,7 @@ class SamplePlan:
             return TaskSamples(
                 task_id, self.calls, {"failed": failed[0].value, "error": _last(failed[1])}
             )
-        keys = [self.store.input_key(key, c) for c in self.calls]
+        keys = [result_key(key, input_digest(c)) for c in self.calls]
         drawing = _Drawing(self.store, tp.program, key, keys, self.policy, self.chunk)
         return TaskSamples(task_id, self.calls, drawing=drawing)
 

@@ -28,8 +28,9 @@ from typing import Any
 
 from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
-from arcjudge.harness.core.engine import CandidateOutcome, Engine
+from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
+from arcjudge.harness.core.results import CandidateOutcome
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.build_inputs import BuildInputs, read_corruptions
 from arcjudge.harness.dimensions.corruptions import (

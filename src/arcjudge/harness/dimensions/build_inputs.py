@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 from arcjudge.errors import InputError
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.jsonl import json_value
+from arcjudge.harness.core.keys import module_fingerprint
 from arcjudge.harness.core.manifest import read_manifest
-from arcjudge.harness.core.store import module_fingerprint
 from arcjudge.harness.dimensions.corruptions import CandidatePair, load_neighbours
 from arcjudge.harness.dimensions.embeddings import (
     BASELINE_FEATURES,

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
-from arcjudge.harness.core.engine import CandidateOutcome, Engine
+from arcjudge.harness.core.engine import Engine
+from arcjudge.harness.core.results import CandidateOutcome
 from arcjudge.safetext import encode_utf8
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode

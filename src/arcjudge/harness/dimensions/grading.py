@@ -34,11 +34,13 @@ from typing import Any, cast
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
-from arcjudge.harness.core.engine import CandidateOutcome, Engine
+from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.jsonl import json_value, read_text_lines
+from arcjudge.harness.core.keys import module_fingerprint
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, program_record, read_programs
-from arcjudge.harness.core.store import ResultStore, module_fingerprint
+from arcjudge.harness.core.results import CandidateOutcome
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     EDIT_MAX_DISTANCE,

@@ -29,16 +29,12 @@ from typing import Any
 
 from arcjudge.grids import same_shape, wire_distance
 from arcjudge.harness.core.corruption import CorruptionRecord
-from arcjudge.harness.core.engine import (
-    Candidate,
-    CandidateOutcome,
-    Engine,
-    TaskInput,
-    is_right,
-)
+from arcjudge.harness.core.engine import Candidate, Engine
 from arcjudge.harness.core.inputs import DEFAULT_SEED, task_inputs
+from arcjudge.harness.core.keys import module_fingerprint, program_key
 from arcjudge.harness.core.manifest import read_manifest
-from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
+from arcjudge.harness.core.results import CandidateOutcome, TaskInput, is_right
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.mutate.records import MutantRecord
 from arcjudge.harness.mutate.schemata import BATCH, BatchRunner, confirmed_indexes, target_prefix
 from arcjudge.mutation import (

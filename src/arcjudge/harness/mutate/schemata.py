@@ -38,14 +38,16 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
-from arcjudge.harness.core.engine import (
-    Candidate,
+from arcjudge.harness.core.engine import Candidate, commit_result
+from arcjudge.harness.core.keys import input_digest, result_keys
+from arcjudge.harness.core.results import (
     CandidateOutcome,
+    Expected,
+    StoredResult,
     TaskInput,
-    commit_result,
     is_right,
 )
-from arcjudge.harness.core.store import Expected, ResultStore, StoredResult, input_digest
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.interface import run_variants
 from arcjudge.sandbox.policy import PolicyMode
@@ -307,7 +309,7 @@ class BatchRunner:
         self, task_id: str, instances: list[TaskInput], candidates: list[Candidate[Any]]
     ) -> tuple[_Task, list[Job]]:
         digests = [input_digest(i.grid) for i in instances]
-        keys = [self.store.result_keys(c.key, digests) for c in candidates]
+        keys = [result_keys(c.key, digests) for c in candidates]
         originals = {c.meta.source: k for k, c in enumerate(candidates) if c.meta.mutant is None}
         mutants = [k for k, c in enumerate(candidates) if c.meta.mutant is not None]
         task = _Task(task_id, instances, candidates, keys, [None] * len(candidates), originals,

@@ -19,11 +19,13 @@ from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.calls import Call, call_key, run_calls
-from arcjudge.harness.core.engine import Candidate, CandidateOutcome, Engine, TaskInput, is_right
+from arcjudge.harness.core.engine import Candidate, Engine, FinishedTask
 from arcjudge.harness.core.inputs import DEFAULT_SEED, SampleDrawer, task_inputs
+from arcjudge.harness.core.keys import module_fingerprint, program_key
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, read_programs
-from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
+from arcjudge.harness.core.results import CandidateOutcome, TaskInput, is_right
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.core.tally import Tally
 from arcjudge.harness.score.records import (
     INFRA,
@@ -196,14 +198,10 @@ class Scorer:
             entry_points=self.config.entry_points,
         )
 
-    def _task_done(
-        self,
-        task_id: str,
-        instances: list[TaskInput],
-        candidates: list[Candidate[list[int]]],
-        outcomes: list[CandidateOutcome],
-    ) -> None:
-        for cand, outcome in zip(candidates, outcomes, strict=True):
+    def _task_done(self, task: FinishedTask[list[int]]) -> None:
+        """Record a finished task's outcome for each program record its candidates stand for."""
+        instances = task.instances
+        for cand, outcome in zip(task.candidates, task.outcomes, strict=True):
             failure = failure_class(outcome, instances)
             tally = outcome.tally(instances) if outcome.failure is None else None
             for i in cand.meta:
@@ -223,7 +221,7 @@ class Scorer:
                 self.results[i] = result
                 self.timings[i] = round(outcome.seconds, 6)
         if self.progress:
-            self.progress(sum(len(c.meta) for c in candidates))
+            self.progress(sum(len(c.meta) for c in task.candidates))
 
     def _samples(self, task_id: str) -> list[TaskInput]:
         """The task's generator samples, drawn (and verified) as the engine pulls the task.
@@ -238,7 +236,11 @@ class Scorer:
         return samples
 
     def run(self) -> None:
-        """Run every program on its task's instances, drawing each task's samples in turn."""
+        """Run every program on its task's instances, drawing each task's samples in turn.
+
+        The scorer feeds the engine task by task and records each task as the engine hands
+        it back finished: the engine never calls back into the scorer.
+        """
         self.runtime = self.sandbox.runtime()
         self.runtime_key = self.sandbox.runtime_fingerprint()
         if self.config.generator is not None and self.config.samples > 0:
@@ -263,7 +265,12 @@ class Scorer:
             self.config.chunk,
             self.config.stop_at_first_failure,
         )
-        engine.run(self._tasks(), self._task_done)
+        with engine.feed() as feed:
+            for task in self._tasks():
+                for finished in feed.add(task):
+                    self._task_done(finished)
+            for finished in feed.finish():
+                self._task_done(finished)
 
     def scored(self) -> list[ScoreResult]:
         """The results, in the programs file's order (after :meth:`run`)."""

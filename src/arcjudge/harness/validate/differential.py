@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from arcjudge.grids import Grid
-from arcjudge.harness.core.engine import CandidateOutcome, TaskInput
+from arcjudge.harness.core.results import CandidateOutcome, TaskInput
 from arcjudge.harness.validate.records import (
     AmbiguousTask,
     DisputedInput,

@@ -21,14 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from arcjudge.harness.core.engine import (
-    Candidate,
-    CandidateOutcome,
-    Deferred,
-    Engine,
-    TaskInput,
-    TaskSpec,
-)
+from arcjudge.harness.core.engine import Candidate, Deferred, Engine, TaskSpec
 from arcjudge.harness.core.inputs import (
     DEFAULT_SEED,
     SAMPLE_CHUNK,
@@ -36,8 +29,10 @@ from arcjudge.harness.core.inputs import (
     TaskSamples,
     task_inputs,
 )
+from arcjudge.harness.core.keys import module_fingerprint, program_key
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
-from arcjudge.harness.core.store import ResultStore, module_fingerprint, program_key
+from arcjudge.harness.core.results import CandidateOutcome, TaskInput
+from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.validate.differential import TaskAnalysis, analyze, only_suspect_failures
 from arcjudge.harness.validate.records import DifferentialRecord, VerdictRecord
 from arcjudge.safetext import json_dumps

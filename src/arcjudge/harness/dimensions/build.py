@@ -387,22 +387,22 @@ class Builder:
         run_calls(engine, calls, done)
 
     def _instances(self, plan: TaskPlan) -> list[DimensionInstance]:
+        """Each dimension's instance of the task, drawn by its strategy; the task's report."""
         task_id = plan.task.task_id
         rng = task_rng(self.config.seed, task_id, "draw")
-        made = {  # drawn in the table's order (rng is shared)
+        made = {  # drawn in the table's order, BUILT_DIMENSIONS (rng is shared)
             dimension: strategy.draw(plan, self._settings, rng)
             for dimension, strategy in STRATEGIES.items()
         }
-        records = []
-        for dimension in BUILT_DIMENSIONS:
-            body = made[dimension]
-            if body is None:
-                continue
-            records.append(DimensionInstance(task_id, dimension, self.config.seed,
-                                             plan.verifier, body.prompt, body.key))  # fmt: skip
+        seed, verifier = self.config.seed, plan.verifier
+        records = [
+            DimensionInstance(task_id, dimension, seed, verifier, body.prompt, body.key)
+            for dimension, body in made.items()
+            if body is not None
+        ]
         proposed = {k: len(v) for k, v in sorted(plan.proposed.items())}
         confirmed = {k: len(v) for k, v in sorted(plan.confirmed.items())}
-        missing = [d for d in BUILT_DIMENSIONS if made[d] is None]
+        missing = [d for d, body in made.items() if body is None]
         classification = made[Dimension.CLASSIFICATION]
         self.per_task[task_id] = {
             "verifier": plan.verifier.source,

@@ -12,12 +12,19 @@ import ast
 import importlib
 import pkgutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from arcjudge.harness.dimensions import strategies
+from arcjudge.harness.dimensions import prompts, strategies
 from arcjudge.harness.dimensions.prompts import PLACEHOLDERS, TEMPLATE_DIR, load_templates
-from arcjudge.harness.dimensions.strategies import STRATEGIES, DimensionStrategy, parse_reply
+from arcjudge.harness.dimensions.replies import ParsedReply
+from arcjudge.harness.dimensions.strategies import (
+    STRATEGIES,
+    DimensionStrategy,
+    inversion,
+    parse_reply,
+)
 from arcjudge.vocabulary import ANSWER_DIMENSIONS, BUILT_DIMENSIONS, Dimension
 
 PACKAGE = Path(strategies.__file__).resolve().parent
@@ -86,3 +93,18 @@ def test_prompts_never_branch_on_a_dimension():
         and node.value.id == "Dimension"
     ]
     assert named == []
+
+
+def test_prompts_and_replies_ask_the_table(monkeypatch):
+    """Swap one dimension's module for another object with the members: its texts and its
+    reader are what rendering and reply reading use (nothing else knows the dimension)."""
+    fake = SimpleNamespace(**{name: getattr(inversion, name) for name in PROTOCOL})
+    fake.texts = lambda visible, demonstrations, grid_format: {"output": "FAKE OUTPUT"}
+    fake.read_reply = lambda reply, tests, attempts: ParsedReply("read by the fake", "fake")
+    swapped = {**STRATEGIES, Dimension.INVERSION: fake}
+    monkeypatch.setattr(prompts, "STRATEGIES", swapped)
+    monkeypatch.setattr(strategies, "STRATEGIES", swapped)
+    visible = {"demonstrations": [{"input": [[1]], "output": [[2]]}], "output": [[2]]}
+    _, user = prompts.render_messages(Dimension.INVERSION, visible)
+    assert "FAKE OUTPUT" in user["content"]
+    assert parse_reply(Dimension.INVERSION, "```\n1\n```").answer == "read by the fake"

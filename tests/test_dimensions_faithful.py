@@ -11,6 +11,7 @@ build) passes on the faithful build and catches each deviation.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -19,7 +20,10 @@ import pytest
 
 from arcjudge import cli
 from arcjudge.grids import to_grid
+from arcjudge.harness.mutate.mutator import MutateConfig
+from arcjudge.harness.score.scorer import ScoreConfig
 from arcjudge.harness.validate.cli import sample_dir
+from arcjudge.harness.validate.validator import ValidateConfig
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, GeneratorCall, ProgramStatus, Status
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
@@ -325,9 +329,18 @@ def test_mutate_paper_operators_are_the_studys_two(world):
 def test_every_seeded_command_defaults_to_the_studys_seed_and_samples(tmp_path):
     from arcjudge.cli import _parser
     from arcjudge.harness.dimensions.build import BuildConfig
-    from arcjudge.harness.mutate.cli import _config as mutate_config
-    from arcjudge.harness.score.cli import _config as score_config
-    from arcjudge.harness.validate.cli import _config as validate_config
+    from arcjudge.harness.mutate.cli import COMMAND as MUTATE
+    from arcjudge.harness.score.cli import COMMAND as SCORE
+    from arcjudge.harness.validate.cli import COMMAND as VALIDATE
+
+    def validate_config(args: argparse.Namespace) -> ValidateConfig:
+        return VALIDATE.configure(args).config
+
+    def score_config(args: argparse.Namespace) -> ScoreConfig:
+        return SCORE.configure(args).config
+
+    def mutate_config(args: argparse.Namespace) -> MutateConfig:
+        return MUTATE.configure(args).config
 
     parse = _parser().parse_args
     tasks, out = str(SAMPLE / "tasks"), str(tmp_path / "o")

@@ -27,6 +27,8 @@ VOCABULARIES = {
         vocabulary.Dimension,
         vocabulary.GridFormat,
         vocabulary.MutantStatus,
+        vocabulary.ScoreFailure,
+        vocabulary.ScoreVerdict,
         Status,
         ProgramStatus,
     )
@@ -179,8 +181,9 @@ def test_the_file_map_is_the_tree():
 WORKFLOWS = ("validate", "score", "mutate", "dimensions", "analyze")
 DECLARED_USES = {
     # `dimensions score` scores Definition replies with `score`'s scorer (the same
-    # extraction and scoring as `arcjudge score`).
-    "dimensions": ("arcjudge.harness.score.scorer",),
+    # extraction and scoring as `arcjudge score`) and reads a score run's results through
+    # its record.
+    "dimensions": ("arcjudge.harness.score.records", "arcjudge.harness.score.scorer"),
     # `dimensions analyze` reads the records `dimensions` and `score` write (through their
     # own from_json) and computes the per-model statistics with the same code as
     # `dimensions score`, never its own copy.
@@ -233,8 +236,9 @@ def test_no_two_classes_share_a_name():
 VALUE_MODULES = ("errors", "fastpairs", "grids", "safetext", "tasks", "vocabulary")
 """The top-level modules that are values (grids, tasks, words, errors, safe text): everything
 else stands on them, so they import nothing from the sandbox or the harness."""
-NOT_VALUES = ("__init__", "cli")
-"""The other top-level modules: the version, and the command line (which imports it all)."""
+NOT_VALUES = ("__init__", "_api", "cli")
+"""The other top-level modules: the public API (which reaches every command) and the
+command line (which imports it all)."""
 RUNTIME_EXCEPTIONS = {
     # The canonicalizer (grids.py: what a grid is) and the rule for opening third-party paths
     # (tasks.py: task files) are the sandbox runtime's: the supervisor runs that directory as
@@ -345,6 +349,60 @@ def test_the_sandbox_exports_every_public_name():
     assert arcjudge.sandbox.Status is Status and arcjudge.sandbox.ProgramStatus is ProgramStatus
     with pytest.raises(AttributeError):
         _ = arcjudge.sandbox.NoSuchName
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each module's arcjudge imports, those inside functions too (a late import is a cycle
+    put off, not removed)."""
+    graph: dict[str, set[str]] = {}
+    for path in _modules():
+        name = ".".join(("arcjudge", *path.relative_to(SRC).with_suffix("").parts))
+        name = name.removesuffix(".__init__")
+        found = graph.setdefault(name, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                # ``from package import module`` imports that module, not the package's
+                # own names (a package's __init__ listing its modules is no cycle)
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    found.add(sub if _is_module(sub) else node.module)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]], package: str) -> list[list[str]]:
+    """Import cycles among ``package``'s modules (its ``__init__``, a lazy façade, aside)."""
+    inside = {m for m in graph if m.startswith(package + ".")}
+    found: list[list[str]] = []
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for other in sorted(graph[module] & inside):
+            if state.get(other) == 1:
+                found.append([*path[path.index(other) :], other])
+            elif other not in state:
+                visit(other)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(inside):
+        if module not in state:
+            visit(module)
+    return found
+
+
+@pytest.mark.parametrize("package", ["arcjudge.sandbox", "arcjudge.harness"])
+def test_no_import_cycle(package):
+    assert _cycles(_import_graph(), package) == []
+
+
+def test_the_cycle_check_sees_a_late_import():
+    graph = {"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}, "p.d": {"p.a"}}
+    assert _cycles(graph, "p") == [["p.a", "p.b", "p.c", "p.a"]]
 
 
 def _package(path: Path) -> str:

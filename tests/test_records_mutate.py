@@ -14,7 +14,8 @@ import pytest
 from arcjudge import cli
 from arcjudge.errors import InputError
 from arcjudge.harness.core.corruption import CorruptionRecord
-from arcjudge.harness.dimensions.build_inputs import read_corruptions
+from arcjudge.harness.core.record import RecordError
+from arcjudge.harness.dimensions.build_sources import read_corruptions
 from arcjudge.harness.mutate.records import MutantRecord
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.safetext import json_dumps
@@ -62,10 +63,10 @@ def test_records_carry_vocabulary_words(mutated):
 
 def test_mutant_record_rejects_an_unknown_status(mutated):
     data = json.loads((mutated / "mutants.jsonl").read_text().splitlines()[0])
-    with pytest.raises(ValueError, match="nope"):
+    with pytest.raises(RecordError, match=r"field 'status': expected one of .*'nope'"):
         MutantRecord.from_json({**data, "status": "nope"})
     del data["counts"]
-    with pytest.raises(KeyError, match="counts"):
+    with pytest.raises(RecordError, match="field 'counts': missing"):
         MutantRecord.from_json(data)
 
 
@@ -85,15 +86,16 @@ def test_the_dimensions_reader_reads_real_lines(mutated):
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        ({"task_id": None, "input": "x"}, "not a grid"),  # task_id present: the grid is next
-        ({"output": [[1, 2], [3]]}, "ragged rows"),
-        ({"mutant_id": 7}, "mutant_id is a int"),
-        ({"split": "nope"}, "'nope' is not a valid Split"),
-        ({"index": True}, "index is a bool"),
-        ({"hamming": "0.5"}, "hamming is a str"),
-        ({"same_shape": 1}, "same_shape is a int"),
-        ({"kind": "color_flip"}, "kind is 'color_flip', not 'corrupted_verifier'"),
-        ({"correct_output": None}, "not a grid: NoneType"),
+        ({"task_id": None}, "field 'task_id': expected str, got null"),
+        ({"input": "x"}, "field 'input': not a grid"),
+        ({"output": [[1, 2], [3]]}, "field 'output': not a grid: ragged rows"),
+        ({"mutant_id": 7}, "field 'mutant_id': expected str, got int"),
+        ({"split": "nope"}, "field 'split': expected one of train, test, arc-gen"),
+        ({"index": True}, "field 'index': expected int, got bool"),
+        ({"hamming": "0.5"}, "field 'hamming': expected number, got str"),
+        ({"same_shape": 1}, "field 'same_shape': expected bool, got int"),
+        ({"kind": "color_flip"}, "field 'kind': expected 'corrupted_verifier'"),
+        ({"correct_output": None}, "field 'correct_output': not a grid: NoneType"),
     ],
 )
 def test_the_reader_rejects_a_malformed_record_with_its_line(mutated, tmp_path, change, reason):
@@ -111,8 +113,8 @@ def test_the_reader_rejects_a_malformed_record_with_its_line(mutated, tmp_path, 
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ('{"input": [[1]], "output": [[2]]}', "'task_id'"),
-        ("[1, 2]", "list indices must be integers"),
+        ('{"input": [[1]], "output": [[2]]}', "field 'task_id': missing"),
+        ("[1, 2]", "not a JSON object"),
         ("{not json", "Expecting property name"),
     ],
 )
@@ -130,5 +132,7 @@ def test_a_record_missing_a_key_mutate_writes_is_rejected(mutated, tmp_path):
         partial = {k: v for k, v in data.items() if k != key}
         path = tmp_path / "c.jsonl"
         path.write_text(json.dumps(partial) + "\n")
-        with pytest.raises(InputError, match=rf"not a corruption record \('{key}'\)"):
+        with pytest.raises(
+            InputError, match=rf"not a corruption record \(field '{key}': missing\)"
+        ):
             read_corruptions(path)

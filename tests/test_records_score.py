@@ -7,17 +7,16 @@ import json
 import pytest
 
 from arcjudge import cli
+from arcjudge.harness.core.record import RecordError
 from arcjudge.harness.score.records import (
-    INFRA,
     GroupSummary,
     ScoreResult,
     ScoreSummary,
     TimingLine,
-    parse_failure,
 )
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.types import ProgramStatus
-from arcjudge.vocabulary import FailureClass
+from arcjudge.vocabulary import FailureClass, ScoreFailure, ScoreVerdict
 
 TASK = "aaaa0001"  # flip the rows
 GRIDS = [[[1, 2], [3, 4]], [[0, 1, 0], [2, 2, 2]], [[3, 3], [0, 3], [4, 4]], [[5, 6]]]
@@ -79,12 +78,12 @@ def test_results_round_trip(world, policy):
     assert len(results) == len(PROGRAMS)
     assert results["pass"].passed and results["pass"].fields == {"model": "a", "run": 1}
     assert results[7].tally is not None and "generator" in results[7].tally.splits
-    assert results["rule"].failure is FailureClass.RULE
+    assert results["rule"].failure is ScoreFailure.RULE
     assert results["rule"].tally.first_failure["generator"].seed is not None
-    assert results["runtime"].failure is FailureClass.RUNTIME and results["runtime"].model == "None"
+    assert results["runtime"].failure is ScoreFailure.RUNTIME and results["runtime"].model == "None"
     rejected = ProgramStatus.LOAD_ERROR if policy == "warn" else ProgramStatus.POLICY_REJECTED
     assert results["syntax"].status is rejected and results["syntax"].model is None
-    assert results["syntax"].failure is FailureClass.STATIC and results["syntax"].tally is None
+    assert results["syntax"].failure is ScoreFailure.STATIC and results["syntax"].tally is None
     no_code = results["no_code"]
     assert no_code.status is None and no_code.error and no_code.extraction is not None
     assert no_code.fields["status"] == "mine"  # a field of the program record, carried over
@@ -115,31 +114,39 @@ def test_timings_and_summary_round_trip(world):
     )
     assert summary.generator[TASK]
     group = GroupSummary.from_json(json.loads(text)["groups"]["b"])
-    assert group == summary.groups["b"] and group.failures[FailureClass.RULE] == 1
+    assert group == summary.groups["b"] and group.failures[ScoreFailure.RULE] == 1
 
 
 def test_malformed_records_are_rejected(world):
     good = json.loads(lines(world / "warn" / "results.jsonl")[0])
     bad_records = [
-        ({**good, "verdict": "fail"}, ValueError),  # a failed program needs its failure
-        ({**good, "verdict": "maybe"}, ValueError),
-        ({**good, "failure": "boredom", "verdict": "fail"}, ValueError),
-        ({k: v for k, v in good.items() if k != "code_sha256"}, KeyError),
-        ({**good, "id": [1]}, TypeError),
-        ({**good, "splits": {"train": "many"}}, ValueError),  # a pass needs its tally
-        ({k: v for k, v in good.items() if k != "statuses"}, ValueError),
+        ({**good, "verdict": "fail"}, "verdict"),  # a failed program needs its failure
+        ({**good, "verdict": "maybe"}, "verdict"),
+        ({**good, "failure": "boredom", "verdict": "fail"}, "failure"),
+        ({k: v for k, v in good.items() if k != "code_sha256"}, "code_sha256"),
+        ({**good, "id": [1]}, "id"),
     ]
-    for data, error in bad_records:
-        with pytest.raises(error):
+    for data, field in bad_records:
+        with pytest.raises(RecordError) as caught:
+            ScoreResult.from_json(data)
+        assert caught.value.path[:1] == (field,), caught.value
+    for data in (
+        {**good, "splits": {"train": "many"}},  # a pass needs its tally
+        {k: v for k, v in good.items() if k != "statuses"},
+    ):
+        with pytest.raises(ValueError):
             ScoreResult.from_json(data)
     load = json.loads(lines(world / "warn" / "results.jsonl")[5])  # syntax: a load failure
-    with pytest.raises(KeyError):  # no tally: the load error (or why nothing ran) is needed
+    # No tally: the load error (or why nothing ran) is needed.
+    with pytest.raises(RecordError, match="'error': missing"):
         ScoreResult.from_json({k: v for k, v in load.items() if k != "error"})
     odd = {**load, "status": "exploded", "findings": "x"}  # not what a result writes there
     assert ScoreResult.from_json(odd).fields == {"status": "exploded", "findings": "x"}
     assert ScoreResult.from_json(odd).to_json() == odd
-    with pytest.raises(TypeError):
+    with pytest.raises(RecordError, match="'seconds': expected number, got str"):
         TimingLine.from_json({"id": "x", "seconds": "fast"})
-    with pytest.raises(ValueError):
+    with pytest.raises(RecordError, match=r"'failures\.boredom'"):
         GroupSummary.from_json({"programs": 1, "passed": 0, "failures": {"boredom": 1}})
-    assert parse_failure("infra") == INFRA and parse_failure("rule") is FailureClass.RULE
+    assert ScoreFailure.RULE == FailureClass.RULE and ScoreResult.from_json(good).verdict is (
+        ScoreVerdict.PASS
+    )

@@ -102,19 +102,22 @@ GOOD = '{"provenance":{},"source":"s","task_id":"t","verdict":"load_error","erro
 @pytest.mark.parametrize(
     ("bad", "why"),
     [
-        ('{"provenance":{},"source":"s","task_id":"t","verdict":"great"}', "great"),
-        ('{"source":"s","task_id":"t","verdict":"valid"}', "provenance"),
+        (
+            '{"provenance":{},"source":"s","task_id":"t","verdict":"great"}',
+            "field 'verdict': expected one of .*'great'",
+        ),
+        ('{"source":"s","task_id":"t","verdict":"valid"}', "field 'provenance': missing"),
         ("[1, 2]", "not a JSON object"),
         ("{not json", "Expecting"),
         (
             '{"provenance":{},"source":"s","task_id":"t","verdict":"valid",'
             '"splits":{"train":[1]},"statuses":{},"first_failure":{}}',
-            "index",
+            r"field 'splits\.train': expected list of 2, got list",
         ),
         (
             '{"provenance":{},"source":"s","task_id":"t","verdict":"valid",'
             '"splits":{},"statuses":{},"first_failure":{},"findings":"import os"}',
-            "not a list",
+            "field 'findings': expected list of str, got str",
         ),
     ],
 )
@@ -134,7 +137,7 @@ def test_a_malformed_suspect_line_names_its_file_and_line(tmp_path):
         '{"kind":"suspect","task_id":"t","split":"train","index":0,"seed":null,'
         '"input":[[1]],"expected":"grid","agreeing_output":[[2]],"sources":[]}\n'
     )
-    with pytest.raises(InputError, match=r"suspects\.jsonl:1: .*not a grid"):
+    with pytest.raises(InputError, match=r"suspects\.jsonl:1: .*field 'expected': not a grid"):
         read_suspects(path)
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "REPORTED_SPLITS",
     "RUNTIME_STATUSES",
     "RUN_ENTRY_POINTS",
+    "SCORE_FAILURES",
     "TASK_SET_FORMATS",
     "TASK_SET_SOURCE",
     "TASK_SPLITS",
@@ -40,6 +41,8 @@ __all__ = [
     "Judgment",
     "MutantStatus",
     "ProgramStatus",
+    "ScoreFailure",
+    "ScoreVerdict",
     "Split",
     "Status",
     "TaskSetFormat",
@@ -117,6 +120,32 @@ class FailureClass(StrEnum):
 
 FAILURE_CLASSES: tuple[FailureClass, ...] = tuple(FailureClass)
 """Every failure class, in the order summaries show them."""
+
+
+class ScoreFailure(StrEnum):
+    """Why a program ``score`` ran failed: its failure class, or ``infra``.
+
+    The first three are :class:`FailureClass`'s values (a member equals the failure class
+    of the same value: ``ScoreFailure.RULE == FailureClass.RULE``).
+    """
+
+    STATIC = FailureClass.STATIC.value
+    RUNTIME = FailureClass.RUNTIME.value
+    RULE = FailureClass.RULE.value
+    INFRA = "infra"
+    """The sandbox (not the program) failed."""
+
+
+SCORE_FAILURES: tuple[ScoreFailure, ...] = tuple(ScoreFailure)
+"""Every failure a score result may have, in the order summaries count them."""
+
+
+class ScoreVerdict(StrEnum):
+    """What ``score`` decided about one program: ``pass`` exactly when it has no failure."""
+
+    PASS = "pass"
+    FAIL = "fail"
+
 
 RUNTIME_STATUSES: frozenset[Status] = frozenset(
     {Status.ERROR, Status.TIMEOUT, Status.MEMORY, Status.CRASHED, Status.OUTPUT_LIMIT}

@@ -9,6 +9,9 @@ looked up by name in a registry (``registry.py``; ``make_sandbox`` in ``backends
 node of a cluster. The built-in backends share one pool (``pool.py``) over a transport
 that says where the workers run.
 
+Pool internals (``LocalPool``, ``Transport``, ``WorkerLost``) are not part of this surface:
+import them from ``pool.py`` to write a pooled backend of your own.
+
 The names below are imported from their modules when first used, not when this package
 is: the value layer (``arcjudge.grids``) imports the runtime's canonicalizer, which makes
 Python import this package first, and the sandbox's modules import the value layer.
@@ -20,15 +23,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from arcjudge.sandbox.backends import SandboxOptions, describe_protections, make_sandbox
     from arcjudge.sandbox.interface import Job, Sandbox, VariantSandbox, run_variants
     from arcjudge.sandbox.policy import PolicyMode
-    from arcjudge.sandbox.pool import LocalPool, PooledSandbox, Transport, WorkerLost
+    from arcjudge.sandbox.pool import PooledSandbox
     from arcjudge.sandbox.registry import (
         ENTRY_POINT_GROUP,
         BackendOptions,
         BackendUnavailable,
+        ExecutorOptions,
         backend_names,
+        executor_names,
         sandbox_backend,
+        sandbox_executor,
     )
     from arcjudge.sandbox.types import (
         DEFINITION_LIMITS,
@@ -52,11 +59,11 @@ __all__ = [
     "VERIFIER_LIMITS",
     "BackendOptions",
     "BackendUnavailable",
+    "ExecutorOptions",
     "GeneratorCall",
     "Grid",
     "Job",
     "Limits",
-    "LocalPool",
     "PolicyMode",
     "PooledSandbox",
     "Program",
@@ -64,27 +71,34 @@ __all__ = [
     "ProgramStatus",
     "RunResult",
     "Sandbox",
+    "SandboxOptions",
     "Status",
-    "Transport",
     "VariantSandbox",
-    "WorkerLost",
     "backend_names",
     "changed_shared_state",
+    "describe_protections",
+    "executor_names",
+    "make_sandbox",
     "run_variants",
     "sandbox_backend",
+    "sandbox_executor",
 ]
 
 _HOMES = {
     **dict.fromkeys(("Job", "Sandbox", "VariantSandbox", "run_variants"), "interface"),
     "PolicyMode": "policy",
-    **dict.fromkeys(("LocalPool", "PooledSandbox", "Transport", "WorkerLost"), "pool"),
+    **dict.fromkeys(("SandboxOptions", "describe_protections", "make_sandbox"), "backends"),
+    "PooledSandbox": "pool",
     **dict.fromkeys(
         (
             "ENTRY_POINT_GROUP",
             "BackendOptions",
             "BackendUnavailable",
+            "ExecutorOptions",
             "backend_names",
+            "executor_names",
             "sandbox_backend",
+            "sandbox_executor",
         ),
         "registry",
     ),

@@ -1,35 +1,41 @@
-"""Choosing a sandbox by name: ``make_sandbox``, the ``auto`` backend and CLI helpers.
+"""Choosing a sandbox by name: ``make_sandbox``, ``SandboxOptions``, the ``auto`` backend.
 
 Backends come from the registry (``registry.py``): the built-in ``process`` and
-``docker``, ``auto`` (below), and any an installed package adds. ``executor="ray"`` runs
-the chosen backend on every node of a Ray cluster (``ray_pool.py``).
+``docker``, ``auto`` (below), and any an installed package adds. Executors say where a
+backend's pool runs, also by name: ``local`` (below) and ``ray`` (``ray_pool.py``
+registers it: a pool on every node of a Ray cluster), so neither module imports the other.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from arcjudge.sandbox.interface import Sandbox
 from arcjudge.sandbox.registry import (
     AUTO,
     BackendOptions,
     BackendUnavailable,
+    ExecutorOptions,
     backend_factory,
     backend_names,
+    executor_factory,
     sandbox_backend,
+    sandbox_executor,
 )
 
 __all__ = [
     "BACKENDS",
     "EXECUTORS",
     "BackendUnavailable",
+    "SandboxOptions",
     "describe_protections",
     "make_sandbox",
-    "sandbox_for",
 ]
 
 EXECUTORS = ("local", "ray")
+"""The built-in executors (``executor_names()`` lists every registered one)."""
 DOCKER_RUNTIME_BACKENDS = ("docker", AUTO)
 """The backends ``--docker-runtime`` applies to."""
 
@@ -68,6 +74,12 @@ def auto_backend(options: BackendOptions) -> Sandbox:
     return backend_factory("process")(dataclasses.replace(options, docker_runtime=None))
 
 
+@sandbox_executor("local")
+def local_executor(executor: ExecutorOptions, options: BackendOptions) -> Sandbox:
+    """The backend's pool on this machine."""
+    return backend_factory(executor.backend)(options)
+
+
 def make_sandbox(
     backend: str = AUTO,
     workers: int | None = None,
@@ -88,8 +100,9 @@ def make_sandbox(
         workers: Pool size (default: one per core).
         module_dirs: Directories programs may import from (mounted into containers).
         warn: Receives one-line warnings, e.g. when ``auto`` falls back to ``process``.
-        executor: ``local`` (a pool on this machine) or ``ray`` (a pool on every node of
-            a Ray cluster; ``backend`` and ``workers`` then apply per node).
+        executor: A registered executor's name (``executor_names()``): ``local`` (a pool
+            on this machine) or ``ray`` (a pool on every node of a Ray cluster;
+            ``backend`` and ``workers`` then apply per node).
         ray_address: The cluster to join with ``ray`` (default: ``auto`` when
             ``RAY_ADDRESS`` is set, else a Ray instance started on this machine).
         report: With ``ray``, receives one summary line per node when the sandbox closes.
@@ -105,26 +118,53 @@ def make_sandbox(
             here, an OCI runtime the Docker daemon does not know, or ``docker_runtime``
             given with a backend other than ``docker`` and ``auto``.
     """
-    factory = backend_factory(backend)
-    if executor not in EXECUTORS:
-        raise BackendUnavailable(
-            f"unknown executor {executor!r} (choose from {', '.join(EXECUTORS)})"
-        )
+    backend_factory(backend)  # an unknown backend is named before an unknown executor
+    build = executor_factory(executor)
     if docker_runtime and backend not in DOCKER_RUNTIME_BACKENDS:
         raise BackendUnavailable(
             f"OCI runtime {docker_runtime!r} given: only the docker backend has one "
             f"(this is the {backend} backend)"
         )
-    if executor == "ray":
-        from arcjudge.sandbox.docker import requested_runtime
-        from arcjudge.sandbox.ray_pool import RaySandbox
+    options = BackendOptions(workers, tuple(module_dirs), warn, docker_runtime)
+    return build(ExecutorOptions(backend, ray_address, report), options)
 
-        on_nodes = requested_runtime(docker_runtime) if backend in DOCKER_RUNTIME_BACKENDS else None
-        return RaySandbox(
-            backend, ray_address, module_dirs=module_dirs, workers_per_node=workers,
-            report=report, docker_runtime=on_nodes,
-        )  # fmt: skip
-    return factory(BackendOptions(workers, tuple(module_dirs), warn, docker_runtime))
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """Which sandbox a command runs its programs in: ``make_sandbox``'s choices as a value.
+
+    Attributes:
+        backend: A registered backend's name (``auto``: docker if usable, else process).
+        workers: Pool size (``None``: one per core; per node with ``ray``).
+        executor: ``local`` or ``ray`` (a registered executor's name).
+        ray_address: The Ray cluster to join (``None``: the executor's default).
+        docker_runtime: The docker backend's OCI runtime (``None``: the default).
+    """
+
+    backend: str = AUTO
+    workers: int | None = None
+    executor: str = "local"
+    ray_address: str | None = None
+    docker_runtime: str | None = None
+
+    def make(
+        self,
+        module_dirs: tuple[str, ...] = (),
+        *,
+        warn: Callable[[str], None] | None = None,
+        report: Callable[[str], None] | None = None,
+    ) -> Sandbox:
+        """Build (but do not start) the sandbox these options choose (:func:`make_sandbox`)."""
+        return make_sandbox(
+            self.backend,
+            self.workers,
+            module_dirs=module_dirs,
+            warn=warn,
+            executor=self.executor,
+            ray_address=self.ray_address,
+            report=report,
+            docker_runtime=self.docker_runtime,
+        )
 
 
 def describe_protections(name: str, protections: dict[str, bool]) -> str:
@@ -135,35 +175,6 @@ def describe_protections(name: str, protections: dict[str, bool]) -> str:
     if missing:
         line += f"; missing: {', '.join(missing)}"
     return line
-
-
-def sandbox_for(
-    args: object,
-    *,
-    module_dirs: tuple[str, ...] = (),
-    warn: Callable[[str], None] | None = None,
-) -> Sandbox:
-    """:func:`make_sandbox` from parsed command-line options.
-
-    Args:
-        args: An ``argparse.Namespace`` with ``backend`` and ``workers``, and optionally
-            ``executor``, ``ray_address`` and ``docker_runtime``.
-        module_dirs: Directories programs may import from.
-        warn: Receives one-line warnings.
-
-    Returns:
-        The sandbox (with ``ray``, per-node summary lines are printed when it closes).
-    """
-    return make_sandbox(
-        getattr(args, "backend", "auto"),
-        getattr(args, "workers", None),
-        module_dirs=module_dirs,
-        warn=warn,
-        executor=getattr(args, "executor", "local"),
-        ray_address=getattr(args, "ray_address", None),
-        report=print,
-        docker_runtime=getattr(args, "docker_runtime", None),
-    )
 
 
 BACKENDS: tuple[str, ...] = backend_names()

@@ -45,7 +45,13 @@ from arcjudge.sandbox.pool import (
     Transport,
     WorkerLost,
 )
-from arcjudge.sandbox.registry import BackendUnavailable
+from arcjudge.sandbox.registry import (
+    BackendOptions,
+    BackendUnavailable,
+    ExecutorOptions,
+    backend_factory,
+    sandbox_executor,
+)
 from arcjudge.sandbox.types import (
     GeneratorCall,
     Grid,
@@ -124,15 +130,9 @@ class NodePool:
     def _sandbox(self) -> Sandbox:
         with self._lock:
             if self._box is None:
-                from arcjudge.sandbox.backends import make_sandbox
-
                 spec = self.spec
-                box = make_sandbox(
-                    spec.backend,
-                    spec.workers,
-                    module_dirs=spec.module_dirs,
-                    warn=log.warning,
-                    docker_runtime=spec.docker_runtime,
+                box = backend_factory(spec.backend)(
+                    BackendOptions(spec.workers, spec.module_dirs, log.warning, spec.docker_runtime)
                 )
                 box.start()
                 self._box = box
@@ -544,3 +544,29 @@ class RaySandbox(PooledSandbox):
         if self.report is not None:
             for stats in self.node_stats():
                 self.report(stats.line())
+
+
+DOCKER_RUNTIME_BACKENDS = ("docker", "auto")
+"""The backends whose nodes take an OCI runtime (``--docker-runtime``)."""
+
+
+@sandbox_executor("ray")
+def ray_executor(executor: ExecutorOptions, options: BackendOptions) -> Sandbox:
+    """The backend's pool on every node of a Ray cluster (:class:`RaySandbox`).
+
+    Raises:
+        RayUnavailable: If Ray is not installed or the cluster cannot be reached.
+    """
+    runtime = None
+    if executor.backend in DOCKER_RUNTIME_BACKENDS:
+        from arcjudge.sandbox.docker import requested_runtime
+
+        runtime = requested_runtime(options.docker_runtime)
+    return RaySandbox(
+        executor.backend,
+        executor.address,
+        module_dirs=options.module_dirs,
+        workers_per_node=options.workers,
+        report=executor.report,
+        docker_runtime=runtime,
+    )

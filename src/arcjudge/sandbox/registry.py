@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from arcjudge.sandbox.interface import Sandbox
@@ -38,6 +38,7 @@ _BUILTIN_MODULES = (
     "arcjudge.sandbox.process",
     "arcjudge.sandbox.docker",
     "arcjudge.sandbox.backends",
+    "arcjudge.sandbox.ray_pool",
 )
 log = logging.getLogger("arcjudge.sandbox")
 
@@ -89,14 +90,19 @@ def sandbox_backend(name: str) -> Callable[[FactoryT], FactoryT]:
         raise ValueError(f"backend name {name!r}: expected a non-empty word")
 
     def register(factory: FactoryT) -> FactoryT:
-        with _lock:
-            known = _registry.get(name)
-            if known is not None and known is not factory:
-                raise ValueError(f"backend {name!r} is already registered ({_describe(known)})")
-            _registry[name] = factory
+        _add(_registry, "backend", name, factory)
         return factory
 
     return register
+
+
+def _add(table: dict[str, Any], kind: str, name: str, factory: object) -> None:
+    """Put ``factory`` in ``table`` as ``name``, unless another factory has that name."""
+    with _lock:
+        known = table.get(name)
+        if known is not None and known is not factory:
+            raise ValueError(f"{kind} {name!r} is already registered ({_describe(known)})")
+        table[name] = factory
 
 
 def unregister(name: str) -> None:
@@ -166,3 +172,62 @@ def backend_factory(name: str) -> BackendFactory:
             return _registry.setdefault(name, loaded)
     choices = ", ".join(backend_names())
     raise BackendUnavailable(f"unknown backend {name!r} (choose from {choices})")
+
+
+@dataclass(frozen=True)
+class ExecutorOptions:
+    """Where a backend's pool runs, besides the backend's own options.
+
+    Attributes:
+        backend: The backend's name (an executor such as ``ray`` builds it on each node).
+        address: The cluster to join (``ray``: ``auto``, ``ray://...``, ``host:port``,
+            ``local``; ``None``: the executor's default).
+        report: Receives one summary line per node when the sandbox closes.
+    """
+
+    backend: str = AUTO
+    address: str | None = None
+    report: Callable[[str], None] | None = None
+
+
+ExecutorFactory = Callable[[ExecutorOptions, BackendOptions], "Sandbox"]
+"""Builds a sandbox that runs a backend somewhere (here, on a cluster's nodes)."""
+ExecutorT = TypeVar("ExecutorT", bound=ExecutorFactory)
+_executors: dict[str, ExecutorFactory] = {}
+
+
+def sandbox_executor(name: str) -> Callable[[ExecutorT], ExecutorT]:
+    """Register the decorated factory as the executor ``name`` (``local``, ``ray``).
+
+    Raises:
+        ValueError: If ``name`` is already taken by another factory.
+    """
+
+    def register(factory: ExecutorT) -> ExecutorT:
+        _add(_executors, "executor", name, factory)
+        return factory
+
+    return register
+
+
+def executor_names() -> tuple[str, ...]:
+    """Every executor's name, ``local`` first."""
+    _load_builtins()
+    with _lock:
+        return tuple(sorted(_executors, key=lambda n: (n != "local", n)))
+
+
+def executor_factory(name: str) -> ExecutorFactory:
+    """Return the factory of the executor ``name``.
+
+    Raises:
+        BackendUnavailable: If no executor has that name.
+    """
+    _load_builtins()
+    with _lock:
+        factory = _executors.get(name)
+    if factory is None:
+        raise BackendUnavailable(
+            f"unknown executor {name!r} (choose from {', '.join(executor_names())})"
+        )
+    return factory

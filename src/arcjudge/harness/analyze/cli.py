@@ -2,24 +2,30 @@
 
 It is a sub-command of ``dimensions`` (it reads what ``dimensions build`` and ``dimensions
 score`` write) but lives in its own workflow package: the top-level ``arcjudge.cli`` adds
-it to the ``dimensions`` sub-commands with :func:`add_arguments` and runs it with
-:func:`cmd_analyze`, so ``dimensions`` never imports it.
+it to the ``dimensions`` sub-commands and runs it (:data:`COMMAND`) through the shared
+runner, so ``dimensions`` never imports it.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, read_inputs
 from arcjudge.harness.analyze.report import render_analysis_report
-from arcjudge.harness.core.commandline import require_files, warn
+from arcjudge.harness.core.commandline import require_files
 from arcjudge.harness.core.inputs import DEFAULT_SEED
-from arcjudge.harness.core.outputs import write_atomic
-from arcjudge.safetext import json_dumps, terminal_safe
+from arcjudge.harness.core.runner import Command, Outputs
+from arcjudge.safetext import json_dumps
 
-__all__ = ["HELP", "add_arguments", "cmd_analyze"]
+if TYPE_CHECKING:
+    from arcjudge.harness.core.store import ResultStore
+    from arcjudge.sandbox.interface import Sandbox
+
+__all__ = ["COMMAND", "HELP", "AnalyzeCommand", "AnalyzeConfig", "add_arguments"]
 
 HELP = "the study's tables and figures from scored items (CSV, Markdown, report.html)"
 """The sub-command's help line."""
@@ -70,68 +76,127 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="output directory")
 
 
-def cmd_analyze(args: argparse.Namespace) -> int:
-    """Run ``arcjudge dimensions analyze``."""
-    require_files(("--items", args.items), ("--instances", args.instances))
-    configurations = [(Path(i), Path(n)) for i, n in args.configuration]
-    for items_file, instances_file in configurations:
-        require_files(("--configuration", items_file), ("--configuration", instances_file))
-    definitions: Path | None = args.definitions
-    if definitions is not None and not (
-        definitions.is_file() or (definitions / "results.jsonl").is_file()
-    ):
-        raise UsageError(
-            f"--definitions {definitions}: neither a results file nor a directory with "
-            "results.jsonl"
-        )
-    if args.bootstrap_resamples < 1:
-        raise UsageError("--bootstrap-resamples must be >= 1")
-    inputs = read_inputs(
-        args.items,
-        args.instances,
-        definitions,
-        tuple(args.exclude_model),
-        seed=args.seed,
-        bootstrap_resamples=args.bootstrap_resamples,
-        configurations=configurations,
-    )
-    described = {
-        "items_file": str(args.items),
-        "instances_file": str(args.instances),
-        "definitions_file": None if definitions is None else str(definitions),
-        "configuration_files": [[str(i), str(n)] for i, n in configurations],
-    }
-    # Imported here: the study pulls in numpy, which no other command needs at start-up.
-    from arcjudge.harness.analyze.study import analyze
+@dataclass(frozen=True)
+class AnalyzeConfig:
+    """``arcjudge dimensions analyze`` as a value: which files to read, where to write.
 
-    analysis = analyze(inputs, described)
-    data = analysis.to_json()
-    tables = analysis.tables()
-    files: dict[str, str] = {}
-    for table in tables:
-        files[f"{table.name}.csv"] = table.csv()
-        files[f"{table.name}.md"] = table.markdown()
-    write_atomic(args.out / "tables", files)
-    write_atomic(
-        args.out,
-        {
-            "analysis.json": json_dumps(data, sort_keys=True, indent=1) + "\n",
-            "report.html": render_analysis_report(data, tables),
-        },
-    )
-    missing = data["definition_failures"].get("excluded_models_not_found") or []
-    if missing:
-        warn(f"--exclude-model: no Definition results of {', '.join(missing)}")
-    if definitions is None:
-        warn("no --definitions: Table 9 (Definition failure classes) is empty")
-    for a, b in data["increased_sampling"].get("same_seed", []):
-        warn(f"--configuration: configurations {a} and {b} were built with the same seed "
-             "(the same build twice? Table 6 wants independent configurations)")  # fmt: skip
-    print(terminal_safe(tables[0].markdown(), keep_newlines=True))
-    if configurations:
-        table6 = next(t for t in tables if t.name == "table6")
-        print(terminal_safe(table6.markdown(), keep_newlines=True))
-    names = ", ".join(t.name for t in tables)
-    print(f"wrote {terminal_safe(str(args.out))}/tables/ ({names}; .csv and .md), "
-          "analysis.json, report.html")  # fmt: skip
-    return 0
+    Attributes:
+        items: ``items.jsonl`` of ``dimensions score``.
+        instances: ``instances.jsonl`` the items were graded on.
+        out: The output directory.
+        definitions: Definition results (a results file or a directory with
+            ``results.jsonl``), for Table 9; ``None``: Table 9 is empty.
+        exclude_models: Table 9 also pools the Definition failures without these models.
+        seed: The bootstrap's seed (Section 3.1).
+        bootstrap_resamples: Bootstrap resamples of the tasks (Section 3.1).
+        configurations: Table 6: (items, instances) of configuration 2, 3, ...
+    """
+
+    items: Path
+    instances: Path
+    out: Path
+    definitions: Path | None = None
+    exclude_models: tuple[str, ...] = ()
+    seed: int = DEFAULT_SEED
+    bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
+    configurations: tuple[tuple[Path, Path], ...] = ()
+
+
+class AnalyzeCommand(Command[AnalyzeConfig]):
+    """``arcjudge dimensions analyze``: the study's tables from scored items."""
+
+    name = "analyze"
+    help = HELP
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the options of ``dimensions analyze`` to its parser."""
+        add_arguments(parser)
+
+    def configure(self, args: argparse.Namespace) -> AnalyzeConfig:
+        """The analysis the options ask for; every input file checked first."""
+        require_files(("--items", args.items), ("--instances", args.instances))
+        configurations = tuple((Path(i), Path(n)) for i, n in args.configuration)
+        for items_file, instances_file in configurations:
+            require_files(("--configuration", items_file), ("--configuration", instances_file))
+        definitions: Path | None = args.definitions
+        if definitions is not None and not (
+            definitions.is_file() or (definitions / "results.jsonl").is_file()
+        ):
+            raise UsageError(
+                f"--definitions {definitions}: neither a results file nor a directory with "
+                "results.jsonl"
+            )
+        if args.bootstrap_resamples < 1:
+            raise UsageError("--bootstrap-resamples must be >= 1")
+        return AnalyzeConfig(
+            items=args.items,
+            instances=args.instances,
+            out=args.out,
+            definitions=definitions,
+            exclude_models=tuple(args.exclude_model),
+            seed=args.seed,
+            bootstrap_resamples=args.bootstrap_resamples,
+            configurations=configurations,
+        )
+
+    def run(
+        self, config: AnalyzeConfig, sandbox: Sandbox | None, store: ResultStore | None
+    ) -> Outputs:
+        """Read the records, compute every table; the tables, analysis.json, report.html."""
+        inputs = read_inputs(
+            config.items,
+            config.instances,
+            config.definitions,
+            config.exclude_models,
+            seed=config.seed,
+            bootstrap_resamples=config.bootstrap_resamples,
+            configurations=list(config.configurations),
+        )
+        described = {
+            "items_file": str(config.items),
+            "instances_file": str(config.instances),
+            "definitions_file": None if config.definitions is None else str(config.definitions),
+            "configuration_files": [[str(i), str(n)] for i, n in config.configurations],
+        }
+        # Imported here: the study pulls in numpy, which no other command needs at start-up.
+        from arcjudge.harness.analyze.study import analyze
+
+        analysis = analyze(inputs, described)
+        data = analysis.to_json()
+        tables = analysis.tables()
+        files: dict[str, str] = {}
+        for table in tables:
+            files[f"{TABLES_DIR}/{table.name}.csv"] = table.csv()
+            files[f"{TABLES_DIR}/{table.name}.md"] = table.markdown()
+        files["analysis.json"] = json_dumps(data, sort_keys=True, indent=1) + "\n"
+        files["report.html"] = render_analysis_report(data, tables)
+        warnings = []
+        missing = data["definition_failures"].get("excluded_models_not_found") or []
+        if missing:
+            warnings.append(f"--exclude-model: no Definition results of {', '.join(missing)}")
+        if config.definitions is None:
+            warnings.append("no --definitions: Table 9 (Definition failure classes) is empty")
+        for a, b in data["increased_sampling"].get("same_seed", []):
+            warnings.append(
+                f"--configuration: configurations {a} and {b} were built with the same seed "
+                "(the same build twice? Table 6 wants independent configurations)"
+            )
+        lines = [tables[0].markdown()]
+        if config.configurations:
+            lines.append(next(t for t in tables if t.name == "table6").markdown())
+        names = ", ".join(t.name for t in tables)
+        return Outputs(
+            out_dir=config.out,
+            files=files,
+            lines=tuple(lines),
+            wrote=f"{TABLES_DIR}/ ({names}; .csv and .md), analysis.json, report.html",
+            warnings=tuple(warnings),
+            result=analysis,
+        )
+
+
+TABLES_DIR = "tables"
+"""Where in the output directory the tables go (``.csv`` and ``.md`` each)."""
+
+COMMAND = AnalyzeCommand()
+"""The ``dimensions analyze`` command."""

@@ -56,17 +56,19 @@ from arcjudge.harness.analyze.tables import (
 )
 from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionItem
 from arcjudge.harness.dimensions.statistics import model_statistics
-from arcjudge.harness.score.records import INFRA, SCORE_FAILURES, ScoreResult
+from arcjudge.harness.score.records import ScoreResult
 from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
     CANDIDATE_KINDS,
     CONSISTENCY_DIMENSIONS,
     DIMENSIONS,
     FAILURE_CLASSES,
+    SCORE_FAILURES,
     CandidateKind,
     Dimension,
     FailureClass,
     Judgment,
+    ScoreFailure,
 )
 
 __all__ = [
@@ -639,7 +641,7 @@ def _definition_failures(inputs: AnalysisInputs) -> Section:
         (
             name, group["programs"], group["passed"], group["failed"],
             *(_share_of(group["failure_shares"][str(c)]) for c in FAILURE_CLASSES),
-            group["failures"][INFRA], _share_of(group["load_failure_share"]),
+            group["failures"][ScoreFailure.INFRA], _share_of(group["load_failure_share"]),
         )
         for name, group in labelled
     )  # fmt: skip

@@ -10,14 +10,24 @@ the ``cli.py`` modules print.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arcjudge.errors import InputError, UsageError
+from arcjudge.harness.core.runner import (
+    Command,
+    CommandRun,
+    ConfigT,
+    WorkT,
+    perform,
+    write_outputs,
+)
 from arcjudge.safetext import terminal_safe
-from arcjudge.sandbox.backends import EXECUTORS
+from arcjudge.sandbox.backends import EXECUTORS, SandboxOptions
 from arcjudge.sandbox.registry import backend_names
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasksets import EXPORT_SUFFIXES, detect_format, read_task_set
@@ -26,14 +36,19 @@ from arcjudge.vocabulary import TASK_SET_SOURCE, TaskSetFormat
 __all__ = [
     "INTERRUPTED",
     "Progress",
+    "TaskSetChoice",
     "add_backend_arguments",
     "add_docker_runtime_argument",
+    "command_run",
+    "execute",
     "limits_from",
     "require_directories",
     "require_files",
+    "sandbox_options",
     "use_task_set",
     "warn",
 ]
+
 
 INTERRUPTED = "arcjudge: interrupted; finished work is saved, rerun the same command to resume"
 """What a command prints when Ctrl-C or SIGTERM stops it mid-run."""
@@ -71,6 +86,39 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
         "--ray-address",
         default=None,
         help="Ray cluster to join (default: auto if RAY_ADDRESS is set, else a local Ray)",
+    )
+
+
+def sandbox_options(args: argparse.Namespace) -> SandboxOptions:
+    """The sandbox the options of :func:`add_backend_arguments` choose (``args`` is only read).
+
+    Options a command does not have (``run`` has no ``--executor`` of its own, say) take
+    their defaults.
+    """
+    defaults = SandboxOptions()
+    return SandboxOptions(
+        backend=getattr(args, "backend", defaults.backend),
+        workers=getattr(args, "workers", defaults.workers),
+        executor=getattr(args, "executor", defaults.executor),
+        ray_address=getattr(args, "ray_address", defaults.ray_address),
+        docker_runtime=getattr(args, "docker_runtime", defaults.docker_runtime),
+    )
+
+
+def command_run(
+    config: WorkT, args: argparse.Namespace, task_set: dict[str, Any] | None = None
+) -> CommandRun[WorkT]:
+    """A workflow's config with the options every writing command has (``args`` only read).
+
+    ``--out``, ``--store``, the sandbox options and ``--no-progress``.
+    """
+    return CommandRun(
+        config=config,
+        out=args.out,
+        store=args.store,
+        sandbox=sandbox_options(args),
+        task_set=task_set,
+        progress=not args.no_progress,
     )
 
 
@@ -157,28 +205,56 @@ TASKSET_DIR = "taskset"
 """Where in a command's output directory a task set is materialized."""
 
 
+@dataclass(frozen=True)
+class TaskSetChoice:
+    """``--tasks`` as an ARC JSON directory, with the defaults the task set fills in.
+
+    Attributes:
+        tasks: The ARC JSON task directory to read (the one given, or the task set's
+            materialized copy).
+        source: The ``--source`` specs: those given, else the set's verifiers when asked.
+        generator: ``--generator``: the one given, else the set's generators when asked.
+        human_errors: ``--human-errors``: the one given, else the set's when asked.
+        record: ``None`` for an ARC JSON directory, else the record for manifests and
+            summaries: the set's format, path, digest, counts, rows left out and
+            ``defaults`` (the flags it filled in).
+    """
+
+    tasks: Path
+    source: tuple[str, ...] = ()
+    generator: str | None = None
+    human_errors: Path | None = None
+    record: dict[str, Any] | None = None
+
+
 def use_task_set(
-    args: argparse.Namespace,
+    tasks: Path,
     out_dir: Path,
     *,
-    source: bool = False,
-    generator: bool = False,
-    human_errors: bool = False,
-) -> dict[str, Any] | None:
+    source: Sequence[str] | None = None,
+    generator: str | None = None,
+    human_errors: Path | None = None,
+    fill: Collection[str] = (),
+) -> TaskSetChoice:
     """Turn ``--tasks`` into an ARC JSON directory, with the task set's defaults.
 
-    An ARC JSON directory is left as it is (``None`` is returned). A P-ARC export or a
-    directory of task folders is read, written once into ``OUT_DIR/taskset/<digest>/``
-    (:mod:`arcjudge.harness.core.materialize`) and ``args.tasks`` set to its task
-    directory; rows or folders left out are warned about, one line each. Each default
-    asked for that the command line leaves open is then the set's, said in one line:
-    ``source`` (``args.source``: ``taskset=module:...``), ``generator`` (``args.generator``:
-    ``arc-gen:...``), ``human_errors`` (``args.human_errors``).
+    An ARC JSON directory is left as it is. A P-ARC export or a directory of task folders
+    is read, written once into ``OUT_DIR/taskset/<digest>/``
+    (:mod:`arcjudge.harness.core.materialize`) and its task directory chosen; rows or
+    folders left out are warned about, one line each. Each default named in ``fill``
+    (``source``, ``generator``, ``human_errors``) that the command line leaves open
+    (the value given is empty) is then the set's, said in one line.
+
+    Args:
+        tasks: ``--tasks``.
+        out_dir: The command's output directory.
+        source: ``--source`` as given.
+        generator: ``--generator`` as given.
+        human_errors: ``--human-errors`` as given.
+        fill: Which of those the task set may fill in.
 
     Returns:
-        ``None`` for an ARC JSON directory, else the record for manifests and summaries:
-        the set's format, path, digest, counts, rows left out and ``defaults`` (the flags
-        it filled in).
+        The choice: what to read, and each option's value.
 
     Raises:
         UsageError: The set has no usable task.
@@ -187,15 +263,16 @@ def use_task_set(
     """
     from arcjudge.harness.core.materialize import materialize
 
-    path = Path(args.tasks)
+    given = TaskSetChoice(Path(tasks), tuple(source or ()), generator, human_errors)
+    path = Path(tasks)
     if not path.exists() and path.suffix.lower() not in EXPORT_SUFFIXES:
-        return None  # the command's own "no such directory"
+        return given  # the command's own "no such directory"
     try:
         if detect_format(path) is TaskSetFormat.ARC_JSON:
-            return None
+            return given
     except InputError:
         if path.is_dir():
-            return None  # the command's own "no *.json task files"
+            return given  # the command's own "no *.json task files"
         raise
     task_set = read_task_set(path)
     assert task_set is not None
@@ -204,7 +281,6 @@ def use_task_set(
     if not task_set.entries:
         raise UsageError(f"--tasks {path}: no usable task ({len(task_set.left_out)} left out)")
     made = materialize(task_set, out_dir / TASKSET_DIR)
-    args.tasks = made.tasks_dir
     counts = made.description["counts"]
     parts = ", ".join(
         f"{counts[key]} {label}"
@@ -219,16 +295,45 @@ def use_task_set(
     print(terminal_safe(f"--tasks {path}: {task_set.format.value}, {counts['tasks']} task(s) "
                         f"({parts}){left}; as ARC task files in {made.root}"))  # fmt: skip
     defaults: dict[str, str] = {}
-    if source and not args.source and made.verifiers_dir is not None:
-        args.source = [f"{TASK_SET_SOURCE}=module:{made.verifiers_dir}"]
-        defaults["source"] = args.source[0]
-    if generator and args.generator is None and made.generators_dir is not None:
-        args.generator = f"arc-gen:{made.generators_dir}"
-        defaults["generator"] = args.generator
-    if human_errors and args.human_errors is None and made.human_errors_file is not None:
-        args.human_errors = made.human_errors_file
+    chosen = dataclasses.replace(given, tasks=made.tasks_dir)
+    if "source" in fill and not given.source and made.verifiers_dir is not None:
+        defaults["source"] = f"{TASK_SET_SOURCE}=module:{made.verifiers_dir}"
+        chosen = dataclasses.replace(chosen, source=(defaults["source"],))
+    if "generator" in fill and given.generator is None and made.generators_dir is not None:
+        defaults["generator"] = f"arc-gen:{made.generators_dir}"
+        chosen = dataclasses.replace(chosen, generator=defaults["generator"])
+    wanted = "human_errors" in fill and given.human_errors is None
+    if wanted and made.human_errors_file is not None:
         defaults["human_errors"] = str(made.human_errors_file)
+        chosen = dataclasses.replace(chosen, human_errors=made.human_errors_file)
     for flag, value in defaults.items():
         print(terminal_safe(f"using the task set's {flag.replace('_', ' ')}: "
                             f"--{flag.replace('_', '-')} {value}"))  # fmt: skip
-    return {**made.record(), "defaults": defaults}
+    return dataclasses.replace(chosen, record={**made.record(), "defaults": defaults})
+
+
+def execute(command: Command[ConfigT], args: argparse.Namespace) -> int:
+    """Run ``command`` from the command line: config, run, write, print; the exit code.
+
+    Ctrl-C or SIGTERM (raised as ``KeyboardInterrupt``) during the run or the writing
+    prints :data:`INTERRUPTED` and gives 130: finished work is in the store, and no output
+    file is ever half-written.
+    """
+    config = command.configure(args)
+    try:
+        outputs = perform(command, config, warn, report=print)
+        write_outputs(outputs)
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
+    for message in outputs.warnings:
+        warn(message)
+    for line in outputs.lines:
+        print(terminal_safe(line, keep_newlines=True))
+    sys.stdout.flush()
+    for line in outputs.stderr:
+        print(terminal_safe(line, keep_newlines=True), file=sys.stderr)
+    if outputs.out_dir is not None and outputs.wrote != "":
+        listed = outputs.wrote if outputs.wrote is not None else ", ".join(outputs.files)
+        print(f"wrote {terminal_safe(str(outputs.out_dir))}/{terminal_safe(listed)}")
+    return outputs.exit_code

@@ -7,25 +7,20 @@ Verdicts (``validate``) and score results (``score``) both carry one, under the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from arcjudge.grids import Grid
+from arcjudge.harness.core.record import CELLS, OMIT_DEFAULT, Record, spec
 
 __all__ = ["FirstFailure", "Tally"]
 
 
-def _lists(grid: Grid | None) -> list[list[int]] | None:
-    return None if grid is None else [list(r) for r in grid]
-
-
-def _grid(value: Any) -> Grid | None:
-    return None if value is None else tuple(tuple(row) for row in value)
-
-
 @dataclass(frozen=True)
-class FirstFailure:
+class FirstFailure(Record):
     """The first input of a split a candidate got wrong.
+
+    Grids are written as lists of lists (read back as rows of ints, with no further
+    rule); ``seed`` is written only for generator samples.
 
     Attributes:
         index: The input's index in its split.
@@ -39,77 +34,21 @@ class FirstFailure:
 
     index: int
     status: str
-    input: Grid
-    expected: Grid
-    produced: Grid | None
+    input: Grid = field(metadata=spec(codec=CELLS))
+    expected: Grid = field(metadata=spec(codec=CELLS))
+    produced: Grid | None = field(metadata=spec(codec=CELLS.optional()))
     error: str | None
-    seed: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON object (grids as lists; ``seed`` only for generator samples)."""
-        record: dict[str, Any] = {
-            "index": self.index,
-            "status": self.status,
-            "input": _lists(self.input),
-            "expected": _lists(self.expected),
-            "produced": _lists(self.produced),
-            "error": self.error,
-        }
-        if self.seed is not None:
-            record["seed"] = self.seed
-        return record
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> FirstFailure:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A field is missing.
-            TypeError: A grid is not a list of lists.
-        """
-        expected = _grid(data["expected"])
-        grid_in = _grid(data["input"])
-        if grid_in is None or expected is None:
-            raise TypeError("a first failure needs its input and expected grids")
-        return cls(
-            data["index"],
-            data["status"],
-            grid_in,
-            expected,
-            _grid(data["produced"]),
-            data["error"],
-            data.get("seed"),
-        )
+    seed: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
 
 
 @dataclass(frozen=True)
-class Tally:
+class Tally(Record):
     """Per split: ``(correct, total)``, counts by call status, and the first failure.
 
-    Mappings are in :data:`~arcjudge.vocabulary.REPORTED_SPLITS` order.
+    Mappings are in :data:`~arcjudge.vocabulary.REPORTED_SPLITS` order; written as
+    ``{"splits": {split: [correct, total]}, "statuses": ..., "first_failure": ...}``.
     """
 
     splits: Mapping[str, tuple[int, int]]
     statuses: Mapping[str, Mapping[str, int]]
     first_failure: Mapping[str, FirstFailure]
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"splits": {split: [correct, total]}, "statuses": ..., "first_failure": ...}``."""
-        return {
-            "splits": {k: list(v) for k, v in self.splits.items()},
-            "statuses": {k: dict(v) for k, v in self.statuses.items()},
-            "first_failure": {k: v.to_json() for k, v in self.first_failure.items()},
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Tally:
-        """Read the three keys :meth:`to_json` wrote (from a verdict or a result record).
-
-        Raises:
-            KeyError: A key is missing.
-            TypeError, ValueError: A value has the wrong shape.
-        """
-        splits = {k: (int(v[0]), int(v[1])) for k, v in data["splits"].items()}
-        statuses = {k: {s: int(n) for s, n in v.items()} for k, v in data["statuses"].items()}
-        first = {k: FirstFailure.from_json(v) for k, v in data["first_failure"].items()}
-        return cls(splits, statuses, first)

@@ -7,7 +7,7 @@ candidate invalid pairs of each kind (:mod:`.corruptions`, plus the ``corrupted_
 pairs of a ``mutate`` run), drops every candidate that shows a demonstration's input, runs
 the task's verifier on every candidate input in the sandbox, keeps only the candidates the
 verifier confirms invalid, and draws one instance per dimension. A short pipeline: the
-inputs are read once (:mod:`.build_inputs`), each task's material is gathered in a plan
+inputs are read once (:mod:`.build_sources`), each task's material is gathered in a plan
 (:mod:`.plan`), and each dimension's strategy draws its instance from the plan, in the
 order of the table (:mod:`.strategies`). The sandbox calls (generator samples, verifier
 calls) go through the result store like every other command's, so a rerun after Ctrl-C
@@ -32,7 +32,7 @@ from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
 from arcjudge.harness.core.results import CandidateOutcome
 from arcjudge.harness.core.store import ResultStore
-from arcjudge.harness.dimensions.build_inputs import BuildInputs, read_corruptions
+from arcjudge.harness.dimensions.build_sources import BuildSources, read_corruptions
 from arcjudge.harness.dimensions.corruptions import (
     CandidatePair,
     color_flip,
@@ -54,6 +54,8 @@ from arcjudge.harness.dimensions.plan import (
 )
 from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
+    BuildInfo,
+    BuildInputs,
     DimensionInstance,
 )
 from arcjudge.harness.dimensions.strategies import STRATEGIES
@@ -159,16 +161,16 @@ class Builder:
     def __init__(self, config: BuildConfig, progress: Callable[[int], None] | None = None) -> None:
         self.config = config
         self.progress = progress
-        self.inputs = BuildInputs(config.tasks_dir, config.manifest_dir, config.human_errors_file)
-        self.human = self.inputs.human
-        self.neighbours, self.retrieval = self.inputs.neighbours(
+        self.sources = BuildSources(config.tasks_dir, config.manifest_dir, config.human_errors_file)
+        self.human = self.sources.human
+        self.neighbours, self.retrieval = self.sources.neighbours(
             config.neighbours_file, config.embeddings_file, config.baseline_retrieval,
             config.neighbours,
         )  # fmt: skip
         self.corrupted = (
             read_corruptions(config.corruptions_file) if config.corruptions_file else {}
         )
-        self.skipped = self.inputs.skipped
+        self.skipped = self.sources.skipped
         self.generator_report: dict[str, dict[str, Any]] = {}
         self.records: list[DimensionInstance] = []
         self.per_task: dict[str, dict[str, Any]] = {}
@@ -176,7 +178,7 @@ class Builder:
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the chosen verifier sources and the generator import from."""
-        return self.inputs.module_dirs(self.config.generator)
+        return self.sources.module_dirs(self.config.generator)
 
     # --------------------------------------------------------------- proposing
 
@@ -187,11 +189,11 @@ class Builder:
         samples: list[ValidPair] | None = None,
     ) -> TaskPlan | None:
         """Propose a task's candidates; ``samples``: its verified generator samples."""
-        task = self.inputs.task(task_id)
+        task = self.sources.task(task_id)
         if task is None:
             self.skipped.setdefault(task_id, "no task file")
             return None
-        found = self.inputs.verifier(task_id)
+        found = self.sources.verifier(task_id)
         if found is None:
             return None
         verifier, program = found
@@ -299,7 +301,8 @@ class Builder:
         """
         generator = self.config.generator
         assert generator is not None
-        wanted = [t for t in task_ids if self.inputs.chosen.get(t) and t in self.inputs.task_paths]
+        chosen, paths = self.sources.chosen, self.sources.task_paths
+        wanted = [t for t in task_ids if chosen.get(t) and t in paths]
         drawn, report = draw_samples(
             sandbox, store, generator, wanted, self.config.samples, self.config.seed,
             PolicyMode.WARN,
@@ -308,11 +311,11 @@ class Builder:
         calls: list[Call] = []
         owners: list[str] = []
         for task_id in wanted:
-            found = self.inputs.verifier(task_id) if drawn.get(task_id) else None
+            found = self.sources.verifier(task_id) if drawn.get(task_id) else None
             if found is None:
                 continue
             _, program = found
-            fingerprint = self.inputs.fingerprint(self.inputs.chosen[task_id])
+            fingerprint = self.sources.fingerprint(self.sources.chosen[task_id])
             inputs = list(dict.fromkeys(s.grid for s in drawn[task_id]))
             calls.append(Call(program, call_key(engine, program, fingerprint), inputs))
             owners.append(task_id)
@@ -362,7 +365,7 @@ class Builder:
         calls = []
         for plan in plans:
             inputs = list(dict.fromkeys(c.input for cs in plan.proposed.values() for c in cs))
-            fingerprint = self.inputs.fingerprint(plan.verifier.source)
+            fingerprint = self.sources.fingerprint(plan.verifier.source)
             calls.append(Call(plan.program, call_key(engine, plan.program, fingerprint), inputs))
 
         def done(index: int, outcome: CandidateOutcome) -> None:
@@ -431,10 +434,10 @@ class Builder:
         interruption resumes.
         """
         engine = Engine(sandbox, store, self.config.limits, PolicyMode.OFF, chunk=_CHUNK)
-        demos_by_task = self.inputs.demonstrations(
+        demos_by_task = self.sources.demonstrations(
             sorted({n for ns in self.neighbours.values() for n in ns})
         )
-        task_ids = sorted(self.inputs.task_paths)
+        task_ids = sorted(self.sources.task_paths)
         for start in range(0, len(task_ids), _WINDOW):
             window = task_ids[start : start + _WINDOW]
             samples: dict[str, list[ValidPair]] = {}
@@ -459,7 +462,7 @@ class Builder:
             yield json_dumps(record.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
     def summary(self) -> dict[str, Any]:
-        """``build.json``: configuration, per-task availability, counts."""
+        """``build.json``'s object (a :class:`BuildInfo`): configuration, inputs, counts."""
         c = self.config
         counts = Counter(r.dimension for r in self.records)
         kinds: Counter[str] = Counter()
@@ -470,44 +473,42 @@ class Builder:
         for info in self.per_task.values():
             dropped.update(info["demonstration_inputs_dropped"])
         generator = c.generator
-        configuration = {} if c.configuration is None else {"configuration": c.configuration}
-        task_set = {} if c.task_set is None else {"task_set": c.task_set}
-        return {
-            **configuration,
-            **task_set,
-            "seed": c.seed,
-            "repeats": c.repeats,
-            "mixture": c.mixture.to_json(),
-            "per_kind": c.per_kind,
-            "min_distance": c.min_distance,
-            "edit_max_distance": EDIT_MAX_DISTANCE,
-            "editing_kinds": list(c.editing_kinds),
-            "generator_samples": c.samples if generator is not None else 0,
-            "inputs": {
-                "tasks": str(c.tasks_dir),
-                "manifest": str(c.manifest_dir),
-                "arcgen": str(c.arcgen_dir) if c.arcgen_dir else None,
-                "generator": (
-                    {"kind": generator.kind, "path": str(generator.path)} if generator else None
-                ),
-                "corruptions": str(c.corruptions_file) if c.corruptions_file else None,
-                "human_errors": str(c.human_errors_file) if c.human_errors_file else None,
-                "neighbours": str(c.neighbours_file) if c.neighbours_file else None,
-                "embeddings": str(c.embeddings_file) if c.embeddings_file else None,
-            },
-            "retrieval": self.retrieval,
-            "instances": {d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
-            "classification_kinds": {k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
-            "valid_sources": dict(
+        inputs = BuildInputs(
+            tasks=str(c.tasks_dir),
+            manifest=str(c.manifest_dir),
+            arcgen=str(c.arcgen_dir) if c.arcgen_dir else None,
+            generator={"kind": generator.kind, "path": str(generator.path)} if generator else None,
+            corruptions=str(c.corruptions_file) if c.corruptions_file else None,
+            human_errors=str(c.human_errors_file) if c.human_errors_file else None,
+            neighbours=str(c.neighbours_file) if c.neighbours_file else None,
+            embeddings=str(c.embeddings_file) if c.embeddings_file else None,
+        )
+        build = BuildInfo(
+            configuration=c.configuration,
+            task_set=c.task_set,
+            seed=c.seed,
+            repeats=c.repeats,
+            mixture=c.mixture.to_json(),
+            per_kind=c.per_kind,
+            min_distance=c.min_distance,
+            edit_max_distance=EDIT_MAX_DISTANCE,
+            editing_kinds=tuple(c.editing_kinds),
+            generator_samples=c.samples if generator is not None else 0,
+            inputs=inputs,
+            retrieval=self.retrieval,
+            instances={d: counts.get(d, 0) for d in BUILT_DIMENSIONS},
+            classification_kinds={k: kinds.get(k, 0) for k in ("valid", *INVALID_KINDS)},
+            valid_sources=dict(
                 sorted(Counter(t["valid_source"] for t in self.per_task.values()).items())
             ),
-            "demonstration_inputs_dropped": {
+            demonstration_inputs_dropped={
                 k: dropped.get(k, 0) for k in INVALID_KINDS if dropped.get(k)
             },
-            "human_error_rows_skipped": list(self.human.skipped) if self.human else [],
-            "tasks": {t: self.per_task[t] for t in sorted(self.per_task)},
-            "skipped": {t: self.skipped[t] for t in sorted(self.skipped)},
-        }
+            human_error_rows_skipped=tuple(self.human.skipped) if self.human else (),
+            tasks={t: self.per_task[t] for t in sorted(self.per_task)},
+            skipped={t: self.skipped[t] for t in sorted(self.skipped)},
+        )
+        return build.to_json()
 
 
 def summary_text(summary: Mapping[str, Any]) -> str:

@@ -1,27 +1,28 @@
-"""The ``arcjudge dimensions build`` and ``arcjudge dimensions score`` commands."""
+"""``arcjudge dimensions``: build, score, prompts, replies-from-inspect, human-errors.
+
+Each is a :class:`~arcjudge.harness.core.runner.Command` run by the shared runner.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arcjudge.errors import InputError, UsageError
 from arcjudge.harness.core.commandline import (
-    INTERRUPTED,
     Progress,
     add_backend_arguments,
     limits_from,
     require_directories,
     require_files,
+    sandbox_options,
     use_task_set,
     warn,
 )
-from arcjudge.harness.core.outputs import runtime_json, write_atomic
-from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.core.outputs import runtime_json
+from arcjudge.harness.core.runner import STORE_NAME, Command, Needs, Outputs
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     DEFAULT_PER_KIND,
@@ -52,8 +53,7 @@ from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, re
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
 from arcjudge.integrations.inspect_log import replies_from_inspect_log
 from arcjudge.safetext import json_dumps, terminal_safe
-from arcjudge.sandbox import Sandbox
-from arcjudge.sandbox.backends import sandbox_for
+from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
 from arcjudge.vocabulary import (
@@ -63,6 +63,10 @@ from arcjudge.vocabulary import (
     CandidateKind,
     GridFormat,
 )
+
+if TYPE_CHECKING:
+    from arcjudge.harness.core.store import ResultStore
+    from arcjudge.sandbox.interface import Sandbox
 
 TASKS_HELP = "ARC task JSON directory, task folders or a P-ARC export"
 
@@ -247,40 +251,149 @@ def add_arguments(
     return sub
 
 
-def _run_then_write(
-    args: argparse.Namespace,
-    module_dirs: tuple[str, ...],
-    run: Callable[[Sandbox, ResultStore], None],
-    files: Callable[[], dict[str, str]],
-) -> bool:
-    """Run in the sandbox with the result store, then write the outputs atomically.
+@dataclass(frozen=True)
+class BuildPlan:
+    """``arcjudge dimensions build`` as a plan: each build's directory and builder.
 
-    The outputs are ``files()`` and ``runtime.json`` (the sandbox's runtime). The store is
-    ``--store`` or ``OUT/cache.sqlite``; after Ctrl-C it keeps the finished calls, nothing
-    else is written, and ``False`` is returned (a rerun resumes).
+    Attributes:
+        builds: ``(directory, builder)`` per configuration (one without
+            ``--configurations``), its inputs already read.
+        out: The output directory.
+        store: The result cache all builds share (default ``OUT/cache.sqlite``).
+        sandbox: The sandbox the verifiers and generators run in.
+        configurations: ``configurations.json``'s record with ``--configurations K > 1``.
+        progress: Show a progress bar per build on stderr.
     """
-    store = ResultStore(args.store or args.out / "cache.sqlite")
-    try:
-        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sandbox:
-            run(sandbox, store)
-            runtime = sandbox.runtime()
-        write_atomic(args.out, {**files(), "runtime.json": runtime_json(runtime)})
-    except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        return False
-    finally:
-        store.close()
-    return True
+
+    builds: tuple[tuple[Path, Builder], ...]
+    out: Path
+    store: Path | None = None
+    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
+    configurations: dict[str, Any] | None = None
+    progress: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        config: BuildConfig,
+        out: Path,
+        *,
+        configurations: int = 1,
+        store: Path | None = None,
+        sandbox: SandboxOptions | None = None,
+        progress: bool = False,
+    ) -> BuildPlan:
+        """The plan of one build, or of K configurations (``OUT/configuration-k``).
+
+        Raises:
+            InputError: An input file (manifest, corruptions, human errors, neighbours)
+                cannot be read.
+        """
+        options = sandbox or SandboxOptions()
+        if configurations == 1:
+            return cls(((out, Builder(config)),), out, store, options, None, progress)
+        record = configurations_record(config.seed, configurations)
+        builds = tuple(
+            (
+                out / entry["directory"],
+                Builder(replace(config, seed=entry["seed"], configuration=entry["configuration"])),
+            )
+            for entry in record["configurations"]
+        )
+        return cls(builds, out, store, options, record, progress)
 
 
-def cmd_build(args: argparse.Namespace) -> int:
-    """Run ``arcjudge dimensions build`` (``--configurations K``: K builds, one directory each)."""
-    task_set = use_task_set(args, args.out, generator=True, human_errors=True)
-    task_files(args.tasks)
+class BuildCommand(Command[BuildPlan]):
+    """``arcjudge dimensions build``: evaluation instances for every task and dimension."""
+
+    name = "build"
+    help = "evaluation instances for every task and dimension"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Added by :func:`add_arguments` with the other sub-commands."""
+
+    def configure(self, args: argparse.Namespace) -> BuildPlan:
+        """The plan the options ask for (``--configurations K``: K builds)."""
+        config = _build_config(args)
+        stale = args.out / configuration_name(args.configurations + 1)
+        if args.configurations > 1 and stale.is_dir():
+            warn(f"{stale} is of an earlier build with more configurations; "
+                 f"{CONFIGURATIONS_FILE} lists {args.configurations}")  # fmt: skip
+        return BuildPlan.of(
+            config,
+            args.out,
+            configurations=args.configurations,
+            store=args.store,
+            sandbox=sandbox_options(args),
+            progress=not args.no_progress,
+        )
+
+    def needs(self, config: BuildPlan) -> Needs:
+        """A sandbox (the chosen sources' and the generator's directories) and the store."""
+        dirs: list[str] = []
+        for _, builder in config.builds:
+            dirs.extend(d for d in builder.module_dirs() if d not in dirs)
+        return Needs(config.sandbox, tuple(dirs), config.store or config.out / STORE_NAME)
+
+    def run(self, config: BuildPlan, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+        """Every build in turn; each one's instances, build.json and runtime.json.
+
+        All builds share the store, so a rerun after an interruption builds every
+        configuration again from the cache (same bytes) and writes ``configurations.json``
+        once all are written.
+        """
+        assert sandbox is not None and store is not None
+        files: dict[str, str] = {}
+        lines: list[str] = []
+        summaries = []
+        for number, (directory, builder) in enumerate(config.builds, 1):
+            total = len(builder.sources.task_paths)
+            with Progress(total, "task", config.progress) as bar:
+                builder.progress = bar.update
+                builder.run(sandbox, store)
+            summary = builder.summary()
+            summaries.append(summary)
+            prefix = "" if config.configurations is None else f"{directory.name}/"
+            files[f"{prefix}instances.jsonl"] = "".join(builder.lines())
+            files[f"{prefix}build.json"] = json_dumps(summary, sort_keys=True, indent=1) + "\n"
+            files[f"{prefix}runtime.json"] = runtime_json(sandbox.runtime())
+            if config.configurations is not None:
+                lines.append(f"configuration {number} (seed {builder.config.seed}):")
+            lines.append(summary_text(summary))
+        # The rows skipped are the same in every configuration: said once.
+        warnings = tuple(f"--human-errors: skipped {reason}"
+                         for reason in summaries[0]["human_error_rows_skipped"][:5])  # fmt: skip
+        wrote = None
+        if config.configurations is not None:
+            record = config.configurations
+            files[CONFIGURATIONS_FILE] = json_dumps(record, sort_keys=True, indent=1) + "\n"
+            last = configuration_name(len(config.builds))
+            wrote = (f"{configuration_name(1)} ... {last} (instances.jsonl, build.json, "
+                     f"runtime.json each), {CONFIGURATIONS_FILE}")  # fmt: skip
+        return Outputs(
+            out_dir=config.out,
+            files=files,
+            lines=tuple(lines),
+            wrote=wrote,
+            warnings=warnings,
+            result=tuple(summaries),
+        )
+
+
+def _build_config(args: argparse.Namespace) -> BuildConfig:
+    """The build the options ask for (``--tasks`` a task set: materialized into OUT)."""
+    chosen = use_task_set(
+        args.tasks,
+        args.out,
+        generator=args.generator,
+        human_errors=args.human_errors,
+        fill=("generator", "human_errors"),
+    )
+    task_files(chosen.tasks)
     require_directories(("--manifest", args.manifest), ("--arcgen", args.arcgen))
     require_files(
         ("--corruptions", args.corruptions),
-        ("--human-errors", args.human_errors),
+        ("--human-errors", chosen.human_errors),
         ("--neighbours", args.neighbours),
         ("--embeddings", args.embeddings),
     )
@@ -292,7 +405,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         raise UsageError("--per-kind must be >= 1")
     if args.repeats < 1:
         raise UsageError("--repeats must be >= 1")
-    if args.samples is not None and args.generator is None:
+    if args.samples is not None and chosen.generator is None:
         raise UsageError("--samples needs --generator KIND:PATH")
     if args.samples is not None and args.samples < 1:
         raise UsageError("--samples must be >= 1")
@@ -310,12 +423,12 @@ def cmd_build(args: argparse.Namespace) -> int:
             f"--editing-kinds: unknown type(s) {', '.join(unknown) or '(none given)'} "
             f"(choose from {', '.join(INVALID_KINDS)})"
         )
-    base = BuildConfig(
-        tasks_dir=args.tasks,
+    return BuildConfig(
+        tasks_dir=chosen.tasks,
         manifest_dir=args.manifest,
         arcgen_dir=args.arcgen,
         corruptions_file=args.corruptions,
-        human_errors_file=args.human_errors,
+        human_errors_file=chosen.human_errors,
         neighbours_file=args.neighbours,
         embeddings_file=args.embeddings,
         baseline_retrieval=not args.no_baseline_retrieval,
@@ -324,84 +437,91 @@ def cmd_build(args: argparse.Namespace) -> int:
         seed=args.seed,
         per_kind=args.per_kind,
         limits=limits_from(args.wall),
-        generator=parse_generator_spec(args.generator) if args.generator else None,
+        generator=parse_generator_spec(chosen.generator) if chosen.generator else None,
         samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
         editing_kinds=tuple(CandidateKind(k) for k in dict.fromkeys(editing)),
         repeats=args.repeats,
-        task_set=task_set,
+        task_set=chosen.record,
     )
-    if args.configurations == 1:
-        summary = _build_one(args, base)
-        if summary is None:
-            return 130
-        print(terminal_safe(summary_text(summary), keep_newlines=True))
-        print(f"wrote {terminal_safe(str(args.out))}/instances.jsonl, build.json, runtime.json")
-        return 0
-    return _build_configurations(args, base)
 
 
-def _build_configurations(args: argparse.Namespace, base: BuildConfig) -> int:
-    """K configurations, each a plain build in ``OUT/configuration-k``; then the list.
+@dataclass(frozen=True)
+class GradePlan:
+    """``arcjudge dimensions score`` as a plan: the grader, its inputs read.
 
-    All share one result store (``--store``, else ``OUT/cache.sqlite``), so a rerun after
-    an interruption builds every configuration again from the cache (same bytes) and
-    writes ``configurations.json`` once all are written.
+    Attributes:
+        scorer: The grader (instances, answers or replies, Definition programs read).
+        out: The output directory.
+        store: The result cache (default ``OUT/cache.sqlite``).
+        sandbox: The sandbox the verifiers and Definition programs run in.
+        progress: Show a progress bar on stderr.
     """
-    store = args.store or args.out / "cache.sqlite"
-    record = configurations_record(base.seed, args.configurations)
-    stale = args.out / configuration_name(args.configurations + 1)
-    if stale.is_dir():
-        warn(f"{stale} is of an earlier build with more configurations; "
-             f"{CONFIGURATIONS_FILE} lists {args.configurations}")  # fmt: skip
-    for entry in record["configurations"]:
-        number, seed = entry["configuration"], entry["seed"]
-        out = args.out / entry["directory"]
-        config = replace(base, seed=seed, configuration=number)
-        each = argparse.Namespace(**{**vars(args), "out": out, "store": store})
-        summary = _build_one(each, config, warn_rows=number == 1)  # the same rows each time
-        if summary is None:
-            return 130
-        print(f"configuration {number} (seed {seed}):")
-        print(terminal_safe(summary_text(summary), keep_newlines=True))
-    text = json_dumps(record, sort_keys=True, indent=1) + "\n"
-    write_atomic(args.out, {CONFIGURATIONS_FILE: text})
-    last = configuration_name(args.configurations)
-    print(f"wrote {terminal_safe(str(args.out))}/{configuration_name(1)} ... {last} "
-          f"(instances.jsonl, build.json, runtime.json each), {CONFIGURATIONS_FILE}")  # fmt: skip
-    return 0
+
+    scorer: DimensionScorer
+    out: Path
+    store: Path | None = None
+    sandbox: SandboxOptions = field(default_factory=SandboxOptions)
+    progress: bool = False
 
 
-def _build_one(
-    args: argparse.Namespace, config: BuildConfig, warn_rows: bool = True
-) -> dict[str, Any] | None:
-    """One build into ``args.out``: its ``build.json`` summary, ``None`` after Ctrl-C.
+class GradeCommand(Command[GradePlan]):
+    """``arcjudge dimensions score``: answers or replies graded, per item."""
 
-    ``warn_rows``: warn about the H-ARC rows skipped.
-    """
-    bar = Progress(len(task_files(args.tasks)), "task", not args.no_progress)
-    builder = Builder(config, bar.update)
-    made: dict[str, dict[str, Any]] = {}
+    name = "score"
+    help = "grade model answers; statistics per model"
 
-    def files() -> dict[str, str]:
-        bar.close()
-        made["summary"] = builder.summary()
-        return {
-            "instances.jsonl": "".join(builder.lines()),
-            "build.json": json_dumps(made["summary"], sort_keys=True, indent=1) + "\n",
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Added by :func:`add_arguments` with the other sub-commands."""
+
+    def configure(self, args: argparse.Namespace) -> GradePlan:
+        """The grading the options ask for; the inputs read (``--after`` cells checked)."""
+        scorer = DimensionScorer(_score_config(args))
+        for model, run in scorer.after_unmatched():
+            warn(f"--after: no item of {model} run {run} in the earlier items (its pairs "
+                 "there, if any, are not avoided: are the runs named alike?)")  # fmt: skip
+        return GradePlan(scorer, args.out, args.store, sandbox_options(args), not args.no_progress)
+
+    def needs(self, config: GradePlan) -> Needs:
+        """A sandbox (the instances' sources' directories) and the store."""
+        store = config.store or config.out / STORE_NAME
+        return Needs(config.sandbox, config.scorer.module_dirs(), store)
+
+    def run(self, config: GradePlan, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+        """Grade every item; items, summary, report (and Definition results)."""
+        assert sandbox is not None and store is not None
+        scorer = config.scorer
+        with Progress(scorer.work(), "job", config.progress) as bar:
+            scorer.progress = bar.update
+            scorer.run(sandbox, store)
+        summary = scorer.summary()
+        files = {
+            "items.jsonl": "".join(scorer.item_lines()),
+            "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
+            "report.html": render_dimensions_report(summary),
         }
+        if scorer.definition_results:
+            files["definitions.jsonl"] = "".join(scorer.definition_results)
+        files["runtime.json"] = runtime_json(sandbox.runtime())
+        warnings = []
+        if summary["answers_problem_count"]:
+            what = "reply" if scorer.config.replies_file else "answer"
+            warnings.append(
+                f"{summary['answers_problem_count']} {what} line(s) not used (see summary.json)"
+            )
+        warnings += [f"--definitions: {note}" for note in summary["definition_notes"][:5]]
+        extra = ", definitions.jsonl" if summary["definition_replies"] else ""
+        return Outputs(
+            out_dir=config.out,
+            files=files,
+            lines=(summary_table(summary),),
+            wrote=f"items.jsonl, summary.json, runtime.json, report.html{extra}",
+            warnings=tuple(warnings),
+            result=summary,
+        )
 
-    written = _run_then_write(args, builder.module_dirs(), builder.run, files)
-    bar.close()
-    if not written:
-        return None
-    summary = made["summary"]
-    for reason in summary["human_error_rows_skipped"][:5] if warn_rows else ():
-        warn(f"--human-errors: skipped {reason}")
-    return summary
 
-
-def cmd_score(args: argparse.Namespace) -> int:
-    """Run ``arcjudge dimensions score``."""
+def _score_config(args: argparse.Namespace) -> DimensionScoreConfig:
+    """The grading the options ask for; every input file checked first."""
     require_files(
         ("--instances", args.instances),
         ("--answers", args.answers),
@@ -417,7 +537,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise UsageError(f"--definitions {args.definitions}: no results.jsonl (run arcjudge score)")
     if not 0 <= args.min_distance < 1:
         raise UsageError("--min-distance must be in [0, 1)")
-    config = DimensionScoreConfig(
+    return DimensionScoreConfig(
         instances_file=args.instances,
         answers_file=args.answers,
         replies_file=args.replies,
@@ -432,80 +552,99 @@ def cmd_score(args: argparse.Namespace) -> int:
         verifier_limits=limits_from(args.wall),
         after_files=tuple(args.after),
     )
-    scorer = DimensionScorer(config)
-    for model, run in scorer.after_unmatched():
-        warn(f"--after: no item of {model} run {run} in the earlier items (its pairs there, "
-             "if any, are not avoided: are the runs named alike?)")  # fmt: skip
-    bar = Progress(scorer.work(), "job", not args.no_progress)
-    scorer.progress = bar.update
-    made: dict[str, dict[str, Any]] = {}
-
-    def files() -> dict[str, str]:
-        bar.close()
-        made["summary"] = summary = scorer.summary()
-        written = {
-            "items.jsonl": "".join(scorer.item_lines()),
-            "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
-            "report.html": render_dimensions_report(summary),
-        }
-        if scorer.definition_results:
-            written["definitions.jsonl"] = "".join(scorer.definition_results)
-        return written
-
-    written = _run_then_write(args, scorer.module_dirs(), scorer.run, files)
-    bar.close()
-    if not written:
-        return 130
-    summary = made["summary"]
-    if summary["answers_problem_count"]:
-        what = "reply" if args.replies else "answer"
-        warn(f"{summary['answers_problem_count']} {what} line(s) not used (see summary.json)")
-    for note in summary["definition_notes"][:5]:
-        warn(f"--definitions: {note}")
-    print(summary_table(summary))
-    extra = ", definitions.jsonl" if summary["definition_replies"] else ""
-    print(
-        f"wrote {terminal_safe(str(args.out))}/items.jsonl, summary.json, runtime.json, "
-        f"report.html{extra}"
-    )
-    return 0
 
 
-def cmd_replies_from_inspect(args: argparse.Namespace) -> int:
-    """Run ``arcjudge dimensions replies-from-inspect``."""
-    require_files(("LOG", args.log))
-    found = replies_from_inspect_log(args.log, args.model)
-    write_atomic(args.out.parent, {args.out.name: "".join(found.lines())})
-    if found.errored:
-        warn(f"{len(found.errored)} sample(s) ended in an error and have no reply")
-    print(f"wrote {len(found.replies)} replies of {terminal_safe(found.model)} to "
-          f"{terminal_safe(str(args.out))}")  # fmt: skip
-    return 0
+@dataclass(frozen=True)
+class OneFile:
+    """A command that writes one file: the parsed options and the file.
+
+    Attributes:
+        args: The parsed options (read only).
+        out: The file to write.
+    """
+
+    args: argparse.Namespace
+    out: Path
 
 
-def cmd_prompts(args: argparse.Namespace) -> int:
-    """Run ``arcjudge dimensions prompts``."""
-    require_files(("--instances", args.instances), *(("--after", path) for path in args.after))
-    require_directories(("--templates", args.templates))
-    if args.out.is_dir():
-        raise UsageError(f"--out {args.out}: a directory (give the file to write)")
-    use_task_set(args, args.out.parent)
-    if not args.after and (args.model is not None or args.run is not None):
-        raise UsageError("--model and --run name whose accepted pairs --after adds: give --after")
-    instances = list(read_instances(args.instances).values())
-    added = ""
-    if args.after:
-        earlier = read_earlier_pairs(args.after)
-        model, run = _the_cell(earlier.cells, args.model, args.run)
-        pairs = earlier.for_cell(model, run)
-        instances = with_earlier_pairs(instances, pairs)
-        count = sum(len(p) for p in pairs.values())
-        added = (f"; {count} pair(s) {terminal_safe(model)} run {terminal_safe(run)} had "
-                 f"accepted added to the Generation prompts of {len(pairs)} task(s)")  # fmt: skip
-    prompts = render_prompts(instances, args.tasks, args.grid_format, args.templates)
-    write_atomic(args.out.parent, {args.out.name: prompt_lines(prompts)})
-    print(f"{prompt_summary(prompts)}{added}; wrote {terminal_safe(str(args.out))}")
-    return 0
+class RepliesFromInspectCommand(Command[OneFile]):
+    """``arcjudge dimensions replies-from-inspect``: an inspect_ai log as replies JSONL."""
+
+    name = "replies-from-inspect"
+    help = "an inspect_ai eval log -> replies JSONL (score --replies)"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Added by :func:`add_arguments` with the other sub-commands."""
+
+    def configure(self, args: argparse.Namespace) -> OneFile:
+        """The log to read (it must be a file)."""
+        require_files(("LOG", args.log))
+        return OneFile(args, args.out)
+
+    def run(self, config: OneFile, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+        """The replies of the log's model, one line each."""
+        found = replies_from_inspect_log(config.args.log, config.args.model)
+        warnings: tuple[str, ...] = ()
+        if found.errored:
+            warnings = (f"{len(found.errored)} sample(s) ended in an error and have no reply",)
+        line = (f"wrote {len(found.replies)} replies of {found.model} to "
+                f"{config.out}")  # fmt: skip
+        return Outputs(
+            out_dir=config.out.parent,
+            files={config.out.name: "".join(found.lines())},
+            lines=(terminal_safe(line),),
+            wrote="",
+            warnings=warnings,
+            result=found,
+        )
+
+
+class PromptsCommand(Command[OneFile]):
+    """``arcjudge dimensions prompts``: the instances as prompts, one per line."""
+
+    name = "prompts"
+    help = "model-ready prompts for every instance"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Added by :func:`add_arguments` with the other sub-commands."""
+
+    def configure(self, args: argparse.Namespace) -> OneFile:
+        """The files to read, checked; ``--out`` must not be a directory."""
+        require_files(("--instances", args.instances), *(("--after", path) for path in args.after))
+        require_directories(("--templates", args.templates))
+        if args.out.is_dir():
+            raise UsageError(f"--out {args.out}: a directory (give the file to write)")
+        tasks = use_task_set(args.tasks, args.out.parent).tasks
+        if not args.after and (args.model is not None or args.run is not None):
+            raise UsageError(
+                "--model and --run name whose accepted pairs --after adds: give --after"
+            )
+        return OneFile(argparse.Namespace(**{**vars(args), "tasks": tasks}), args.out)
+
+    def run(self, config: OneFile, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+        """Every instance's prompt (with ``--after``, the accepted pairs added)."""
+        args = config.args
+        instances = list(read_instances(args.instances).values())
+        added = ""
+        if args.after:
+            earlier = read_earlier_pairs(args.after)
+            model, run = _the_cell(earlier.cells, args.model, args.run)
+            pairs = earlier.for_cell(model, run)
+            instances = with_earlier_pairs(instances, pairs)
+            count = sum(len(p) for p in pairs.values())
+            added = (
+                f"; {count} pair(s) {terminal_safe(model)} run {terminal_safe(run)} had "
+                f"accepted added to the Generation prompts of {len(pairs)} task(s)"
+            )
+        prompts = render_prompts(instances, args.tasks, args.grid_format, args.templates)
+        line = f"{prompt_summary(prompts)}{added}; wrote {terminal_safe(str(config.out))}"
+        return Outputs(
+            out_dir=config.out.parent,
+            files={config.out.name: prompt_lines(prompts)},
+            lines=(line,),
+            wrote="",
+            result=prompts,
+        )
 
 
 def _the_cell(
@@ -529,34 +668,55 @@ def _the_cell(
     )
 
 
-def cmd_human_errors(args: argparse.Namespace) -> int:
-    """Run ``arcjudge dimensions human-errors``."""
-    for source in args.sources:
-        if not source.exists():
-            raise UsageError(f"{source}: no such file or directory")
-    try:
-        found = collect_human_errors(list(args.sources))
-    except (ValueError, OSError) as exc:
-        raise InputError(str(exc)) from None
-    write_atomic(args.out.parent, {args.out.name: human_errors_json(found)})
-    for reason in found.skipped[:10]:
-        warn(f"skipped {reason}")
-    if len(found.skipped) > 10:
-        warn(f"... and {len(found.skipped) - 10} more skipped")
-    grids = sum(len(e) for tests in found.tests.values() for e in tests.values())
-    print(f"wrote {grids} wrong output(s) of {len(found.tests)} task(s) to "
-          f"{terminal_safe(str(args.out))}")  # fmt: skip
-    return 0
+class HumanErrorsCommand(Command[OneFile]):
+    """``arcjudge dimensions human-errors``: H-ARC's wrong outputs, collected into one file."""
+
+    name = "human-errors"
+    help = (
+        "merge human errors (H-ARC CSVs, human_errors.json, directories of per-task "
+        "JSON files) into one human_errors.json for build --human-errors"
+    )
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Added by :func:`add_arguments` with the other sub-commands."""
+
+    def configure(self, args: argparse.Namespace) -> OneFile:
+        """The sources to read (each must exist)."""
+        for source in args.sources:
+            if not source.exists():
+                raise UsageError(f"{source}: no such file or directory")
+        return OneFile(args, args.out)
+
+    def run(self, config: OneFile, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+        """Every wrong output per task and test, and the rows skipped (a warning each)."""
+        try:
+            found = collect_human_errors(list(config.args.sources))
+        except (ValueError, OSError) as exc:
+            raise InputError(str(exc)) from None
+        warnings = [f"skipped {reason}" for reason in found.skipped[:10]]
+        if len(found.skipped) > 10:
+            warnings.append(f"... and {len(found.skipped) - 10} more skipped")
+        grids = sum(len(e) for tests in found.tests.values() for e in tests.values())
+        line = (f"wrote {grids} wrong output(s) of {len(found.tests)} task(s) to "
+                f"{terminal_safe(str(config.out))}")  # fmt: skip
+        return Outputs(
+            out_dir=config.out.parent,
+            files={config.out.name: human_errors_json(found)},
+            lines=(line,),
+            wrote="",
+            warnings=tuple(warnings),
+            result=found,
+        )
 
 
-def cmd_dimensions(args: argparse.Namespace) -> int:
-    """Dispatch ``arcjudge dimensions``."""
-    if args.dimensions_command == "build":
-        return cmd_build(args)
-    if args.dimensions_command == "replies-from-inspect":
-        return cmd_replies_from_inspect(args)
-    if args.dimensions_command == "prompts":
-        return cmd_prompts(args)
-    if args.dimensions_command == "human-errors":
-        return cmd_human_errors(args)
-    return cmd_score(args)
+COMMANDS: dict[str, Command[Any]] = {
+    command.name: command
+    for command in (
+        BuildCommand(),
+        GradeCommand(),
+        PromptsCommand(),
+        RepliesFromInspectCommand(),
+        HumanErrorsCommand(),
+    )
+}
+"""The ``dimensions`` sub-commands by name (``analyze`` is added by the command line)."""

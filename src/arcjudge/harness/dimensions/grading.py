@@ -35,7 +35,7 @@ from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import Engine
-from arcjudge.harness.core.jsonl import json_value, read_text_lines
+from arcjudge.harness.core.jsonl import json_value, read_records, read_text_lines
 from arcjudge.harness.core.keys import module_fingerprint
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, program_record, read_programs
@@ -54,6 +54,7 @@ from arcjudge.harness.dimensions.records import (
     DimensionAnswer,
     DimensionItem,
     VerifierSpec,
+    read_build_info,
     read_instances,
 )
 from arcjudge.harness.dimensions.rules import (
@@ -68,6 +69,7 @@ from arcjudge.harness.dimensions.rules import (
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.dimensions.strategies import parse_reply
+from arcjudge.harness.score.records import ScoreResult
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
@@ -77,6 +79,7 @@ from arcjudge.sandbox.types import (
     VERIFIER_LIMITS,
     Limits,
     Program,
+    ProgramStatus,
     Status,
 )
 from arcjudge.tasks import task_files
@@ -88,6 +91,8 @@ from arcjudge.vocabulary import (
     DIMENSIONS,
     Dimension,
     Judgment,
+    ScoreFailure,
+    ScoreVerdict,
     Split,
 )
 
@@ -204,36 +209,27 @@ def _parse(read: _Answer) -> _Parsed:
 
 @dataclass(frozen=True)
 class _Definition:
-    """The fields of an ``arcjudge score`` result that grading uses (raw JSON values)."""
+    """The fields of an ``arcjudge score`` result that grading uses."""
 
-    program: object
-    verdict: str
-    failure: object
-    status: object
-    splits: Mapping[str, Any]
-    code_sha256: object
+    program: str | int
+    verdict: ScoreVerdict
+    failure: ScoreFailure | None
+    status: ProgramStatus | None
+    splits: Mapping[str, tuple[int, int]]
+    code_sha256: str
     entry_points: tuple[str, ...] | None = None  # what score ran it with, when recorded
 
     @classmethod
-    def of(cls, record: Mapping[str, Any]) -> _Definition:
-        """The fields of a score result's JSON object."""
-        splits = record.get("splits") or {}
-        names = record.get("entry_points")
-        recorded = (
-            tuple(names)
-            if isinstance(names, list)
-            and names
-            and all(isinstance(n, str) and n.isidentifier() for n in names)
-            else None
-        )
+    def of(cls, result: ScoreResult) -> _Definition:
+        """The fields of a score result."""
         return cls(
-            record.get("id"),
-            str(record["verdict"]),
-            record.get("failure"),
-            record.get("status"),
-            splits,
-            record.get("code_sha256"),
-            recorded,
+            result.id,
+            result.verdict,
+            result.failure,
+            result.status,
+            {} if result.tally is None else result.tally.splits,
+            result.code_sha256,
+            result.entry_points or None,
         )
 
     def passes_train_test(self) -> bool:
@@ -379,28 +375,32 @@ class DimensionScorer:
         """
         path = self.config.instances_file.parent / "build.json"
         try:
-            build = json.loads(path.read_text(encoding="utf-8"))
-            inputs = build["inputs"]
-            tasks, arcgen, manifest_dir = inputs["tasks"], inputs.get("arcgen"), inputs["manifest"]
-            built_with, built_samples = inputs.get("generator"), build.get("generator_samples")
-            built_seed = build.get("seed")
+            build = read_build_info(path)
         except FileNotFoundError:
             raise InputError(
                 f"{path}: missing; Definition replies are scored on the inputs the build "
                 "records there (keep build.json beside instances.jsonl)"
             ) from None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}: not a dimensions build record ({exc})") from None
-        for what, where in (("tasks", tasks), ("arcgen", arcgen), ("manifest", manifest_dir)):
-            if where is not None and not Path(where).is_dir():
+        if build.inputs is None:
+            raise InputError(f"{path}: not a dimensions build record (field 'inputs': missing)")
+        inputs = build.inputs
+        tasks, arcgen, manifest_dir = inputs.tasks, inputs.arcgen, inputs.manifest
+        built_with, built_samples, built_seed = (
+            inputs.generator,
+            build.generator_samples,
+            build.seed,
+        )
+        for what, given in (("tasks", tasks), ("arcgen", arcgen), ("manifest", manifest_dir)):
+            if given is not None and not Path(given).is_dir():
                 raise InputError(
-                    f"{path}: the build's {what} directory {where!r} does not exist here "
+                    f"{path}: the build's {what} directory {given!r} does not exist here "
                     "(relative paths are read from the current directory)"
                 )
         task_files(Path(tasks))
         manifest = json.loads(read_manifest(Path(manifest_dir)).path.read_text(encoding="utf-8"))
         # The build's generator when it drew its valid pairs from one, else validate's.
-        spec, samples, where = manifest.get("generator"), manifest.get("samples") or 0, None
+        where: Path | None = None
+        spec, samples = manifest.get("generator"), manifest.get("samples") or 0
         if built_with:
             spec, samples, where = built_with, built_samples or 0, path
         if self.config.definition_samples is not None:
@@ -435,29 +435,17 @@ class DimensionScorer:
     def _read_definitions(self) -> None:
         directory = self.config.definitions_dir
         assert directory is not None
-        for number, text in enumerate(read_text_lines(directory / "results.jsonl"), 1):
-            if not text.strip():
-                continue
-            try:
-                record = json_value(text)
-                task_id = str(record["task_id"])
-                verdict = record["verdict"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(
-                    f"{directory}/results.jsonl:{number}: not a score result ({exc})"
-                ) from None
-            if record.get("model") is None or record.get("run") is None:
+        results = read_records(directory / "results.jsonl", ScoreResult.from_json, "a score result")
+        for number, result in results:
+            model, run = result.fields.get("model"), result.fields.get("run")
+            if model is None or run is None:
                 self.definition_notes.append(f"line {number}: no model or run field; not used")
                 continue
-            key = (str(record["model"]), str(record["run"]), task_id)
+            key = (str(model), str(run), str(result.task_id))
             if key in self.definitions:
                 self.definition_notes.append(f"line {number}: second program for {key}; ignored")
                 continue
-            if verdict not in ("pass", "fail"):
-                raise InputError(f"{directory}/results.jsonl:{number}: unknown verdict {verdict!r}")
-            if not isinstance(record.get("splits") or {}, dict):
-                raise InputError(f"{directory}/results.jsonl:{number}: 'splits' is not an object")
-            self.definitions[key] = _Definition.of(record)
+            self.definitions[key] = _Definition.of(result)
         programs = self.config.programs_file
         if programs is None:
             try:
@@ -617,7 +605,7 @@ class DimensionScorer:
             return DimensionItem(*cell, passed=False, reason="no Definition program")
         detail = {"program": record.program, "splits": record.splits}
         how = self.definition_hows.get((model, run, task_id))
-        if record.verdict == "pass":
+        if record.verdict is ScoreVerdict.PASS:
             return DimensionItem(*cell, passed=True, reason=None, detail=detail, how=how)
         reason = f"{record.failure or 'fail'}"
         if record.status:
@@ -769,7 +757,7 @@ class DimensionScorer:
             self.definition_replies, scorer.scored(), records, strict=True
         ):
             cell = (reply.model, reply.run, reply.task_id)
-            self.definitions[cell] = _Definition.of(result.to_json())
+            self.definitions[cell] = _Definition.of(result)
             if record.extraction is not None:
                 self.definition_hows[cell] = f"code: {record.extraction['reason']}"
         self.definition_results = list(scorer.result_lines())

@@ -8,13 +8,14 @@
 * :class:`DimensionItem`: one line of ``items.jsonl`` (``dimensions score``), one per
   (model, run, task, dimension), with its :class:`Consistency` when computed.
 
-Each has one ``to_json`` and one ``from_json``; ``from_json`` raises ``KeyError``,
-``TypeError`` or ``ValueError`` on a malformed record (readers add the file and line).
+Each is a :class:`~arcjudge.harness.core.record.Record` (its fields give ``to_json`` and
+``from_json``; a malformed value is a ``RecordError`` naming the field), but for
+:class:`DimensionAnswer`, which reads a model's answers file loosely (aliases, numbers as
+text); readers add the file and line.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +23,15 @@ from typing import Any, Self
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid
-from arcjudge.harness.core.jsonl import read_records
+from arcjudge.harness.core.jsonl import json_value, read_records
+from arcjudge.harness.core.record import OMIT_DEFAULT, Codec, Record, RecordError, spec
 from arcjudge.harness.dimensions.rules import normalize_dimension
 from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, Judgment
 
 __all__ = [
     "CLASSIFICATION_SIZE",
+    "BuildInfo",
+    "BuildInputs",
     "Consistency",
     "DimensionAnswer",
     "DimensionInstance",
@@ -35,6 +39,7 @@ __all__ = [
     "InstanceKey",
     "VerifierSpec",
     "prompt_id",
+    "read_build_info",
     "read_build_repeats",
     "read_instances",
     "read_items",
@@ -71,8 +76,19 @@ def prompt_id(task_id: str, dimension: str) -> str:
     return f"{task_id}/{dimension}"
 
 
+def _decode_built_dimension(value: object) -> Dimension:
+    if isinstance(value, str) and value in BUILT_DIMENSIONS:
+        return Dimension(value)
+    raise RecordError(f"unknown dimension {str(value)[:40]!r}")
+
+
+_BUILT_DIMENSION: Codec[Dimension] = Codec(
+    "built dimension", _decode_built_dimension, lambda d: d, Dimension
+)
+
+
 @dataclass(frozen=True)
-class VerifierSpec:
+class VerifierSpec(Record):
     """The verifier ``validate`` chose for a task: the manifest's source, as built on.
 
     Attributes:
@@ -85,22 +101,9 @@ class VerifierSpec:
     kind: str
     path: str
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"source", "kind", "path"}``."""
-        return {"source": self.source, "kind": self.kind, "path": self.path}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A field is missing.
-        """
-        return cls(str(data["source"]), str(data["kind"]), str(data["path"]))
-
 
 @dataclass(frozen=True)
-class DimensionInstance:
+class DimensionInstance(Record):
     """One evaluation instance: what a model is shown and what only the scorer sees.
 
     Attributes:
@@ -113,41 +116,22 @@ class DimensionInstance:
     """
 
     task_id: str
-    dimension: Dimension
+    dimension: Dimension = field(metadata=spec(codec=_BUILT_DIMENSION))
     seed: int
     verifier: VerifierSpec
     prompt: Mapping[str, Any]
     key: Mapping[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``instances.jsonl`` object."""
-        return {
-            "task_id": self.task_id,
-            "dimension": self.dimension,
-            "seed": self.seed,
-            "verifier": self.verifier.to_json(),
-            "prompt": dict(self.prompt),
-            "key": dict(self.key),
-        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
         """Read what :meth:`to_json` wrote; the fields grading uses are checked too.
 
         Raises:
-            KeyError: A field is missing.
-            TypeError, ValueError: A field has the wrong shape (or the dimension is unknown).
+            RecordError: A field is missing or has the wrong type (or the dimension is
+                not a built one).
+            LookupError, TypeError, ValueError: A field grading uses is malformed.
         """
-        name = str(data["task_id"]), str(data["dimension"])
-        if name[1] not in BUILT_DIMENSIONS:
-            raise ValueError(f"unknown dimension {name[1]!r}")
-        prompt = _object(data["prompt"], "prompt")
-        key, verifier = _object(data["key"], "key"), _object(data["verifier"], "verifier")
-        seed = data["seed"]
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise TypeError("'seed' must be an integer")
-        instance = cls(name[0], Dimension(name[1]), seed, VerifierSpec.from_json(verifier),
-                       prompt, key)  # fmt: skip
+        instance = super().from_json(data)
         instance._check()
         return instance
 
@@ -269,7 +253,7 @@ class DimensionAnswer:
 
 
 @dataclass(frozen=True)
-class Consistency:
+class Consistency(Record):
     """Whether a model's own Definition program agrees with one of its answers.
 
     Attributes:
@@ -283,49 +267,11 @@ class Consistency:
 
     definition_passes_train_test: bool
     agree: bool | tuple[bool | None, ...]
-    right: tuple[bool | None, ...] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"definition_passes_train_test", "agree"}`` and ``right`` for Classification."""
-        data: dict[str, Any] = {
-            "definition_passes_train_test": self.definition_passes_train_test,
-            "agree": list(self.agree) if isinstance(self.agree, tuple) else self.agree,
-        }
-        if self.right is not None:
-            data["right"] = list(self.right)
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A field is missing.
-            TypeError: A field has the wrong type.
-        """
-        agree = data["agree"]
-        right = data.get("right")
-        if not isinstance(data["definition_passes_train_test"], bool):
-            raise TypeError("'definition_passes_train_test' must be true or false")
-        return cls(
-            data["definition_passes_train_test"],
-            tuple(_flags(agree, "agree")) if isinstance(agree, list) else _flag(agree),
-            None if right is None else tuple(_flags(right, "right")),
-        )
-
-
-def _flag(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"expected true or false, got {value!r}")
-    return value
-
-
-def _flags(value: object, what: str) -> list[bool | None]:
-    return [None if v is None else _flag(v) for v in _list(value, what)]
+    right: tuple[bool | None, ...] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
 
 
 @dataclass(frozen=True)
-class DimensionItem:
+class DimensionItem(Record):
     """One graded (model, run, task, dimension).
 
     Attributes:
@@ -351,53 +297,9 @@ class DimensionItem:
     passed: bool
     reason: str | None
     detail: Mapping[str, Any] = field(default_factory=dict)
-    answer_line: int | None = None
-    consistency: Consistency | None = None
-    how: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``items.jsonl`` object (``answer_line``, ``consistency``, ``how`` when set)."""
-        data: dict[str, Any] = {
-            "model": self.model,
-            "run": self.run,
-            "task_id": self.task_id,
-            "dimension": self.dimension,
-        }
-        if self.answer_line is not None:
-            data["answer_line"] = self.answer_line
-        data.update(passed=self.passed, reason=self.reason, detail=dict(self.detail))
-        if self.consistency is not None:
-            data["consistency"] = self.consistency.to_json()
-        if self.how is not None:
-            data["how"] = self.how
-        return data
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A field is missing.
-            TypeError, ValueError: A field has the wrong shape.
-        """
-        reason = data["reason"]
-        line = data.get("answer_line")
-        info = data.get("consistency")
-        how = data.get("how")
-        if line is not None and (not isinstance(line, int) or isinstance(line, bool)):
-            raise TypeError("'answer_line' must be an integer")
-        return cls(
-            str(data["model"]),
-            str(data["run"]),
-            str(data["task_id"]),
-            Dimension(data["dimension"]),
-            _flag(data["passed"]),
-            None if reason is None else str(reason),
-            _object(data["detail"], "detail"),
-            line,
-            None if info is None else Consistency.from_json(_object(info, "consistency")),
-            None if how is None else str(how),
-        )
+    answer_line: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    consistency: Consistency | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    how: str | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
 
 
 InstanceKey = tuple[str, Dimension]
@@ -421,6 +323,103 @@ def read_instances(path: Path) -> dict[InstanceKey, DimensionInstance]:
     return result
 
 
+@dataclass(frozen=True)
+class BuildInputs(Record):
+    """The inputs a build was made from (``build.json``'s ``inputs``; paths as given).
+
+    Attributes:
+        tasks: The task directory.
+        manifest: The validate run's directory (its ``manifest.json``).
+        arcgen: The ARC-GEN directory, if any.
+        generator: The generator (``{"kind", "path"}``) valid pairs were drawn from, if any.
+        corruptions: ``mutate``'s ``corruptions.jsonl``, if given.
+        human_errors: The human errors file, if given.
+        neighbours: The neighbours file, if given.
+        embeddings: The embeddings file, if given.
+    """
+
+    tasks: str
+    manifest: str
+    arcgen: str | None = None
+    generator: Mapping[str, Any] | None = None
+    corruptions: str | None = None
+    human_errors: str | None = None
+    neighbours: str | None = None
+    embeddings: str | None = None
+
+
+@dataclass(frozen=True)
+class BuildInfo(Record):
+    """``build.json``: what ``dimensions build`` was asked, what it read and made.
+
+    Every key has a default when read (a record of an older build, or a hand-written one,
+    may have only some): the readers say which they need.
+
+    Attributes:
+        configuration: The configuration this build is (written only for one).
+        task_set: The task set ``--tasks`` named (written only for one).
+        seed: The build seed.
+        repeats: Runs per instance a model answers (``None``: not recorded).
+        mixture: The mixture's name and weights.
+        per_kind: Candidates proposed per invalid kind and task.
+        min_distance: The Generation threshold.
+        edit_max_distance: The Editing distance limit.
+        editing_kinds: The invalid kinds Editing shows.
+        generator_samples: Generator samples drawn per task (0 without a generator).
+        inputs: The inputs the build read.
+        retrieval: Where retrieval neighbours came from.
+        instances: Instances per built dimension.
+        classification_kinds: Classification candidates per kind.
+        valid_sources: Tasks per source of their valid pairs.
+        demonstration_inputs_dropped: Candidates dropped for showing a demonstration input.
+        human_error_rows_skipped: Rows of the human errors file not used.
+        tasks: Per task: what was available and used.
+        skipped: Per skipped task: why.
+    """
+
+    configuration: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    task_set: Mapping[str, Any] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    seed: int | None = None
+    repeats: int | None = None
+    mixture: Mapping[str, Any] | None = None
+    per_kind: int | None = None
+    min_distance: float | None = None
+    edit_max_distance: float | None = None
+    editing_kinds: tuple[str, ...] = ()
+    generator_samples: int = 0
+    inputs: BuildInputs | None = None
+    retrieval: Mapping[str, Any] | None = None
+    instances: Mapping[str, int] = field(default_factory=dict)
+    classification_kinds: Mapping[str, int] = field(default_factory=dict)
+    valid_sources: Mapping[str, int] = field(default_factory=dict)
+    demonstration_inputs_dropped: Mapping[str, int] = field(default_factory=dict)
+    human_error_rows_skipped: tuple[Any, ...] = ()
+    tasks: Mapping[str, Any] = field(default_factory=dict)
+    skipped: Mapping[str, Any] = field(default_factory=dict)
+
+
+def read_build_info(path: Path) -> BuildInfo:
+    """Read a ``build.json``.
+
+    Raises:
+        FileNotFoundError: There is none (the callers say what that means for them).
+        InputError: It is unreadable, not JSON, or not a build record (naming the field).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    try:
+        data = json_value(text)
+        if not isinstance(data, dict):
+            raise RecordError("expected object, got " + type(data).__name__)
+        return BuildInfo.from_json(data)
+    except ValueError as exc:
+        raise InputError(f"{path}: not a dimensions build record ({exc})") from None
+
+
 def read_build_repeats(instances_file: Path) -> int | None:
     """The ``repeats`` of the ``build.json`` beside ``instances_file`` (``None``: none).
 
@@ -431,14 +430,8 @@ def read_build_repeats(instances_file: Path) -> int | None:
     path = instances_file.parent / "build.json"
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    repeats = data.get("repeats") if isinstance(data, dict) else None
-    if repeats is None:
-        return None
-    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+    repeats = read_build_info(path).repeats
+    if repeats is not None and repeats < 1:
         raise InputError(f"{path}: 'repeats' is not a positive integer: {repeats!r}")
     return repeats
 

@@ -3,28 +3,32 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
-    INTERRUPTED,
     Progress,
+    TaskSetChoice,
     add_backend_arguments,
+    command_run,
     limits_from,
     require_directories,
     use_task_set,
-    warn,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SEED
-from arcjudge.harness.core.outputs import runtime_json, write_atomic
-from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.core.outputs import runtime_json
+from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
 from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
 from arcjudge.harness.mutate.schemata import BATCH
-from arcjudge.safetext import json_dumps, terminal_safe
-from arcjudge.sandbox.backends import sandbox_for
+from arcjudge.safetext import json_dumps
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_verifier_spec
+
+if TYPE_CHECKING:
+    from arcjudge.harness.core.store import ResultStore
+    from arcjudge.sandbox.interface import Sandbox
 
 PAPER = "paper"
 """``--operators paper``: the reference study's operators (one per source kind)."""
@@ -88,11 +92,69 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_arguments(parser)
 
 
-def _config(args: argparse.Namespace) -> MutateConfig:
+MutateRun = CommandRun[MutateConfig]
+"""``arcjudge mutate`` as a value: the mutate config, the output directory, the sandbox."""
+
+
+@dataclass(frozen=True)
+class MutateOutcome:
+    """What ``arcjudge mutate`` made: the summary and the files' lines."""
+
+    summary: dict[str, Any]
+    mutant_lines: tuple[str, ...]
+    corruption_lines: tuple[str, ...]
+
+
+class MutateCommand(Command[MutateRun]):
+    """``arcjudge mutate``: corrupted verifiers and their near-miss pairs."""
+
+    name = "mutate"
+    help = "corrupted verifiers and their near-miss pairs"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the ``mutate`` options to a sub-parser."""
+        add_arguments(parser)
+
+    def configure(self, args: argparse.Namespace) -> MutateRun:
+        """The run the options ask for (``--tasks`` a task set: materialized into OUT)."""
+        chosen = use_task_set(args.tasks, args.out, source=args.source, fill=("source",))
+        return command_run(_config(args, chosen), args, chosen.record)
+
+    def needs(self, config: MutateRun) -> Needs:
+        """A sandbox (mutants import from their sources' directories) and the store."""
+        module_dirs = tuple(d for s in config.config.sources for d in s.module_dirs)
+        return config.needs(module_dirs)
+
+    def run(self, config: MutateRun, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+        """Mutate every verifier; mutants, corrupted pairs, summary, runtime."""
+        assert sandbox is not None and store is not None
+        total = len(task_files(config.config.tasks_dir))
+        with Progress(total, "task", config.progress) as bar:
+            mutator = Mutator(config.config, sandbox, store, bar.update)
+            mutator.run()
+        task_set = config.task_set
+        summary = mutator.summary() | ({"task_set": task_set} if task_set else {})
+        mutants = tuple(mutator.mutant_lines())
+        corruptions = tuple(mutator.corruption_lines())
+        files = {
+            "mutants.jsonl": "".join(mutants),
+            "corruptions.jsonl": "".join(corruptions),
+            "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
+            "runtime.json": runtime_json(mutator.runtime),
+        }
+        return Outputs(
+            out_dir=config.out,
+            files=files,
+            lines=(summary_text(summary),),
+            result=MutateOutcome(summary, mutants, corruptions),
+        )
+
+
+def _config(args: argparse.Namespace, chosen: TaskSetChoice) -> MutateConfig:
     from arcjudge.mutation import OPERATORS
 
-    task_files(args.tasks)
-    if not args.source:
+    task_files(chosen.tasks)
+    if not chosen.source:
         raise UsageError(
             "give at least one --source NAME=KIND:PATH (or --tasks a task set with verifiers)"
         )
@@ -113,8 +175,8 @@ def _config(args: argparse.Namespace) -> MutateConfig:
         raise UsageError("--target-pairs and --batch must be >= 1")
     limits = limits_from(args.wall, max(60.0, args.wall * 4))
     return MutateConfig(
-        tasks_dir=args.tasks,
-        sources=tuple(parse_verifier_spec(text) for text in args.source),
+        tasks_dir=chosen.tasks,
+        sources=tuple(parse_verifier_spec(text) for text in chosen.source),
         arcgen_dir=args.arcgen,
         manifest_dir=args.manifest,
         operators=operators,
@@ -130,38 +192,5 @@ def _config(args: argparse.Namespace) -> MutateConfig:
     )
 
 
-def cmd_mutate(args: argparse.Namespace) -> int:
-    """Run ``arcjudge mutate``; return the exit code."""
-    task_set = use_task_set(args, args.out, source=True)
-    config = _config(args)
-    module_dirs = tuple(d for s in config.sources for d in s.module_dirs)
-    store = None
-    try:
-        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
-            store = ResultStore(args.store or args.out / "cache.sqlite")
-            total = len(task_files(config.tasks_dir))
-            with Progress(total, "task", not args.no_progress) as bar:
-                mutator = Mutator(config, sb, store, bar.update)
-                mutator.run()
-        summary = mutator.summary() | ({"task_set": task_set} if task_set else {})
-        write_atomic(
-            args.out,
-            {
-                "mutants.jsonl": "".join(mutator.mutant_lines()),
-                "corruptions.jsonl": "".join(mutator.corruption_lines()),
-                "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
-                "runtime.json": runtime_json(mutator.runtime),
-            },
-        )
-    except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        return 130
-    finally:
-        if store is not None:
-            store.close()
-    print(summary_text(summary))
-    print(
-        f"wrote {terminal_safe(str(args.out))}/mutants.jsonl, corruptions.jsonl, summary.json, "
-        "runtime.json"
-    )
-    return 0
+COMMAND = MutateCommand()
+"""The ``mutate`` command."""

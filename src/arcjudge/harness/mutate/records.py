@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from arcjudge.harness.core.record import Record
 from arcjudge.vocabulary import MutantStatus
 
 __all__ = ["MutantRecord"]
 
 
 @dataclass(frozen=True)
-class MutantRecord:
+class MutantRecord(Record):
     """One mutant of one verifier source, and how it fared on the task's inputs.
 
     Attributes:
@@ -42,37 +42,3 @@ class MutantRecord:
     diff: str
     status: MutantStatus
     counts: Mapping[str, int]
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``mutants.jsonl`` object."""
-        return {
-            "id": self.id,
-            "task_id": self.task_id,
-            "source": self.source,
-            "operator": self.operator,
-            "anchor": self.anchor,
-            "variant": self.variant,
-            "diff": self.diff,
-            "status": self.status,
-            "counts": dict(self.counts),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> MutantRecord:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A key is missing.
-            ValueError: The status is not a :class:`~arcjudge.vocabulary.MutantStatus`.
-        """
-        return cls(
-            id=data["id"],
-            task_id=data["task_id"],
-            source=data["source"],
-            operator=data["operator"],
-            anchor=data["anchor"],
-            variant=data["variant"],
-            diff=data["diff"],
-            status=MutantStatus(data["status"]),
-            counts={k: int(v) for k, v in data["counts"].items()},
-        )

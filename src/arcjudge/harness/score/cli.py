@@ -3,29 +3,34 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
-    INTERRUPTED,
     Progress,
+    TaskSetChoice,
     add_backend_arguments,
+    command_run,
     limits_from,
     require_directories,
     use_task_set,
-    warn,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
-from arcjudge.harness.core.outputs import runtime_json, write_atomic
-from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.core.outputs import runtime_json
+from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
+from arcjudge.harness.score.records import ScoreResult, ScoreSummary
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer, summary_table
-from arcjudge.safetext import json_dumps, terminal_safe
-from arcjudge.sandbox.backends import sandbox_for
+from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
 from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS
+
+if TYPE_CHECKING:
+    from arcjudge.harness.core.store import ResultStore
+    from arcjudge.sandbox.interface import Sandbox
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,14 +65,80 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_arguments(parser)
 
 
-def _config(args: argparse.Namespace) -> ScoreConfig:
-    task_files(args.tasks)
+ScoreRun = CommandRun[ScoreConfig]
+"""``arcjudge score`` as a value: the score config, the output directory, the sandbox."""
+
+
+@dataclass(frozen=True)
+class ScoreOutcome:
+    """What ``arcjudge score`` found: one result per program and the summary."""
+
+    results: tuple[ScoreResult, ...]
+    summary: ScoreSummary
+
+
+class ScoreCommand(Command[ScoreRun]):
+    """``arcjudge score``: model-written Definition programs, scored safely."""
+
+    name = "score"
+    help = "score model-written Definition programs safely"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the ``score`` options to a sub-parser."""
+        add_arguments(parser)
+
+    def configure(self, args: argparse.Namespace) -> ScoreRun:
+        """The run the options ask for (``--tasks`` a task set: materialized into OUT)."""
+        chosen = use_task_set(args.tasks, args.out, generator=args.generator, fill=("generator",))
+        return command_run(_config(args, chosen), args, chosen.record)
+
+    def needs(self, config: ScoreRun) -> Needs:
+        """A sandbox (programs import from the generator's directories) and the store."""
+        generator = config.config.generator
+        return config.needs(generator.module_dirs if generator else ())
+
+    def run(self, config: ScoreRun, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+        """Score every program; the results, timings, summary, runtime and report."""
+        from arcjudge.harness.score.report import render_score_report
+
+        assert sandbox is not None and store is not None
+        scorer = Scorer(config.config, sandbox, store)
+        with Progress(len(scorer.records), "program", config.progress) as bar:
+            scorer.progress = bar.update
+            scorer.run()
+        summary = scorer.summary()
+        task_set = config.task_set
+        files = {
+            "results.jsonl": "".join(scorer.result_lines()),
+            "timings.jsonl": "".join(scorer.timing_lines()),
+            "summary.json": json_dumps(
+                summary.to_json() | ({"task_set": task_set} if task_set else {}),
+                sort_keys=True,
+                indent=1,
+            )
+            + "\n",
+            "runtime.json": runtime_json(scorer.runtime),
+            "report.html": render_score_report(summary, scorer.scored()),
+        }
+        return Outputs(
+            out_dir=config.out,
+            files=files,
+            lines=(summary_table(summary),),
+            wrote="results.jsonl, summary.json, timings.jsonl, runtime.json, report.html",
+            result=ScoreOutcome(tuple(scorer.scored()), summary),
+        )
+
+
+def _config(args: argparse.Namespace, chosen: TaskSetChoice) -> ScoreConfig:
+    task_files(chosen.tasks)
     require_directories(("--arcgen", args.arcgen), ("--verifiers", args.verifiers))
-    if args.samples and not args.generator:
+    generator = chosen.generator
+    if args.samples and not generator:
         raise UsageError("--samples needs --generator KIND:PATH")
-    if args.samples is None:
-        args.samples = DEFAULT_SAMPLES if args.generator else 0
-    if args.samples < 0 or args.chunk < 1:
+    samples = args.samples
+    if samples is None:
+        samples = DEFAULT_SAMPLES if generator else 0
+    if samples < 0 or args.chunk < 1:
         raise UsageError("--samples must be >= 0 and --chunk >= 1")
     entry_points = tuple(args.entrypoint or DEFINITION_ENTRY_POINTS)
     if not all(e.isidentifier() for e in entry_points):
@@ -75,10 +146,10 @@ def _config(args: argparse.Namespace) -> ScoreConfig:
     limits = limits_from(args.wall, args.budget)
     return ScoreConfig(
         programs_file=args.programs,
-        tasks_dir=args.tasks,
+        tasks_dir=chosen.tasks,
         arcgen_dir=args.arcgen,
-        generator=parse_generator_spec(args.generator) if args.generator else None,
-        samples=args.samples,
+        generator=parse_generator_spec(generator) if generator else None,
+        samples=samples,
         seed=args.seed,
         verifiers_dir=args.verifiers,
         entry_points=entry_points,
@@ -89,48 +160,5 @@ def _config(args: argparse.Namespace) -> ScoreConfig:
     )
 
 
-def cmd_score(args: argparse.Namespace) -> int:
-    """Run ``arcjudge score``; return the exit code."""
-    task_set = use_task_set(args, args.out, generator=True)
-    config = _config(args)
-    module_dirs = config.generator.module_dirs if config.generator else ()
-    store_path = args.store or args.out / "cache.sqlite"
-
-    store = None
-    try:
-        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
-            store = ResultStore(store_path)
-            scorer = Scorer(config, sb, store)
-            with Progress(len(scorer.records), "program", not args.no_progress) as bar:
-                scorer.progress = bar.update
-                scorer.run()
-        from arcjudge.harness.score.report import render_score_report
-
-        summary = scorer.summary()
-        write_atomic(
-            args.out,
-            {
-                "results.jsonl": "".join(scorer.result_lines()),
-                "timings.jsonl": "".join(scorer.timing_lines()),
-                "summary.json": json_dumps(
-                    summary.to_json() | ({"task_set": task_set} if task_set else {}),
-                    sort_keys=True,
-                    indent=1,
-                )
-                + "\n",
-                "runtime.json": runtime_json(scorer.runtime),
-                "report.html": render_score_report(summary, scorer.scored()),
-            },
-        )
-    except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        return 130
-    finally:
-        if store is not None:
-            store.close()
-    print(summary_table(summary))
-    print(
-        f"wrote {terminal_safe(str(args.out))}/results.jsonl, summary.json, timings.jsonl, "
-        "runtime.json, report.html"
-    )
-    return 0
+COMMAND = ScoreCommand()
+"""The ``score`` command."""

@@ -1,79 +1,47 @@
 """The records ``arcjudge score`` writes: result lines, timing lines and the summary.
 
-Each record has one :meth:`to_json` (the object written, with ``sort_keys``) and one
-``from_json`` that reads it back (raising ``KeyError``, ``TypeError`` or ``ValueError`` on
-a malformed object; readers of files turn those into :class:`~arcjudge.errors.InputError`).
+Each is a :class:`~arcjudge.harness.core.record.Record`: its fields declare its JSON
+object (written with ``sort_keys``), and ``from_json`` reads it back (raising
+:class:`~arcjudge.harness.core.record.RecordError` on a malformed object; readers of
+files add the file and line).
 
 A result carries the program record's own fields (``model``, ``run``, anything else but
 ``code`` and ``response``). The keys a result writes win over a field of the same name.
 Reading back, a key a result writes only sometimes (``splits``, ``statuses``,
-``first_failure``, ``status``, ``findings``, ``extraction``, ``entry_points``) is the
-result's when it holds what a result writes there, else a carried field: either way the
-line is written again byte for byte.
+``first_failure``, ``status``, ``error``, ``findings``, ``extraction``, ``entry_points``)
+is the result's when it holds what a result writes there, else a carried field: either
+way the line is written again byte for byte.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self, TypeAlias, TypeVar
+from typing import Any, Self
 
+from arcjudge.harness.core.record import OMIT_DEFAULT, Codec, Record, RecordError, spec
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.core.tally import Tally
 from arcjudge.sandbox.types import ProgramStatus
-from arcjudge.vocabulary import FAILURE_CLASSES, FailureClass
+from arcjudge.vocabulary import (
+    FAILURE_CLASSES,
+    SCORE_FAILURES,
+    FailureClass,
+    ScoreFailure,
+    ScoreVerdict,
+)
 
 __all__ = [
-    "INFRA",
-    "SCORE_FAILURES",
     "ExtractionRecord",
     "GroupSummary",
-    "ScoreFailure",
     "ScoreResult",
     "ScoreSummary",
     "TimingLine",
-    "parse_failure",
 ]
-
-INFRA: Literal["infra"] = "infra"
-"""The failure of a program the sandbox (not the program) failed on."""
-
-ScoreFailure: TypeAlias = FailureClass | Literal["infra"]
-"""Why a program failed: its failure class, or ``infra``."""
-
-SCORE_FAILURES: tuple[ScoreFailure, ...] = (*FAILURE_CLASSES, INFRA)
-"""Every failure a result may have, in the order summaries count them."""
-
-_TALLY_KEYS = ("splits", "statuses", "first_failure")
-
-
-def parse_failure(value: object) -> ScoreFailure:
-    """The failure named by ``value``.
-
-    Raises:
-        ValueError: ``value`` names no failure.
-    """
-    if value == INFRA:
-        return INFRA
-    if isinstance(value, str) and value in set(FAILURE_CLASSES):
-        return FailureClass(value)
-    raise ValueError(f"unknown failure {value!r}")
-
-
-def _identifier(value: object, name: str) -> str | int:
-    if not isinstance(value, str | int):
-        raise TypeError(f"{name} must be a string or an integer, not {value!r}")
-    return value
-
-
-def _optional_str(value: object, name: str) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"{name} must be a string or null, not {value!r}")
-    return value
 
 
 @dataclass(frozen=True)
-class ExtractionRecord:
+class ExtractionRecord(Record):
     """Which fenced block of a ``response`` was taken as the program, and why.
 
     Attributes:
@@ -88,34 +56,37 @@ class ExtractionRecord:
     reason: str
     fence_unclosed: bool
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"block", "blocks", "reason", "fence_unclosed"}``."""
-        return {
-            "block": self.block,
-            "blocks": self.blocks,
-            "reason": self.reason,
-            "fence_unclosed": self.fence_unclosed,
-        }
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read what :meth:`to_json` wrote.
+def _decode_load_failure(value: object) -> ProgramStatus:
+    if isinstance(value, str) and value != ProgramStatus.LOADED and value in set(ProgramStatus):
+        return ProgramStatus(value)
+    raise RecordError(f"expected a load failure status, got {str(value)[:40]!r}")
 
-        Raises:
-            KeyError: A key is missing.
-            TypeError: A value has the wrong type.
-        """
-        block, blocks, reason = data["block"], data["blocks"], data["reason"]
-        unclosed = data["fence_unclosed"]
-        if not (block is None or isinstance(block, int)) or not isinstance(blocks, int):
-            raise TypeError("extraction block and blocks must be integers")
-        if not isinstance(reason, str) or not isinstance(unclosed, bool):
-            raise TypeError("extraction reason must be a string, fence_unclosed a boolean")
-        return cls(block, blocks, reason, unclosed)
+
+_LOAD_FAILURE: Codec[ProgramStatus | None] = Codec(
+    "load failure status", _decode_load_failure, lambda status: status, ProgramStatus
+).optional()
+
+
+def _decode_entry_points(value: object) -> tuple[str, ...]:
+    if isinstance(value, list) and all(isinstance(e, str) and e.isidentifier() for e in value):
+        return tuple(value)
+    raise RecordError("expected a list of Python identifiers")
+
+
+_ENTRY_POINTS: Codec[tuple[str, ...]] = Codec("entry points", _decode_entry_points, list, tuple)
+
+
+def _verdict(result: ScoreResult) -> ScoreVerdict:
+    return ScoreVerdict.PASS if result.failure is None else ScoreVerdict.FAIL
+
+
+def _ran(result: ScoreResult) -> bool:
+    return result.tally is not None
 
 
 @dataclass(frozen=True)
-class ScoreResult:
+class ScoreResult(Record):
     """One line of ``results.jsonl``: what happened to one program.
 
     Exactly one of three shapes: the program ran (``tally`` set), it did not load
@@ -127,28 +98,49 @@ class ScoreResult:
         task_id: The task it answers.
         code_sha256: SHA-256 of the program text run.
         failure: ``None`` for a pass, else why it failed.
-        tally: Per split counts and first failures, when the program loaded.
+        tally: Per split counts and first failures, when the program loaded (its keys
+            are the line's).
         status: The load status, when it did not load.
-        error: The end of the load error, or why nothing ran.
+        error: The end of the load error, or why nothing ran (written when there is no
+            tally, even ``None``).
         findings: Policy findings on the program (written only when there are some).
         extraction: For a ``response`` record: which block was taken (else absent).
         fields: The program record's other fields (``model``, ``run``, ...).
         entry_points: The entry points the program was run with, tried in order (what
             ``--entrypoint`` gave; written when known), so that whoever runs the program
             again (``dimensions score``'s self-consistency) calls the same function.
+        verdict: ``pass`` or ``fail``, from ``failure``.
     """
 
     id: str | int
     task_id: str | int
     code_sha256: str
     failure: ScoreFailure | None
-    tally: Tally | None = None
-    status: ProgramStatus | None = None
-    error: str | None = None
-    findings: tuple[str, ...] = ()
-    extraction: ExtractionRecord | None = None
-    fields: Mapping[str, Any] = field(default_factory=dict)
-    entry_points: tuple[str, ...] = ()
+    tally: Tally | None = field(default=None, metadata=spec(flatten=True))
+    status: ProgramStatus | None = field(
+        default=None, metadata=spec(omit=OMIT_DEFAULT, codec=_LOAD_FAILURE)
+    )
+    error: str | None = field(default=None, metadata=spec(omit=_ran))
+    findings: tuple[str, ...] = field(default=(), metadata=spec(omit=OMIT_DEFAULT))
+    extraction: ExtractionRecord | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    fields: Mapping[str, Any] = field(default_factory=dict, metadata=spec(extra=True))
+    entry_points: tuple[str, ...] = field(
+        default=(), metadata=spec(omit=OMIT_DEFAULT, codec=_ENTRY_POINTS)
+    )
+    verdict: ScoreVerdict = field(init=False, metadata=spec(derived=_verdict))
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """Read a line :meth:`to_json` wrote (see :meth:`Record.from_json`).
+
+        Raises:
+            RecordError: As :meth:`Record.from_json`, or a pass without its tally.
+        """
+        result = super().from_json(data)
+        if result.failure is None and result.tally is None:
+            problem = "a passing program needs its splits, statuses and first failures"
+            raise RecordError(problem, ("splits",))
+        return result
 
     @property
     def passed(self) -> bool:
@@ -160,161 +152,60 @@ class ScoreResult:
         """The summary group of the program: its ``model`` field as text, if it has one."""
         return str(self.fields["model"]) if "model" in self.fields else None
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON object of the line (the program record's fields first, then ours)."""
-        record: dict[str, Any] = {
-            **self.fields,
-            "id": self.id,
-            "task_id": self.task_id,
-            "code_sha256": self.code_sha256,
-        }
-        if self.extraction is not None:
-            record["extraction"] = self.extraction.to_json()
-        if self.entry_points:
-            record["entry_points"] = list(self.entry_points)
-        record["verdict"] = "pass" if self.failure is None else "fail"
-        record["failure"] = self.failure
-        if self.tally is not None:
-            record.update(self.tally.to_json())
-        else:
-            if self.status is not None:
-                record["status"] = self.status.value
-            record["error"] = self.error
-        if self.findings:
-            record["findings"] = list(self.findings)
-        return record
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read a line :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A key is missing.
-            TypeError, ValueError: A value has the wrong shape, or the verdict does not
-                match the failure.
-        """
-        own = {"id", "task_id", "code_sha256", "verdict", "failure"}
-        failure = None if data["failure"] is None else parse_failure(data["failure"])
-        verdict = data["verdict"]
-        if verdict not in ("pass", "fail") or (verdict == "pass") != (failure is None):
-            raise ValueError(f"verdict {verdict!r} does not fit failure {failure!r}")
-        sha = data["code_sha256"]
-        if not isinstance(sha, str):
-            raise TypeError("code_sha256 must be a string")
-        tally = _read_back(Tally.from_json, {k: data[k] for k in _TALLY_KEYS if k in data})
-        status = error = None
-        if tally is not None:
-            own.update(_TALLY_KEYS)
-        elif failure is None:
-            raise ValueError("a passing program needs its splits, statuses and first failures")
-        else:
-            error = _optional_str(data["error"], "error")
-            own.add("error")
-            status = _read_back(ProgramStatus, data.get("status"))
-            if status is not None and status is not ProgramStatus.LOADED:
-                own.add("status")
-            else:
-                status = None
-        findings = _read_back(_findings, data.get("findings"))
-        if findings:
-            own.add("findings")
-        extraction = _read_back(ExtractionRecord.from_json, data.get("extraction"))
-        if extraction is not None:
-            own.add("extraction")
-        entry_points = _read_back(_entry_points, data.get("entry_points"))
-        if entry_points is not None:
-            own.add("entry_points")
-        return cls(
-            id=_identifier(data["id"], "id"),
-            task_id=_identifier(data["task_id"], "task_id"),
-            code_sha256=sha,
-            failure=failure,
-            tally=tally,
-            status=status,
-            error=error,
-            findings=tuple(findings or ()),
-            extraction=extraction,
-            fields={k: v for k, v in data.items() if k not in own},
-            entry_points=tuple(entry_points or ()),
-        )
-
-
-T = TypeVar("T")
-
-
-def _read_back(read: Callable[[Any], T], value: object) -> T | None:
-    """``read(value)`` when that is what a result writes as ``value``, else ``None``.
-
-    A result carries its program record's fields, so a key it may write (``status``,
-    ``findings``, ...) may instead hold a field of the same name the result did not write.
-    """
-    if value is None:
-        return None
-    try:
-        parsed = read(value)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        return None
-    to_json = getattr(parsed, "to_json", None)
-    written = to_json() if callable(to_json) else parsed
-    return parsed if written == value else None
-
-
-def _entry_points(value: object) -> list[str]:
-    if not isinstance(value, list) or not value:
-        raise TypeError("entry_points is a non-empty list of names")
-    if not all(isinstance(e, str) and e.isidentifier() for e in value):
-        raise TypeError("entry_points must be Python identifiers")
-    return value
-
-
-def _findings(value: object) -> list[str]:
-    if not isinstance(value, list) or not value or not all(isinstance(f, str) for f in value):
-        raise TypeError("findings are a non-empty list of strings")
-    return value
-
 
 @dataclass(frozen=True)
-class TimingLine:
+class TimingLine(Record):
     """One line of ``timings.jsonl``: sandbox seconds spent on a program (0 when cached)."""
 
     id: str | int
     seconds: float
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"id", "seconds"}``."""
-        return {"id": self.id, "seconds": self.seconds}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A key is missing.
-            TypeError: A value has the wrong type.
-        """
-        seconds = data["seconds"]
-        if not isinstance(seconds, int | float) or isinstance(seconds, bool):
-            raise TypeError(f"seconds must be a number, not {seconds!r}")
-        return cls(_identifier(data["id"], "id"), seconds)
 
 
 def _rate(count: int, n: int) -> float:
     return round(count / n, 6) if n else 0.0
 
 
+def _ci95(group: GroupSummary) -> tuple[float, float]:
+    low, high = wilson_interval(group.passed, group.programs)
+    return round(low, 6), round(high, 6)
+
+
+def _shares(group: GroupSummary) -> Mapping[FailureClass, float]:
+    return {c: _rate(group.failures[ScoreFailure(c)], group.programs) for c in FAILURE_CLASSES}
+
+
 @dataclass(frozen=True)
-class GroupSummary:
+class GroupSummary(Record):
     """A group's counts (one model's programs, or all); rates are derived from them.
 
     Attributes:
         programs: How many programs.
         passed: How many passed.
-        failures: Failed programs per failure, in :data:`SCORE_FAILURES` order.
+        pass_rate: ``passed / programs`` (rounded to 6 places; 0 for no program).
+        pass_rate_ci95: The Wilson 95% interval of the pass rate (rounded to 6 places).
+        failures: Failed programs per failure, in :data:`SCORE_FAILURES` order (each
+            failure counted, 0 when absent).
+        failure_shares: Per failure class, its share of the programs.
+        load_failure_share: The share of ``static`` failures.
     """
 
     programs: int
     passed: int
+    pass_rate: float = field(
+        init=False, metadata=spec(derived=lambda g: _rate(g.passed, g.programs))
+    )
+    pass_rate_ci95: tuple[float, float] = field(init=False, metadata=spec(derived=_ci95))
     failures: Mapping[ScoreFailure, int]
+    failure_shares: Mapping[FailureClass, float] = field(init=False, metadata=spec(derived=_shares))
+    load_failure_share: float = field(
+        init=False,
+        metadata=spec(derived=lambda g: _rate(g.failures[ScoreFailure.STATIC], g.programs)),
+    )
+
+    def __post_init__(self) -> None:
+        counts = {f: self.failures.get(f, 0) for f in SCORE_FAILURES}
+        object.__setattr__(self, "failures", counts)
+        super().__post_init__()
 
     @classmethod
     def of(cls, results: Iterable[ScoreResult]) -> Self:
@@ -323,39 +214,9 @@ class GroupSummary:
         counts = {f: sum(r.failure == f for r in listed) for f in SCORE_FAILURES}
         return cls(len(listed), sum(r.passed for r in listed), counts)
 
-    @property
-    def pass_rate_ci95(self) -> tuple[float, float]:
-        """The Wilson 95% interval of the pass rate (rounded to 6 places)."""
-        low, high = wilson_interval(self.passed, self.programs)
-        return round(low, 6), round(high, 6)
-
-    def to_json(self) -> dict[str, Any]:
-        """Programs, pass rate with its interval, failure counts and shares."""
-        n = self.programs
-        return {
-            "programs": n,
-            "passed": self.passed,
-            "pass_rate": _rate(self.passed, n),
-            "pass_rate_ci95": list(self.pass_rate_ci95),
-            "failures": {str(f): self.failures.get(f, 0) for f in SCORE_FAILURES},
-            "failure_shares": {str(c): _rate(self.failures.get(c, 0), n) for c in FAILURE_CLASSES},
-            "load_failure_share": _rate(self.failures.get(FailureClass.STATIC, 0), n),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read the counts :meth:`to_json` wrote (the rates follow from them).
-
-        Raises:
-            KeyError: A key is missing.
-            TypeError, ValueError: A count is not an integer, or a failure is unknown.
-        """
-        failures = {parse_failure(k): int(v) for k, v in data["failures"].items()}
-        return cls(int(data["programs"]), int(data["passed"]), failures)
-
 
 @dataclass(frozen=True)
-class ScoreSummary:
+class ScoreSummary(Record):
     """``summary.json``: the run's settings and per group statistics.
 
     Attributes:
@@ -363,52 +224,17 @@ class ScoreSummary:
         programs_file: The programs file (resolved path).
         seed: The generator seed.
         samples: Generator samples per task.
-        wall_seconds: Seconds allowed per call.
+        wall_seconds: Seconds allowed per call (``limits.wall_seconds``).
         groups: ``(all)`` first, then each model, sorted.
         generator: Per task, what drawing (and verifying) generator samples gave.
+        task_set: What ``--tasks`` named, when it was a task set (written only then).
     """
 
     programs: int
     programs_file: str
     seed: int
     samples: int
-    wall_seconds: float
+    wall_seconds: float = field(metadata=spec(key=("limits", "wall_seconds")))
     groups: Mapping[str, GroupSummary]
     generator: Mapping[str, Mapping[str, Any]]
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON object of ``summary.json``."""
-        return {
-            "programs": self.programs,
-            "programs_file": self.programs_file,
-            "seed": self.seed,
-            "samples": self.samples,
-            "limits": {"wall_seconds": self.wall_seconds},
-            "groups": {name: g.to_json() for name, g in self.groups.items()},
-            "generator": {t: dict(r) for t, r in self.generator.items()},
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A key is missing.
-            TypeError, ValueError: A value has the wrong shape.
-        """
-        generator, wall = data["generator"], data["limits"]["wall_seconds"]
-        if not isinstance(wall, int | float) or isinstance(wall, bool):
-            raise TypeError(f"wall_seconds must be a number, not {wall!r}")
-        if not isinstance(generator, Mapping) or not all(
-            isinstance(r, Mapping) for r in generator.values()
-        ):
-            raise TypeError("generator must map task ids to objects")
-        return cls(
-            int(data["programs"]),
-            str(data["programs_file"]),
-            int(data["seed"]),
-            int(data["samples"]),
-            wall,
-            {str(k): GroupSummary.from_json(v) for k, v in data["groups"].items()},
-            {str(t): dict(r) for t, r in generator.items()},
-        )
+    task_set: Mapping[str, Any] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arcjudge.harness.core.html import PAGE_CSS, esc, failure_block
-from arcjudge.harness.score.records import INFRA, ScoreResult, ScoreSummary
+from arcjudge.harness.score.records import ScoreResult, ScoreSummary
 from arcjudge.safetext import clean_json
-from arcjudge.vocabulary import FAILURE_CLASSES, FailureClass
+from arcjudge.vocabulary import FAILURE_CLASSES, ScoreFailure
 
 __all__ = ["SCORE_FAILURES_SHOWN", "render_score_report"]
 
 SCORE_FAILURES_SHOWN = 300
 
-_SHOWN_ORDER = (FailureClass.RULE, FailureClass.RUNTIME, FailureClass.STATIC, INFRA)
+_SHOWN_ORDER = (ScoreFailure.RULE, ScoreFailure.RUNTIME, ScoreFailure.STATIC, ScoreFailure.INFRA)
 """Failed programs are shown in this order of their failure."""
 
 
@@ -47,7 +47,7 @@ def render_score_report(summary: ScoreSummary, results: Sequence[ScoreResult]) -
             f"<td>{esc(g['passed'])}</td><td>{g['pass_rate']:.3f}</td>"
             f"<td>[{low:.3f}, {high:.3f}]</td>"
             + "".join(f"<td>{esc(fails[c])}</td>" for c in FAILURE_CLASSES)
-            + f"<td>{esc(fails[INFRA])}</td></tr>"
+            + f"<td>{esc(fails[ScoreFailure.INFRA])}</td></tr>"
         )
     out.append("</tbody></table></section>")
     # Shown as written: each record's JSON object, lone surrogates escaped.

@@ -28,10 +28,8 @@ from arcjudge.harness.core.results import CandidateOutcome, TaskInput, is_right
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.core.tally import Tally
 from arcjudge.harness.score.records import (
-    INFRA,
     ExtractionRecord,
     GroupSummary,
-    ScoreFailure,
     ScoreResult,
     ScoreSummary,
     TimingLine,
@@ -42,7 +40,7 @@ from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import DEFINITION_LIMITS, Limits, Program, ProgramStatus, Status
 from arcjudge.tasks import load_task, task_files
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
-from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS, FAILURE_CLASSES, FailureClass
+from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS, FAILURE_CLASSES, ScoreFailure
 
 _WRITTEN = frozenset(
     {"code", "response", "id", "task_id", "code_sha256", "verdict", "failure", "entry_points"}
@@ -71,7 +69,8 @@ class ScoreConfig:
 def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> ScoreFailure | None:
     """``None`` for a pass, else ``static``, ``runtime``, ``rule`` or ``infra``."""
     if outcome.failure is not None:
-        return INFRA if outcome.failure[0] is ProgramStatus.INFRA else FailureClass.STATIC
+        infra = outcome.failure[0] is ProgramStatus.INFRA
+        return ScoreFailure.INFRA if infra else ScoreFailure.STATIC
     wrong = False
     bad = False
     for inst, res in zip(instances, outcome.results, strict=True):
@@ -82,15 +81,15 @@ def failure_class(outcome: CandidateOutcome, instances: list[TaskInput]) -> Scor
         elif res.status is Status.INVALID_OUTPUT:
             wrong = True
         elif res.status is Status.INFRA:
-            return INFRA
+            return ScoreFailure.INFRA
         else:
             bad = True
     if wrong:
-        return FailureClass.RULE
+        return ScoreFailure.RULE
     if bad:
-        return FailureClass.RUNTIME
+        return ScoreFailure.RUNTIME
     if outcome.skipped or any(r is None for r in outcome.results):
-        return INFRA
+        return ScoreFailure.INFRA
     return None
 
 
@@ -170,7 +169,7 @@ class Scorer:
             yield task_id, instances, list(unique.values())
 
     def _static(self, record: ProgramRecord, reason: str) -> ScoreResult:
-        return self._result(record, FailureClass.STATIC, error=reason)
+        return self._result(record, ScoreFailure.STATIC, error=reason)
 
     def _result(
         self,

@@ -3,34 +3,37 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
-    INTERRUPTED,
     Progress,
     add_backend_arguments,
+    command_run,
     limits_from,
     require_directories,
     use_task_set,
-    warn,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
-from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
+from arcjudge.harness.validate.records import VerdictRecord
 from arcjudge.harness.validate.validator import (
     ValidateConfig,
     Validator,
+    output_files,
     summary_lines,
-    write_outputs,
 )
-from arcjudge.safetext import terminal_safe
-from arcjudge.sandbox.backends import sandbox_for
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec, parse_verifier_spec
 from arcjudge.vocabulary import VERIFIER_ENTRY_POINTS
+
+if TYPE_CHECKING:
+    from arcjudge.harness.core.store import ResultStore
+    from arcjudge.sandbox.interface import Sandbox
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,102 +87,145 @@ def sample_dir() -> Path:
     return Path(str(resources.files("arcjudge.data").joinpath("sample")))
 
 
-def _apply_sample(args: argparse.Namespace) -> None:
+ValidateRun = CommandRun[ValidateConfig]
+"""``arcjudge validate`` as a value: the validate config, the output directory, the sandbox."""
+
+
+@dataclass(frozen=True)
+class ValidateOutcome:
+    """What ``arcjudge validate`` decided: the manifest and one verdict per verifier."""
+
+    manifest: dict[str, Any]
+    verdicts: tuple[VerdictRecord, ...]
+
+
+class ValidateCommand(Command[ValidateRun]):
+    """``arcjudge validate``: which verifier sources are valid, per task."""
+
+    name = "validate"
+    help = "decide which verifier sources are valid per task"
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the ``validate`` options to a sub-parser."""
+        add_arguments(parser)
+
+    def configure(self, args: argparse.Namespace) -> ValidateRun:
+        """The run the options ask for (``--sample``: the bundled sample's)."""
+        return _config(args)
+
+    def needs(self, config: ValidateRun) -> Needs:
+        """A sandbox (programs import from the sources' and generator's dirs), the store."""
+        validate = config.config
+        module_dirs = tuple(d for s in validate.sources for d in s.module_dirs)
+        if validate.generator is not None:
+            module_dirs += validate.generator.module_dirs
+        return config.needs(module_dirs)
+
+    def run(
+        self, config: ValidateRun, sandbox: Sandbox | None, store: ResultStore | None
+    ) -> Outputs:
+        """Validate every source on every task; verdicts, suspects, manifest, report."""
+        assert sandbox is not None and store is not None
+        total = len(task_files(config.config.tasks_dir))
+        with Progress(total, "task", config.progress) as bar:
+
+            def progress(label: str) -> None:
+                if not label.startswith("generator "):
+                    bar.update(1)
+
+            validator = Validator(config.config, sandbox, store, progress)
+            validator.run()
+        manifest, files = output_files(validator)
+        return Outputs(
+            out_dir=config.out,
+            files=files,
+            lines=tuple(summary_lines(manifest)),
+            result=ValidateOutcome(manifest, tuple(validator.verdict_records())),
+        )
+
+
+COMMAND = ValidateCommand()
+"""The ``validate`` command."""
+
+
+def _sample_defaults(args: argparse.Namespace) -> dict[str, Any]:
+    """What ``--sample`` fills in that the command line leaves open."""
     root = sample_dir()
     if not (root / "tasks").is_dir():
         raise UsageError(f"the bundled sample is missing ({root})")
-    args.tasks = args.tasks or root / "tasks"
-    if not args.source:
-        args.source = [
+    filled: dict[str, Any] = {
+        "tasks": args.tasks or root / "tasks",
+        "source": args.source
+        or [
             f"re-arc=re-arc:{root / 're-arc'}",
             f"golf=golf:{root / 'golf'}",
             f"module=module:{root / 'module'}",
-        ]
+        ],
+        "generator": args.generator,
+        "samples": args.samples,
+        "seed": SAMPLE_SEED if args.seed is None else args.seed,
+        "out": args.out or Path("out"),
+    }
     if args.generator is None:
-        args.generator = f"arc-gen:{root / 'generators' / 'arc-gen'}"
-        args.samples = args.samples or SAMPLE_SAMPLES
-    if args.seed is None:  # EXPECTED.json and the sample's README are for seed 0
-        args.seed = SAMPLE_SEED
-    args.out = args.out or Path("out")
+        filled["generator"] = f"arc-gen:{root / 'generators' / 'arc-gen'}"
+        filled["samples"] = args.samples or SAMPLE_SAMPLES
+    return filled
 
 
-def _config(args: argparse.Namespace) -> ValidateConfig:
+def _config(args: argparse.Namespace) -> ValidateRun:
+    given = {
+        k: getattr(args, k) for k in ("tasks", "source", "generator", "samples", "seed", "out")
+    }
     if args.sample:
-        _apply_sample(args)
-    if args.tasks is None:
+        given = _sample_defaults(args)
+    if given["tasks"] is None:
         raise UsageError("--tasks DIR is required (or --sample)")
-    if args.out is None:
+    out: Path | None = given["out"]
+    if out is None:
         raise UsageError("--out DIR is required")
-    task_set = use_task_set(args, args.out, source=True, generator=True)
-    if not args.source:
+    chosen = use_task_set(
+        given["tasks"],
+        out,
+        source=given["source"],
+        generator=given["generator"],
+        fill=("source", "generator"),
+    )
+    if not chosen.source:
         raise UsageError(
             "give at least one --source NAME=KIND:PATH (or --sample, or --tasks a task set "
             "with verifiers)"
         )
-    task_files(args.tasks)  # a clear error for a missing or empty directory
+    task_files(chosen.tasks)  # a clear error for a missing or empty directory
     require_directories(("--arcgen", args.arcgen))
-    if args.samples is None:
-        args.samples = DEFAULT_SAMPLES if args.generator else 0
-    if args.seed is None:
-        args.seed = DEFAULT_SEED
-    if args.samples < 0 or args.chunk < 1:
+    generator = chosen.generator
+    samples = given["samples"]
+    if samples is None:
+        samples = DEFAULT_SAMPLES if generator else 0
+    seed = DEFAULT_SEED if given["seed"] is None else given["seed"]
+    if samples < 0 or args.chunk < 1:
         raise UsageError("--samples must be >= 0 and --chunk >= 1")
     if args.probe_samples < 0:
         raise UsageError("--probe-samples must be >= 0")
-    if (args.samples or args.probe_samples) and args.generator is None:
+    if (samples or args.probe_samples) and generator is None:
         raise UsageError("--samples needs --generator KIND:PATH")
     entry_points = tuple(args.entrypoint or VERIFIER_ENTRY_POINTS)
-    sources = tuple(parse_verifier_spec(text, entry_points) for text in args.source)
+    sources = tuple(parse_verifier_spec(text, entry_points) for text in chosen.source)
     names = [s.name for s in sources]
     if len(set(names)) != len(names):
         raise UsageError(f"source names must be unique: {', '.join(names)}")
     limits = limits_from(args.wall)
-    return ValidateConfig(
-        tasks_dir=args.tasks,
+    validate = ValidateConfig(
+        tasks_dir=chosen.tasks,
         sources=sources,
         arcgen_dir=args.arcgen,
-        generator=parse_generator_spec(args.generator) if args.generator else None,
-        samples=args.samples if args.generator else 0,
-        seed=args.seed,
+        generator=parse_generator_spec(generator) if generator else None,
+        samples=samples if generator else 0,
+        seed=seed,
         chunk=args.chunk,
         limits=limits,
         policy=PolicyMode(args.policy),
         quarantine_suspects=args.quarantine_suspects,
-        probe_samples=args.probe_samples if args.generator else 0,
-        task_set=task_set,
+        probe_samples=args.probe_samples if generator else 0,
+        task_set=chosen.record,
     )
-
-
-def cmd_validate(args: argparse.Namespace) -> int:
-    """Run ``arcjudge validate``; return the exit code."""
-    config = _config(args)
-    module_dirs = tuple(d for s in config.sources for d in s.module_dirs)
-    if config.generator is not None:
-        module_dirs += config.generator.module_dirs
-    store = ResultStore(args.store or args.out / "cache.sqlite")
-
-    try:
-        with sandbox_for(args, module_dirs=module_dirs, warn=warn) as sb:
-            total = len(task_files(config.tasks_dir))
-            with Progress(total, "task", not args.no_progress) as bar:
-
-                def progress(label: str) -> None:
-                    if not label.startswith("generator "):
-                        bar.update(1)
-
-                validator = Validator(config, sb, store, progress)
-                validator.run()
-        manifest = write_outputs(validator, args.out)
-    except KeyboardInterrupt:
-        print(INTERRUPTED, file=sys.stderr)
-        return 130
-    finally:
-        store.close()
-    for line in summary_lines(manifest):
-        print(terminal_safe(line))
-    sys.stdout.flush()
-    print(
-        f"wrote {terminal_safe(str(args.out))}/verdicts.jsonl, suspects.jsonl, manifest.json, "
-        "runtime.json, report.html"
-    )
-    return 0
+    return command_run(validate, argparse.Namespace(**{**vars(args), "out": out}))

@@ -8,12 +8,13 @@ holds the differential analysis's findings, each a :class:`SuspectSample`, a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import cast
 
-from arcjudge.grids import Grid, to_lists
+from arcjudge.grids import Grid
 from arcjudge.harness.core.jsonl import read_records
+from arcjudge.harness.core.record import OMIT_DEFAULT, Record, spec, tagged
 from arcjudge.harness.core.tally import Tally
 from arcjudge.vocabulary import Split, Verdict
 
@@ -31,22 +32,12 @@ __all__ = [
 ]
 
 
-def _grid(value: Any) -> Grid:
-    """A JSON grid (list of lists of ints) as a :data:`~arcjudge.grids.Grid`."""
-    if not isinstance(value, list) or not all(isinstance(row, list) for row in value):
-        raise TypeError(f"not a grid: {value!r:.80}")
-    return tuple(tuple(int(c) for c in row) for row in value)
-
-
-def _names(value: Any) -> tuple[str, ...]:
-    """A JSON list of strings (source names, findings) as a tuple."""
-    if not isinstance(value, list):
-        raise TypeError(f"not a list of strings: {value!r:.80}")
-    return tuple(str(name) for name in value)
+def _no_error_written(record: VerdictRecord) -> bool:
+    return record.tally is not None or record.verdict is Verdict.MISSING
 
 
 @dataclass(frozen=True)
-class VerdictRecord:
+class VerdictRecord(Record):
     """What ``validate`` decided about one verifier source on one task.
 
     A source with nothing for the task (``missing``) carries neither counts nor error; a
@@ -59,8 +50,10 @@ class VerdictRecord:
         source: The verifier source's name.
         provenance: Where the program came from (kind, file, sha256, entry point).
         verdict: The verdict.
-        tally: Counts per split and first failures, when the program ran.
-        error: The error of a program that did not get to run on the inputs.
+        tally: Counts per split and first failures, when the program ran (its keys are
+            the line's).
+        error: The error of a program that did not get to run on the inputs (written
+            exactly then, even ``None``).
         findings: Policy findings of a program that ran (written only when non-empty).
     """
 
@@ -68,92 +61,38 @@ class VerdictRecord:
     source: str
     provenance: Mapping[str, str]
     verdict: Verdict
-    tally: Tally | None = None
-    error: str | None = None
-    findings: tuple[str, ...] = ()
+    tally: Tally | None = field(default=None, metadata=spec(flatten=True))
+    error: str | None = field(default=None, metadata=spec(omit=_no_error_written))
+    findings: tuple[str, ...] = field(default=(), metadata=spec(omit=OMIT_DEFAULT))
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.tally is not None and self.error is not None:
             raise ValueError("a verdict has either a tally or an error, not both")
         if self.verdict is Verdict.MISSING and (self.tally is not None or self.findings):
             raise ValueError("a missing verdict has no tally and no findings")
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``verdicts.jsonl`` object (``error`` only for a program that did not run)."""
-        record: dict[str, Any] = {
-            "task_id": self.task_id,
-            "source": self.source,
-            "provenance": dict(self.provenance),
-            "verdict": self.verdict,
-        }
-        if self.tally is not None:
-            record.update(self.tally.to_json())
-        elif self.verdict is not Verdict.MISSING:
-            record["error"] = self.error
-        if self.findings:
-            record["findings"] = list(self.findings)
-        return record
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> VerdictRecord:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A key is missing.
-            TypeError, ValueError: A value has the wrong shape (or an unknown verdict).
-        """
-        provenance = data["provenance"]
-        if not isinstance(provenance, Mapping):
-            raise TypeError("provenance is not an object")
-        return cls(
-            task_id=str(data["task_id"]),
-            source=str(data["source"]),
-            provenance={str(k): str(v) for k, v in provenance.items()},
-            verdict=Verdict(data["verdict"]),
-            tally=Tally.from_json(data) if "splits" in data else None,
-            error=None if data.get("error") is None else str(data["error"]),
-            findings=_names(data["findings"]) if "findings" in data else (),
-        )
-
 
 @dataclass(frozen=True)
-class _AtInput:
+class _AtInput(Record):
     """The input a differential record is about (the fields every kind shares).
 
     Attributes:
         task_id: The task.
+        kind: Which kind of record (``suspect``, ``disputed``, ``ambiguous``): the
+            class's, written, never given.
         split: The input's split (``probe`` for an ambiguity flag).
         index: Its index in the split.
         seed: Its generator seed (``None`` for a task file's pair).
         input: The input grid.
     """
 
-    kind: ClassVar[str]
     task_id: str
+    kind: str = field(init=False, default="", metadata=spec(derived=True))
     split: Split
     index: int
     seed: int | None
     input: Grid
-
-    def _at_json(self) -> dict[str, Any]:
-        return {
-            "task_id": self.task_id,
-            "kind": self.kind,
-            "split": self.split,
-            "index": self.index,
-            "seed": self.seed,
-            "input": to_lists(self.input),
-        }
-
-    @staticmethod
-    def _at(data: Mapping[str, Any]) -> dict[str, Any]:
-        return {
-            "task_id": str(data["task_id"]),
-            "split": Split(data["split"]),
-            "index": int(data["index"]),
-            "seed": None if data["seed"] is None else int(data["seed"]),
-            "input": _grid(data["input"]),
-        }
 
 
 @dataclass(frozen=True)
@@ -166,55 +105,19 @@ class SuspectSample(_AtInput):
         sources: That group's source names.
     """
 
-    kind: ClassVar[str] = "suspect"
+    kind: str = field(init=False, default="suspect", metadata=spec(derived=True))
     expected: Grid
     agreeing_output: Grid
     sources: tuple[str, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``suspects.jsonl`` object (``kind`` ``suspect``)."""
-        return {
-            **self._at_json(),
-            "expected": to_lists(self.expected),
-            "agreeing_output": to_lists(self.agreeing_output),
-            "sources": list(self.sources),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> SuspectSample:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError, TypeError, ValueError: The object is not a suspect sample.
-        """
-        return cls(
-            **cls._at(data),
-            expected=_grid(data["expected"]),
-            agreeing_output=_grid(data["agreeing_output"]),
-            sources=_names(data["sources"]),
-        )
-
 
 @dataclass(frozen=True)
-class DisputedOutput:
+class DisputedOutput(Record):
     """One of the outputs trusted verifiers returned on a disputed input."""
 
     output: Grid
     sources: tuple[str, ...]
     is_expected: bool
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"output", "sources", "is_expected"}``."""
-        return {
-            "output": to_lists(self.output),
-            "sources": list(self.sources),
-            "is_expected": self.is_expected,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> DisputedOutput:
-        """Read what :meth:`to_json` wrote."""
-        return cls(_grid(data["output"]), _names(data["sources"]), bool(data["is_expected"]))
 
 
 @dataclass(frozen=True)
@@ -226,47 +129,17 @@ class DisputedInput(_AtInput):
         outputs: Each distinct output with the sources that returned it.
     """
 
-    kind: ClassVar[str] = "disputed"
+    kind: str = field(init=False, default="disputed", metadata=spec(derived=True))
     expected: Grid
     outputs: tuple[DisputedOutput, ...]
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``suspects.jsonl`` object (``kind`` ``disputed``)."""
-        return {
-            **self._at_json(),
-            "expected": to_lists(self.expected),
-            "outputs": [o.to_json() for o in self.outputs],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> DisputedInput:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError, TypeError, ValueError: The object is not a disputed input.
-        """
-        return cls(
-            **cls._at(data),
-            expected=_grid(data["expected"]),
-            outputs=tuple(DisputedOutput.from_json(o) for o in data["outputs"]),
-        )
-
 
 @dataclass(frozen=True)
-class ProbeOutput:
+class ProbeOutput(Record):
     """One of the outputs trusted verifiers returned on a probe sample."""
 
     output: Grid
     sources: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"output", "sources"}``."""
-        return {"output": to_lists(self.output), "sources": list(self.sources)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ProbeOutput:
-        """Read what :meth:`to_json` wrote."""
-        return cls(_grid(data["output"]), _names(data["sources"]))
 
 
 @dataclass(frozen=True)
@@ -277,43 +150,23 @@ class AmbiguousTask(_AtInput):
         outputs: Each distinct output with the sources that returned it.
     """
 
-    kind: ClassVar[str] = "ambiguous"
+    kind: str = field(init=False, default="ambiguous", metadata=spec(derived=True))
     outputs: tuple[ProbeOutput, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``suspects.jsonl`` object (``kind`` ``ambiguous``)."""
-        return {**self._at_json(), "outputs": [o.to_json() for o in self.outputs]}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> AmbiguousTask:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError, TypeError, ValueError: The object is not an ambiguity flag.
-        """
-        return cls(
-            **cls._at(data), outputs=tuple(ProbeOutput.from_json(o) for o in data["outputs"])
-        )
 
 
 DifferentialRecord = SuspectSample | DisputedInput | AmbiguousTask
 """A line of ``suspects.jsonl``."""
 
-_KINDS: dict[str, type[SuspectSample] | type[DisputedInput] | type[AmbiguousTask]] = {
-    cls.kind: cls for cls in (SuspectSample, DisputedInput, AmbiguousTask)
-}
+_read_differential = tagged("kind", SuspectSample, DisputedInput, AmbiguousTask)
 
 
-def differential_from_json(data: Mapping[str, Any]) -> DifferentialRecord:
+def differential_from_json(data: Mapping[str, object]) -> DifferentialRecord:
     """Read one ``suspects.jsonl`` object, whichever its ``kind``.
 
     Raises:
-        KeyError, TypeError, ValueError: The object is not one of the three kinds.
+        RecordError: The object is not one of the three kinds (naming the field).
     """
-    kind = data["kind"]
-    if kind not in _KINDS:
-        raise ValueError(f"unknown kind {kind!r:.40}")
-    return _KINDS[kind].from_json(data)
+    return cast(DifferentialRecord, _read_differential(data))
 
 
 def read_verdicts(path: Path) -> list[VerdictRecord]:

@@ -340,15 +340,12 @@ def _line(data: dict[str, Any]) -> str:
     return json_dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
 
 
-def write_outputs(validator: Validator, out_dir: Path) -> dict[str, Any]:
-    """Write ``verdicts.jsonl``, ``suspects.jsonl``, ``manifest.json``, ``report.html``.
+def output_files(validator: Validator) -> tuple[dict[str, Any], dict[str, str]]:
+    """The manifest and the text of every output file of a finished run.
 
-    And ``runtime.json``: the sandbox's runtime (kept apart from the manifest, which is
-    byte-identical across backends and executors). Each file is written to a temporary
-    name and renamed into place, so an interrupted run never leaves a half-written output.
-
-    Returns:
-        The manifest.
+    The files: ``verdicts.jsonl``, ``suspects.jsonl``, ``manifest.json``, ``runtime.json``
+    (the sandbox's runtime, kept apart from the manifest, which is byte-identical across
+    backends and executors) and ``report.html``.
     """
     from arcjudge.harness.validate.report import render_validate_report
 
@@ -362,6 +359,19 @@ def write_outputs(validator: Validator, out_dir: Path) -> dict[str, Any]:
         "runtime.json": runtime_json(validator.runtime),
         "report.html": render_validate_report(manifest_for_report(manifest), verdicts, suspects),
     }
+    return manifest, outputs
+
+
+def write_outputs(validator: Validator, out_dir: Path) -> dict[str, Any]:
+    """Write :func:`output_files` into ``out_dir``, each file atomically.
+
+    Each file is written to a temporary name and renamed into place, so an interrupted
+    run never leaves a half-written output.
+
+    Returns:
+        The manifest.
+    """
+    manifest, outputs = output_files(validator)
     write_atomic(out_dir, outputs)
     return manifest
 

@@ -1,6 +1,6 @@
 """What ``dimensions build`` reads: the manifest's verifiers, task files, and candidate sources.
 
-:class:`BuildInputs` reads each input once and hands the builder (:mod:`.build`) what it
+:class:`BuildSources` reads each input once and hands the builder (:mod:`.build`) what it
 asks for: a task, its chosen verifier's program, the human errors, each task's
 neighbours for retrieval. A task or verifier that cannot be used is recorded in
 ``skipped`` (with the reason ``build.json`` lists), never raised.
@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.corruption import CorruptionRecord
-from arcjudge.harness.core.jsonl import json_value
+from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.core.keys import module_fingerprint
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.dimensions.corruptions import CandidatePair, load_neighbours
@@ -30,7 +30,7 @@ from arcjudge.sandbox.types import Program
 from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
 from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
 
-__all__ = ["BuildInputs", "as_input_error", "read_corruptions"]
+__all__ = ["BuildSources", "as_input_error", "read_corruptions"]
 
 T = TypeVar("T")
 
@@ -53,20 +53,11 @@ def read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
     """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task).
 
     Raises:
-        InputError: The file cannot be read or a line is not a corruption record.
+        InputError: The file is unreadable or a line is not a corruption record
+            (``FILE:LINE: not a corruption record (field ...)``).
     """
     result: dict[str, list[CandidatePair]] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        try:
-            c = CorruptionRecord.from_json(json_value(text))
-        except (ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not a corruption record ({exc})") from None
+    for _, c in read_records(path, CorruptionRecord.from_json, "a corruption record"):
         detail = {"mutant_id": c.mutant_id, "split": c.split.value, "index": c.index}
         result.setdefault(c.task_id, []).append(
             CandidatePair(c.task_id, c.KIND, c.input, c.output, c.correct_output, detail)
@@ -74,7 +65,7 @@ def read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
     return result
 
 
-class BuildInputs:
+class BuildSources:
     """The manifest, the task files and the human errors of a build, read once.
 
     Args:

@@ -1,0 +1,1 @@
+"""The commands about the sandbox itself: run, selfcheck, image, sandbox prune."""

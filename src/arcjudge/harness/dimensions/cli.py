@@ -50,10 +50,10 @@ from arcjudge.harness.dimensions.grading import (
     read_instances,
 )
 from arcjudge.harness.dimensions.human_errors import collect_human_errors, human_errors_json
-from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
 from arcjudge.harness.dimensions.mixture import load_mixture
 from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
+from arcjudge.integrations.inspect_log import replies_from_inspect_log
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
@@ -180,7 +180,7 @@ class BuildCommand(Command[BuildPlan]):
         lines: list[str] = []
         summaries = []
         for number, (directory, builder) in enumerate(config.builds, 1):
-            total = len(builder.task_paths)
+            total = len(builder.sources.task_paths)
             with Progress(total, "task", config.progress) as bar:
                 builder.progress = bar.update
                 builder.run(sandbox, store)

@@ -131,7 +131,7 @@ BREAKS: tuple[Break, ...] = (
     ),
     Break(
         "process backend: no network namespace",
-        "sandbox/runtime/runner.py",
+        "sandbox/runtime/protections.py",
         "        flags = iso.CLONE_NEWNS | iso.CLONE_NEWNET | iso.CLONE_NEWIPC",
         "        flags = iso.CLONE_NEWNS | iso.CLONE_NEWIPC",
         _SANDBOX,

@@ -14,13 +14,9 @@ import sys
 import time
 
 from arcjudge.harness.core.extract import extract_program
-from arcjudge.harness.dimensions.replies import (
-    ParsedReply,
-    parse_grid,
-    parse_judgments,
-    parse_outputs,
-    parse_pair,
-)
+from arcjudge.harness.dimensions.replies import ParsedReply, parse_grid, parse_pair
+from arcjudge.harness.dimensions.strategies.classification import parse_judgments
+from arcjudge.harness.dimensions.strategies.output_grid import parse_outputs
 from arcjudge.vocabulary import DEFINITION_ENTRY_POINTS
 
 

@@ -201,7 +201,7 @@ def test_workflows_import_the_core_never_each_other(workflow):
     package = SRC / "harness" / workflow
     assert (package / "cli.py").is_file(), f"{workflow} has no cli.py"
     others = [w for w in WORKFLOWS if w != workflow]
-    for path in package.glob("*.py"):
+    for path in package.rglob("*.py"):  # subpackages too (dimensions/strategies)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
@@ -361,7 +361,11 @@ def _import_graph() -> dict[str, set[str]]:
         found = graph.setdefault(name, set())
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                found.add(node.module)
+                # ``from package import module`` imports that module, not the package's
+                # own names (a package's __init__ listing its modules is no cycle)
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    found.add(sub if _is_module(sub) else node.module)
             elif isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names)
     return graph
@@ -399,3 +403,26 @@ def test_no_import_cycle(package):
 def test_the_cycle_check_sees_a_late_import():
     graph = {"p.a": {"p.b"}, "p.b": {"p.c"}, "p.c": {"p.a"}, "p.d": {"p.a"}}
     assert _cycles(graph, "p") == [["p.a", "p.b", "p.c", "p.a"]]
+
+
+def _package(path: Path) -> str:
+    """The dotted package a module of ``src/arcjudge`` is in."""
+    return ".".join(path.parent.relative_to(SRC.parent).parts)
+
+
+def test_integrations_sit_above_the_library():
+    """Framework glue (``integrations/``) is imported by command lines only, never below.
+
+    A library module that imported it would pull a framework's reader into the workflows;
+    a command line (``replies-from-inspect``) may offer it.
+    """
+    below = [p for p in _modules() if p.name not in CLI_MODULES]
+    below = [p for p in below if not p.is_relative_to(SRC / "integrations")]
+    offenders = [
+        f"{path.relative_to(SRC)}:{line} imports {module}"
+        for path in below
+        for line, module in _imports(ast.parse(path.read_text(encoding="utf-8")), _package(path))
+        if module.startswith("arcjudge.integrations")
+    ]
+    assert offenders == []
+    assert (SRC / "integrations" / "inspect_log.py").is_file()

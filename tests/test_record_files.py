@@ -20,7 +20,7 @@ from arcjudge.harness.analyze.inputs import read_definition_results
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.record import RecordError
 from arcjudge.harness.core.tally import FirstFailure, Tally
-from arcjudge.harness.dimensions.build import _read_corruptions
+from arcjudge.harness.dimensions.build_sources import read_corruptions
 from arcjudge.harness.dimensions.records import (
     BuildInfo,
     BuildInputs,
@@ -90,7 +90,7 @@ READERS: list[tuple[str, Callable[[Path], object], str, str, object]] = [
     ("result", read_definition_results, "failure", "failure", "boredom"),
     ("result", read_definition_results, "code_sha256", "code_sha256", 5),
     ("item", read_items, "passed", "passed", "yes"),
-    ("corruption", _read_corruptions, "hamming", "hamming", "0.5"),
+    ("corruption", read_corruptions, "hamming", "hamming", "0.5"),
 ]  # fmt: skip
 
 

@@ -98,7 +98,7 @@ def test_the_same_loop_through_inspect_with_the_replies_played_back(loop, tmp_pa
         pytest.importorskip("inspect_ai", reason="needs inspect_ai (the test extras)")
     from inspect_ai import eval as inspect_eval
 
-    from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
+    from arcjudge.integrations.inspect_log import replies_from_inspect_log
     from arcjudge.integrations.inspect_task import potarcin
 
     task = potarcin(

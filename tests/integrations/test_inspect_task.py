@@ -35,8 +35,8 @@ from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 from arcjudge import cli  # noqa: E402
 from arcjudge.errors import InputError  # noqa: E402
 from arcjudge.harness.core.stats import wilson_interval  # noqa: E402
-from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log  # noqa: E402
 from arcjudge.integrations import inspect_task  # noqa: E402
+from arcjudge.integrations.inspect_log import replies_from_inspect_log  # noqa: E402
 from arcjudge.integrations.inspect_task import potarcin  # noqa: E402
 from tests.support.canned import (  # noqa: E402
     REPLY_DIMENSIONS,

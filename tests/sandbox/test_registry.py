@@ -28,10 +28,10 @@ from arcjudge.sandbox import (
     sandbox_backend,
 )
 from arcjudge.sandbox.backends import make_sandbox
-from arcjudge.sandbox.pool import LocalWorkers, WorkerLost
 from arcjudge.sandbox.process import ProcessSandbox
 from arcjudge.sandbox.ray_pool import NodePool, NodeSpec
 from arcjudge.sandbox.registry import unregister
+from arcjudge.sandbox.transport import LocalWorkers, WorkerLost
 from arcjudge.sandbox.types import VERIFIER_LIMITS, GeneratorCall, RunResult, Status
 
 PROGRAM = Program(b"def transform(g):\n    return g\n")

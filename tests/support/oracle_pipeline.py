@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.harness.core.extract import extract_program
-from arcjudge.harness.dimensions.replies import MAX_REPLY_SIDE, parse_reply
+from arcjudge.harness.dimensions.replies import MAX_REPLY_SIDE
+from arcjudge.harness.dimensions.strategies import parse_reply
 from arcjudge.vocabulary import BUILT_DIMENSIONS, DEFINITION_ENTRY_POINTS, Dimension
 from tests.support.helpers import grids_in, strings_in
 

@@ -20,8 +20,8 @@ backend a parametrized fixture gives them (``"docker"``), by module, function or
 
 ``ARCJUDGE_AUDIT_TIERS=1`` checks the ``sandbox`` marker: a test that starts a sandbox's
 workers (or, in a child process, the ``arcjudge`` command or a script importing arcjudge)
-without the marker is listed at the end and fails the run. Run it on the tests that should start none:
-``ARCJUDGE_AUDIT_TIERS=1 python3 -m pytest -m "not sandbox"``.
+without the marker is listed at the end and fails the run. Run it on the tests that should
+start none: ``ARCJUDGE_AUDIT_TIERS=1 python3 -m pytest -m "not sandbox"``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from typing import Any
 
 import pytest
 
-from arcjudge.sandbox.pool import LocalWorkers
 from arcjudge.sandbox.process import RUNNER
+from arcjudge.sandbox.transport import LocalWorkers
 
 TESTS = Path(__file__).resolve().parents[1]
 

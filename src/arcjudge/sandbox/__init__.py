@@ -9,8 +9,9 @@ looked up by name in a registry (``registry.py``; ``make_sandbox`` in ``backends
 node of a cluster. The built-in backends share one pool (``pool.py``) over a transport
 that says where the workers run.
 
-Pool internals (``LocalPool``, ``Transport``, ``WorkerLost``) are not part of this surface:
-import them from ``pool.py`` to write a pooled backend of your own.
+Pool internals (``LocalPool`` in ``pool.py``; ``Transport``, ``WorkerLost`` in
+``transport.py``) are not part of this surface: import them from there to write a pooled
+backend of your own.
 
 The names below are imported from their modules when first used, not when this package
 is: the value layer (``arcjudge.grids``) imports the runtime's canonicalizer, which makes

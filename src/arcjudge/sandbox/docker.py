@@ -28,10 +28,11 @@ import weakref
 from typing import Any
 
 from arcjudge.sandbox import image as runtime_image
-from arcjudge.sandbox.pool import LocalPool, WorkerLost
+from arcjudge.sandbox.pool import LocalPool
 from arcjudge.sandbox.process import RUNTIME_DIR, FrameWorker, supervisor_environment
 from arcjudge.sandbox.registry import BackendOptions, BackendUnavailable, sandbox_backend
 from arcjudge.sandbox.runtime import framing
+from arcjudge.sandbox.transport import WorkerLost
 from arcjudge.sandbox.types import Program
 from arcjudge.sandbox.wire import Frame
 

@@ -17,9 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from arcjudge.sandbox.pool import LocalPool, WorkerLost
+from arcjudge.sandbox.pool import LocalPool
 from arcjudge.sandbox.registry import BackendOptions, sandbox_backend
 from arcjudge.sandbox.runtime import cgroups, framing
+from arcjudge.sandbox.transport import WorkerLost
 from arcjudge.sandbox.wire import Frame
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "runtime"

@@ -36,15 +36,7 @@ from typing import Any
 
 from arcjudge.sandbox.interface import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.pool import (
-    STRONG_PROTECTIONS,
-    Inputs,
-    Opened,
-    PooledSandbox,
-    Reply,
-    Transport,
-    WorkerLost,
-)
+from arcjudge.sandbox.pool import STRONG_PROTECTIONS, PooledSandbox
 from arcjudge.sandbox.registry import (
     BackendOptions,
     BackendUnavailable,
@@ -52,6 +44,7 @@ from arcjudge.sandbox.registry import (
     backend_factory,
     sandbox_executor,
 )
+from arcjudge.sandbox.transport import Inputs, Opened, Reply, Transport, WorkerLost
 from arcjudge.sandbox.types import (
     GeneratorCall,
     Grid,

@@ -21,12 +21,12 @@ from arcjudge.errors import InputError
 from arcjudge.grids import to_grid, to_lists
 from arcjudge.harness.core.extract import extract_program
 from arcjudge.harness.dimensions.grading import read_instances
+from arcjudge.harness.dimensions.gridtext import grid_text
 from arcjudge.harness.dimensions.prompts import (
     PLACEHOLDERS,
     TEMPLATE_DIR,
     TEMPLATE_NAMES,
     Prompt,
-    grid_text,
     load_templates,
     prompt_lines,
     read_prompts,
@@ -35,7 +35,8 @@ from arcjudge.harness.dimensions.prompts import (
     render_prompts,
 )
 from arcjudge.harness.dimensions.records import DimensionInstance, VerifierSpec, prompt_id
-from arcjudge.harness.dimensions.replies import parse_grid, parse_judgments, parse_pair
+from arcjudge.harness.dimensions.replies import parse_grid, parse_pair
+from arcjudge.harness.dimensions.strategies.classification import parse_judgments
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.tasks import Task, load_task
 from arcjudge.vocabulary import (

@@ -15,8 +15,8 @@ from arcjudge import cli
 from arcjudge.errors import InputError
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.grading import DimensionScoreConfig, DimensionScorer
-from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
 from arcjudge.harness.dimensions.reply_grader import ReplyGrader
+from arcjudge.integrations.inspect_log import replies_from_inspect_log
 from tests.support.canned import (
     REPLY_DIMENSIONS,
     build_instances,

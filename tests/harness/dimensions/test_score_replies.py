@@ -192,7 +192,7 @@ def test_the_replies_path_grades_as_the_answers_path(scored, built, tmp_path):
             continue
         line = (built / "replies.jsonl").read_text().splitlines()[item.answer_line - 1]
         record = json.loads(line)
-        from arcjudge.harness.dimensions.replies import parse_reply
+        from arcjudge.harness.dimensions.strategies import parse_reply
 
         tests = 1
         if item.dimension == "output_grid":

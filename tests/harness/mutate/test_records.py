@@ -15,7 +15,7 @@ from arcjudge import cli
 from arcjudge.errors import InputError
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.record import RecordError
-from arcjudge.harness.dimensions.build import _read_corruptions
+from arcjudge.harness.dimensions.build_sources import read_corruptions
 from arcjudge.harness.mutate.records import MutantRecord
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.safetext import json_dumps
@@ -72,7 +72,7 @@ def test_mutant_record_rejects_an_unknown_status(mutated):
 
 def test_the_dimensions_reader_reads_real_lines(mutated):
     lines = (mutated / "corruptions.jsonl").read_text().splitlines()
-    read = _read_corruptions(mutated / "corruptions.jsonl")
+    read = read_corruptions(mutated / "corruptions.jsonl")
     assert sum(len(v) for v in read.values()) == len(lines)
     first = CorruptionRecord.from_json(json.loads(lines[0]))
     candidate = read[first.task_id][0]
@@ -104,7 +104,7 @@ def test_the_reader_rejects_a_malformed_record_with_its_line(mutated, tmp_path, 
     path = tmp_path / "c.jsonl"
     path.write_text(f"{lines[0]}\n\n{json.dumps(bad)}\n")
     with pytest.raises(InputError) as info:
-        _read_corruptions(path)
+        read_corruptions(path)
     message = str(info.value)
     assert message.startswith(f"{path}:3: not a corruption record (")
     assert reason in message
@@ -122,7 +122,7 @@ def test_the_reader_keeps_its_messages(tmp_path, text, reason):
     path = tmp_path / "c.jsonl"
     path.write_text(text + "\n")
     with pytest.raises(InputError, match=rf"^{path}:1: not a corruption record \(.*") as info:
-        _read_corruptions(path)
+        read_corruptions(path)
     assert reason in str(info.value)
 
 
@@ -135,4 +135,4 @@ def test_a_record_missing_a_key_mutate_writes_is_rejected(mutated, tmp_path):
         with pytest.raises(
             InputError, match=rf"not a corruption record \(field '{key}': missing\)"
         ):
-            _read_corruptions(path)
+            read_corruptions(path)

@@ -24,8 +24,8 @@ from arcjudge.sandbox import Limits, Program, ProgramStatus, Status
 # the runtime's modules as they run: by bare name, from their own directory
 sys.path.insert(0, arcjudge.sandbox.runtime.__path__[0])
 try:
-    framing, program, runner = (
-        importlib.import_module(name) for name in ("framing", "program", "runner")
+    framing, program, child = (
+        importlib.import_module(name) for name in ("framing", "program", "child")
     )
 finally:
     del sys.path[0]
@@ -45,8 +45,8 @@ wires = st.builds(
 
 @given(st.integers(0, 10**6), wires, st.sampled_from(["transform", "generate", None]))
 def test_input_bytes_are_the_encoders(index: int, wire: list[object], mode: str | None) -> None:
-    frame = runner._input_frame(index, wire, mode)
-    assert runner._input_bytes(index, wire, mode) == framing.encode(frame)
+    frame = child.input_frame(index, wire, mode)
+    assert child.input_bytes(index, wire, mode) == framing.encode(frame)
 
 
 @pytest.mark.parametrize(
@@ -56,9 +56,7 @@ def test_input_bytes_are_the_encoders(index: int, wire: list[object], mode: str 
 )  # fmt: skip
 def test_input_bytes_off_the_fast_path(item: object) -> None:
     for mode in ("transform", "generate"):
-        assert runner._input_bytes(4, item, mode) == framing.encode(
-            runner._input_frame(4, item, mode)
-        )
+        assert child.input_bytes(4, item, mode) == framing.encode(child.input_frame(4, item, mode))
 
 
 @given(st.integers(0, 10**6), wires)

@@ -1,7 +1,8 @@
 """What a section of the analysis is, and the names every section shares.
 
 :mod:`.study` lists the sections (``SECTIONS``); the sections in their own modules
-(:mod:`.budget`, :mod:`.sampling`) and the report (:mod:`.report`) import these from here.
+(:mod:`.budget`, :mod:`.sampling`, :mod:`.classification`, :mod:`.agreement`) and the
+report (:mod:`.report`) import these from here.
 """
 
 from __future__ import annotations
@@ -10,10 +11,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arcjudge.harness.analyze.tables import Table
-from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension
+from arcjudge.harness.analyze.inputs import AnalysisInputs
+from arcjudge.harness.analyze.tables import Share, Table
+from arcjudge.vocabulary import BUILT_DIMENSIONS, DIMENSIONS, Dimension
 
-__all__ = ["FULL_TASK", "LABELS", "MEASURES", "POOLED", "Section"]
+__all__ = [
+    "FULL_TASK",
+    "LABELS",
+    "MEASURES",
+    "POOLED",
+    "Section",
+    "from_proportion",
+    "full_tasks",
+    "models_of",
+    "share_json",
+]
 
 POOLED = "(all models)"
 """The row label of numbers pooled over every model."""
@@ -49,3 +61,26 @@ class Section:
     key: str
     data: Mapping[str, Any]
     tables: tuple[Table, ...]
+
+
+def share_json(share: Share | None) -> dict[str, Any] | None:
+    """A share's JSON object (``None`` stays ``None``)."""
+    return None if share is None else share.to_json()
+
+
+def from_proportion(entry: Mapping[str, Any] | None) -> Share | None:
+    """A :class:`Share` of a ``statistics.proportion`` object (``None`` stays ``None``)."""
+    if entry is None:
+        return None
+    return Share(int(entry["passed"]), int(entry["total"]))
+
+
+def full_tasks(inputs: AnalysisInputs) -> list[str]:
+    """Tasks with an instance of each of the five dimensions (full task is over these)."""
+    tasks = sorted({task for task, _ in inputs.instances})
+    return [t for t in tasks if all((t, d) in inputs.instances for d in DIMENSIONS)]
+
+
+def models_of(inputs: AnalysisInputs) -> list[str]:
+    """Every model with an item, sorted."""
+    return sorted({i.model for i in inputs.items})

@@ -35,17 +35,27 @@ the others.
 
 from __future__ import annotations
 
-import itertools
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from arcjudge.errors import InputError
+from arcjudge.harness.analyze.agreement import run_agreement, self_consistency
 from arcjudge.harness.analyze.budget import matched_budget
+from arcjudge.harness.analyze.classification import classification_baselines, classification_types
 from arcjudge.harness.analyze.inputs import AnalysisInputs
 from arcjudge.harness.analyze.sampling import increased_sampling
-from arcjudge.harness.analyze.sections import FULL_TASK, LABELS, MEASURES, POOLED, Section
+from arcjudge.harness.analyze.sections import (
+    FULL_TASK,
+    LABELS,
+    MEASURES,
+    POOLED,
+    Section,
+    from_proportion,
+    full_tasks,
+    models_of,
+    share_json,
+)
 from arcjudge.harness.analyze.tables import (
     Cell,
     Column,
@@ -54,20 +64,15 @@ from arcjudge.harness.analyze.tables import (
     rounded,
     share_or_none,
 )
-from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionItem
+from arcjudge.harness.dimensions.records import DimensionItem
 from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
-    CANDIDATE_KINDS,
-    CONSISTENCY_DIMENSIONS,
-    DIMENSIONS,
     FAILURE_CLASSES,
     SCORE_FAILURES,
-    CandidateKind,
     Dimension,
     FailureClass,
-    Judgment,
     ScoreFailure,
 )
 
@@ -101,27 +106,6 @@ class Analysis:
         return [t for s in self.sections for t in s.tables]
 
 
-def _share_json(share: Share | None) -> dict[str, Any] | None:
-    return None if share is None else share.to_json()
-
-
-def _from_proportion(entry: Mapping[str, Any] | None) -> Share | None:
-    """A :class:`Share` of a ``statistics.proportion`` object (``None`` stays ``None``)."""
-    if entry is None:
-        return None
-    return Share(int(entry["passed"]), int(entry["total"]))
-
-
-def full_tasks(inputs: AnalysisInputs) -> list[str]:
-    """Tasks with an instance of each of the five dimensions (full task is over these)."""
-    tasks = sorted({task for task, _ in inputs.instances})
-    return [t for t in tasks if all((t, d) in inputs.instances for d in DIMENSIONS)]
-
-
-def _models(inputs: AnalysisInputs) -> list[str]:
-    return sorted({i.model for i in inputs.items})
-
-
 # --------------------------------------------------------------------- Table 3
 
 
@@ -131,13 +115,13 @@ def _accuracy(inputs: AnalysisInputs) -> Section:
     rows: list[tuple[Cell, ...]] = []
     for model, entry in stats.items():
         shares: dict[str, Share | None] = {
-            str(d): _from_proportion(entry["dimensions"][d]) for d in BUILT_DIMENSIONS
+            str(d): from_proportion(entry["dimensions"][d]) for d in BUILT_DIMENSIONS
         }
-        shares[FULL_TASK] = _from_proportion(entry["full_task"])
+        shares[FULL_TASK] = from_proportion(entry["full_task"])
         baseline, drop = entry["independence_baseline"], entry["output_grid_drop"]
         models[model] = {
             "runs": entry["runs"],
-            **{m: _share_json(shares[m]) for m in MEASURES},
+            **{m: share_json(shares[m]) for m in MEASURES},
             "independence_baseline": baseline,
             "output_grid_drop": drop,
         }
@@ -196,9 +180,9 @@ def _generation_control(inputs: AnalysisInputs) -> Section:
     rows: list[tuple[Cell, ...]] = []
     for model in default:
         known = model not in unrecorded
-        gen = _from_proportion(default[model]["dimensions"][Dimension.GENERATION])
-        gen_strict = _from_proportion(strict[model]["dimensions"][Dimension.GENERATION])
-        task, task_strict = (_from_proportion(s[model]["full_task"]) for s in (default, strict))
+        gen = from_proportion(default[model]["dimensions"][Dimension.GENERATION])
+        gen_strict = from_proportion(strict[model]["dimensions"][Dimension.GENERATION])
+        task, task_strict = (from_proportion(s[model]["full_task"]) for s in (default, strict))
         base, base_strict = (s[model]["independence_baseline"] for s in (default, strict))
         if not known:
             gen_strict = task_strict = None
@@ -209,11 +193,11 @@ def _generation_control(inputs: AnalysisInputs) -> Section:
             change = rounded(task_strict.count / task.total - task.count / task.total)
         models[model] = {
             "recorded": known,
-            "generation": _share_json(gen),
-            "generation_arcgen_excluded": _share_json(gen_strict),
+            "generation": share_json(gen),
+            "generation_arcgen_excluded": share_json(gen_strict),
             "arcgen_exact_passes": exact,
-            "full_task": _share_json(task),
-            "full_task_arcgen_excluded": _share_json(task_strict),
+            "full_task": share_json(task),
+            "full_task_arcgen_excluded": share_json(task_strict),
             "full_task_change": change,
             "independence_baseline": base,
             "independence_baseline_arcgen_excluded": base_strict,
@@ -244,333 +228,6 @@ def _generation_control(inputs: AnalysisInputs) -> Section:
     return Section("generation_control", {"models": models}, (table,))
 
 
-# ------------------------------------------------------- Tables 1 and 8
-
-
-def _kind_order(kinds: Iterable[str]) -> list[str]:
-    """The candidate kinds in the study's order, any unknown ones after them, sorted."""
-    seen = set(kinds)
-    known = [str(k) for k in CANDIDATE_KINDS]
-    return known + sorted(seen - set(known))
-
-
-def _slot_record(item: DimensionItem, inputs: AnalysisInputs) -> tuple[list[str], set[int]] | None:
-    """``(kinds per slot, wrong slots)`` of a Classification item, ``None`` if not judged.
-
-    Raises:
-        InputError: The item's kinds differ from its instance's, or its wrong slots are
-            not positions.
-    """
-    wrong = item.detail.get("wrong_slots")
-    if not isinstance(wrong, list):
-        return None
-    kinds = list(inputs.instances[(item.task_id, item.dimension)].kinds())
-    recorded = item.detail.get("kinds")
-    where = f"item {item.model} run {item.run} {item.task_id} classification"
-    if recorded is not None and list(recorded) != kinds:
-        raise InputError(f"{where}: candidate kinds differ from the instance's")
-    if not all(isinstance(s, int) and 0 <= s < len(kinds) for s in wrong):
-        raise InputError(f"{where}: wrong_slots {wrong!r} are not candidate positions")
-    return kinds, set(wrong)
-
-
-def _type_rows(counts: Mapping[str, list[int]], order: Sequence[str]) -> dict[str, Any]:
-    return {
-        kind: {
-            "failures": _share_json(share_or_none(counts[kind][0], counts[kind][1])),
-            "items": counts[kind][2],
-        }
-        for kind in order
-    }
-
-
-def _failure_word(kind: str) -> str:
-    return "rejected (judged invalid)" if kind == CandidateKind.VALID else "accepted (judged valid)"
-
-
-def _classification_types(inputs: AnalysisInputs) -> Section:
-    # model -> kind -> [failures, judgments, items with the kind]
-    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
-    pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    unjudged: dict[str, int] = defaultdict(int)
-    judged: dict[str, int] = defaultdict(int)
-    for item in inputs.items:
-        if item.dimension is not Dimension.CLASSIFICATION:
-            continue
-        record = _slot_record(item, inputs)
-        if record is None:
-            unjudged[item.model] += 1
-            continue
-        judged[item.model] += 1
-        kinds, wrong = record
-        for target in (counts[item.model], pooled):
-            for slot, kind in enumerate(kinds):
-                target[kind][0] += slot in wrong
-                target[kind][1] += 1
-            for kind in set(kinds):
-                target[kind][2] += 1
-    models = _models(inputs)
-    order = _kind_order([*pooled, *(k for m in counts.values() for k in m)])
-    data = {
-        "types": order,
-        "pooled": _type_rows(pooled, order),
-        "models": {m: _type_rows(counts[m], order) for m in models if judged[m]},
-        "judged_items": {m: judged[m] for m in models if judged[m] or unjudged[m]},
-        "unjudged_items": {m: unjudged[m] for m in models if judged[m] or unjudged[m]},
-    }
-    note = (
-        "Failure rate per candidate type: a valid candidate fails when judged invalid, an "
-        "invalid one (each corruption type) when judged valid; failures/judgments of that "
-        "type with Wilson 95% intervals, pooled over runs; items: Classification items with "
-        "at least one candidate of the type. Items without judgments (no answer, "
-        "unparsable) are left out: "
-        + (", ".join(f"{m} {n}" for m, n in sorted(unjudged.items()) if n) or "none")
-        + "."
-    )
-    columns = (
-        Column("candidate_type", "text", "Candidate type"),
-        Column("failure", "text", "Failure"),
-        Column("items", "int", "Items"),
-        Column("failure_rate", "share", "Failure rate (failures/judgments)"),
-    )
-    table1 = Table(
-        "table1",
-        "Table 1: Classification failure rate per candidate type (all models pooled)",
-        note,
-        columns,
-        tuple(
-            (k, _failure_word(k), pooled[k][2], share_or_none(pooled[k][0], pooled[k][1]))
-            for k in order
-        ),
-    )
-    rows8: list[tuple[Cell, ...]] = []
-    for model in models:
-        if not judged[model]:
-            continue
-        mine = counts[model]
-        rows8.extend(
-            (model, k, _failure_word(k), mine[k][2], share_or_none(mine[k][0], mine[k][1]))
-            for k in order
-        )
-    table8 = Table(
-        "table8",
-        "Table 8: Classification failure rate per candidate type, per model",
-        note,
-        (Column("model"), *columns),
-        tuple(rows8),
-    )
-    return Section("classification_types", data, (table1, table8))
-
-
-def _classification_baselines(inputs: AnalysisInputs) -> Section:
-    labels = [
-        inst.labels()
-        for (_, dim), inst in sorted(inputs.instances.items())
-        if dim is Dimension.CLASSIFICATION
-    ]
-    instances, judgments = len(labels), CLASSIFICATION_SIZE * len(labels)
-    data: dict[str, Any] = {"instances": instances, "judgments": judgments}
-    rows: list[tuple[Cell, ...]] = []
-    for name, said in (("always_valid", Judgment.VALID), ("always_invalid", Judgment.INVALID)):
-        strict = sum(all(label == said for label in ls) for ls in labels)
-        right = sum(label == said for ls in labels for label in ls)
-        data[name] = {
-            "strict": {"passed": strict, "instances": instances,
-                       "accuracy": rounded(strict / instances) if instances else None},
-            "per_judgment": {"right": right, "judgments": judgments,
-                             "accuracy": rounded(right / judgments) if judgments else None},
-        }  # fmt: skip
-        rows.append((
-            name.replace("_", " "), strict, instances, data[name]["strict"]["accuracy"],
-            right, judgments, data[name]["per_judgment"]["accuracy"],
-        ))  # fmt: skip
-    table = Table(
-        "classification_baselines",
-        "Trivial baselines of strict Classification",
-        "An answerer that calls every candidate valid (or every one invalid), scored exactly "
-        "on the built instances' hidden labels: strict accuracy is the share of "
-        "Classification instances whose 5 labels all agree with it, per-judgment accuracy "
-        "the share of candidates it gets right. Counted, not simulated.",
-        (
-            Column("answerer"),
-            Column("instances_passed", "int", "Instances passed"),
-            Column("instances", "int", "Instances"),
-            Column("strict_accuracy", "number", "Strict accuracy"),
-            Column("judgments_right", "int", "Judgments right"),
-            Column("judgments", "int", "Judgments"),
-            Column("per_judgment_accuracy", "number", "Per-judgment accuracy"),
-        ),
-        tuple(rows),
-    )
-    return Section("classification_baselines", data, (table,))
-
-
-# ------------------------------------------------------- Tables 4 and 5
-
-
-def _agreement_shares(groups: Mapping[str, Any]) -> dict[str, Share | None]:
-    """``statistics``' ``{right, wrong, all}`` agreement counts as shares."""
-    return {g: share_or_none(groups[g]["agree"], groups[g]["total"]) for g in groups}
-
-
-def _self_consistency(inputs: AnalysisInputs) -> Section:
-    full = full_tasks(inputs)
-    per_model = {m: s["self_consistency"] for m, s in model_statistics(inputs.items, full).items()}
-    pooled_items = [replace(i, model=POOLED) for i in inputs.items]
-    pooled = (
-        model_statistics(pooled_items, full)[POOLED]["self_consistency"] if pooled_items else None
-    )
-    rows_by: dict[str, Any] = {**per_model, POOLED: pooled}
-    conditions = {"definition_correct": "definition_passes_train_test", "unconditional": "all"}
-    data: dict[str, Any] = {}
-    shares: dict[str, dict[str, dict[str, dict[str, Share | None]] | None]] = {}
-    for key, condition in conditions.items():
-        shares[key] = {}
-        data[key] = {}
-        for name, info in rows_by.items():
-            if info is None:
-                shares[key][name] = None
-                data[key][name] = None
-                continue
-            by_dim = {str(d): _agreement_shares(info[condition][d]) for d in CONSISTENCY_DIMENSIONS}
-            shares[key][name] = by_dim
-            data[key][name] = {
-                d: {g: _share_json(s) for g, s in groups.items()} for d, groups in by_dim.items()
-            }
-
-    def rows(key: str, groups: tuple[str, ...]) -> tuple[tuple[Cell, ...], ...]:
-        found: list[tuple[Cell, ...]] = []
-        for name, by_dim in shares[key].items():
-            cells: list[Cell] = [name]
-            for dim in CONSISTENCY_DIMENSIONS:
-                cells.extend(None if by_dim is None else by_dim[dim][g] for g in groups)
-            found.append(tuple(cells))
-        return tuple(found)
-
-    def columns(groups: Mapping[str, str]) -> tuple[Column, ...]:
-        return (Column("model"), *(
-            Column(f"{d}_{g}", "share", f"{LABELS[d]}: {title}")
-            for d in CONSISTENCY_DIMENSIONS for g, title in groups.items()
-        ))  # fmt: skip
-
-    how = (
-        "Agreement of the model's own Definition program with its answers (Classification: "
-        "per judgment, the program maps the candidate input to its output exactly when the "
-        "model said valid; Generation: it maps the generated input to the generated output; "
-        "Inversion: the proposed input to the given output), agreed/answers with Wilson "
-        f"95% intervals, pooled over runs; the {POOLED} row pools every model's answers."
-    )
-    table4 = Table(
-        "table4",
-        "Table 4: self-consistency given a correct Definition",
-        how + " Only answers whose Definition program loads and is right on every train "
-        "and test pair; split by whether the answer was right.",
-        columns({"right": "answer right", "wrong": "answer wrong"}),
-        rows("definition_correct", ("right", "wrong")),
-    )
-    table5 = Table(
-        "table5",
-        "Table 5: self-consistency, unconditional and over mistakes",
-        how + " Every answer the program was run on (whatever the Definition's verdict), "
-        "and the wrong answers only.",
-        columns({"all": "all answers", "wrong": "mistakes only"}),
-        rows("unconditional", ("all", "wrong")),
-    )
-    return Section("self_consistency", data, (table4, table5))
-
-
-# ------------------------------------------------------------------ Table 7
-
-
-def _pass_all_five(
-    items: Iterable[DimensionItem], full: Sequence[str]
-) -> dict[str, dict[str, set[str]] | None]:
-    """Model -> run -> tasks passing all five dimensions (``None``: a dimension missing)."""
-    complete = set(full)
-    cells: dict[str, dict[tuple[str, str], dict[Dimension, bool]]] = defaultdict(dict)
-    dims: dict[str, set[Dimension]] = defaultdict(set)
-    runs: dict[str, set[str]] = defaultdict(set)
-    for item in items:
-        runs[item.model].add(item.run)
-        dims[item.model].add(item.dimension)
-        if item.task_id in complete:
-            cells[item.model].setdefault((item.run, item.task_id), {})[item.dimension] = item.passed
-    result: dict[str, dict[str, set[str]] | None] = {}
-    for model in sorted(runs):
-        if not all(d in dims[model] for d in DIMENSIONS):
-            result[model] = None
-            continue
-        passing: dict[str, set[str]] = {run: set() for run in sorted(runs[model])}
-        for (run, task), found in cells[model].items():
-            if all(found.get(d, False) for d in DIMENSIONS):
-                passing[run].add(task)
-        result[model] = passing
-    return result
-
-
-def _run_agreement(inputs: AnalysisInputs) -> Section:
-    full = full_tasks(inputs)
-    models: dict[str, Any] = {}
-    rows: list[tuple[Cell, ...]] = []
-    for model, passing in _pass_all_five(inputs.items, full).items():
-        if passing is None:
-            models[model] = None
-            rows.append((model, None, len(full), None, None, None, None, None))
-            continue
-        sets = list(passing.values())
-        both, either = set.intersection(*sets), set.union(*sets)
-        pairs: list[dict[str, Any]] = []
-        agreements: list[float] = []
-        for a, b in itertools.combinations(passing, 2):
-            same = sum((t in passing[a]) == (t in passing[b]) for t in full)
-            if full:
-                agreements.append(same / len(full))
-            union = passing[a] | passing[b]
-            pairs.append({
-                "runs": [a, b],
-                "same_outcome": same,
-                "agreement": rounded(same / len(full)) if full else None,
-                "jaccard": rounded(len(passing[a] & passing[b]) / len(union)) if union else None,
-            })  # fmt: skip
-        jaccard = rounded(len(both) / len(either)) if len(sets) > 1 and either else None
-        agreement = rounded(sum(agreements) / len(agreements)) if agreements else None
-        models[model] = {
-            "runs": list(passing),
-            "tasks": len(full),
-            "passing": {run: sorted(tasks) for run, tasks in passing.items()},
-            "intersection": sorted(both),
-            "union": sorted(either),
-            "jaccard": jaccard,
-            "agreement": agreement,
-            "pairs": pairs,
-        }
-        per_run = ", ".join(f"{run}: {len(tasks)}" for run, tasks in passing.items())
-        rows.append((model, len(sets), len(full), per_run, len(both), len(either), jaccard,
-                     agreement))  # fmt: skip
-    table = Table(
-        "table7",
-        "Table 7: tasks passing all five dimensions, run against run",
-        "Per model, over the tasks with all five instances: how many pass all five "
-        "dimensions in each run, in every run (intersection) and in at least one (union). "
-        "Jaccard: intersection / union over all runs. Task agreement: the share of tasks "
-        "whose all-five outcome (pass or not) is the same in two runs; with more than two "
-        "runs, the mean over every pair of runs (each pair in analysis.json). n/a with one "
-        "run, or when no task passes in any run (Jaccard).",
-        (
-            Column("model"),
-            Column("runs", "int", "Runs"),
-            Column("tasks", "int", "Tasks"),
-            Column("passing_per_run", "text", "Passing all five, per run"),
-            Column("intersection", "int", "Intersection"),
-            Column("union", "int", "Union"),
-            Column("jaccard", "number", "Jaccard"),
-            Column("agreement", "number", "Task agreement"),
-        ),
-        tuple(rows),
-    )
-    return Section("run_agreement", {"models": models}, (table,))
-
-
 # ------------------------------------------------------------------ Table 9
 
 
@@ -580,13 +237,13 @@ def _failure_group(results: Sequence[ScoreResult]) -> dict[str, Any]:
     return {
         "programs": len(results),
         "passed": sum(r.passed for r in results),
-        "pass_rate": _share_json(share_or_none(sum(r.passed for r in results), len(results))),
+        "pass_rate": share_json(share_or_none(sum(r.passed for r in results), len(results))),
         "failures": counts,
         "failed": failed,
         "failure_shares": {
-            str(c): _share_json(share_or_none(counts[str(c)], failed)) for c in FAILURE_CLASSES
+            str(c): share_json(share_or_none(counts[str(c)], failed)) for c in FAILURE_CLASSES
         },
-        "load_failure_share": _share_json(share_or_none(counts[FailureClass.STATIC],
+        "load_failure_share": share_json(share_or_none(counts[FailureClass.STATIC],
                                                         len(results))),
     }  # fmt: skip
 
@@ -662,10 +319,10 @@ SectionFunction = Callable[[AnalysisInputs], Section]
 SECTIONS: tuple[SectionFunction, ...] = (
     _accuracy,
     _generation_control,
-    _classification_types,
-    _classification_baselines,
-    _self_consistency,
-    _run_agreement,
+    classification_types,
+    classification_baselines,
+    self_consistency,
+    run_agreement,
     _definition_failures,
     _matched_budget,
     increased_sampling,
@@ -686,7 +343,7 @@ def analyze(inputs: AnalysisInputs, described: Mapping[str, Any] | None = None) 
         items=len(inputs.items),
         instances=len(inputs.instances),
         definition_results=None if inputs.definitions is None else len(inputs.definitions),
-        models=_models(inputs),
+        models=models_of(inputs),
         exclude_models=sorted(set(inputs.exclude_models)),
         repeats=inputs.repeats,
     )

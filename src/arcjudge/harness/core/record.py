@@ -35,9 +35,31 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, Self, TypeVar, cast
+from typing import Any, Literal, Self, TypeVar, cast
 
-from arcjudge.grids import Grid, GridRejected, to_grid
+from arcjudge.grids import Grid
+from arcjudge.harness.core.codecs import (
+    ANY,
+    BOOL,
+    CELLS,
+    EXACT,
+    FLOAT,
+    GRID,
+    INT,
+    NONE,
+    STR,
+    Codec,
+    RecordError,
+    enum_codec,
+    expected,
+    fixed,
+    literal,
+    mapping,
+    optional,
+    same,
+    sequence,
+    union,
+)
 
 __all__ = [
     "ANY",
@@ -54,284 +76,14 @@ __all__ = [
 
 T = TypeVar("T")
 R = TypeVar("R", bound="Record")
-JsonPath = tuple[str | int, ...]
 _ABSENT: Any = object()  # no value (a missing key, a required field's default)
 _STR_KEYS = frozenset({str})
-
-
-class RecordError(ValueError):
-    """A JSON value that is not the record it should be: which field, and what is wrong.
-
-    Attributes:
-        problem: What is wrong (``expected int, got str``, ``missing``).
-        path: The keys and list indices from the record's object down to the value.
-    """
-
-    def __init__(self, problem: str, path: JsonPath = ()) -> None:
-        super().__init__(problem, path)
-        self.problem = problem
-        self.path = path
-
-    def at(self, step: str | int | JsonPath) -> RecordError:
-        """The same error, one key (or index, or key path) further out."""
-        steps = step if isinstance(step, tuple) else (step,)
-        return RecordError(self.problem, (*steps, *self.path))
-
-    def __str__(self) -> str:
-        if not self.path:
-            return self.problem
-        where = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in self.path)
-        return f"field {where.lstrip('.')!r}: {self.problem}"
-
-
-_JSON_TYPES: tuple[tuple[type, str], ...] = (
-    (bool, "bool"),
-    (int, "int"),
-    (float, "float"),
-    (str, "str"),
-    (list, "list"),
-    (Mapping, "object"),
-    (type(None), "null"),
-)
-
-
-def _json_type(value: object) -> str:
-    for kind, name in _JSON_TYPES:
-        if isinstance(value, kind):
-            return name
-    return type(value).__name__
-
-
-def _expected(what: str, value: object) -> RecordError:
-    return RecordError(f"expected {what}, got {_json_type(value)}")
-
-
-@dataclass(frozen=True)
-class Codec(Generic[T]):
-    """How one value is read from JSON and written to it.
-
-    Attributes:
-        name: What the value is, for errors (``int``, ``list of str``).
-        decode: JSON value -> Python value; raises :class:`RecordError` (with the path
-            below the value) when it is not one.
-        encode: Python value -> JSON value (``json.dumps`` writes it; enum members stay
-            members, which are their strings).
-        python: The Python type(s) of decoded values (a union writes a value with the
-            first member codec whose type it has).
-    """
-
-    name: str
-    decode: Callable[[Any], T]
-    encode: Callable[[T], Any]
-    python: type | tuple[type, ...] = object
-
-    def optional(self) -> Codec[T | None]:
-        """This codec, or ``null`` for ``None``."""
-        return _optional(self)
-
-
-def _same(value: T) -> T:
-    return value
-
-
-def _scalar(name: str, kinds: type | tuple[type, ...], python: type) -> Codec[Any]:
-    def decode(value: object) -> object:
-        if type(value) is python or (
-            isinstance(value, kinds) and not (isinstance(value, bool) and python is not bool)
-        ):
-            return value
-        raise _expected(name, value)
-
-    return Codec(name, decode, _same, python)
-
-
-STR: Codec[str] = _scalar("str", str, str)
-INT: Codec[int] = _scalar("int", int, int)
-FLOAT: Codec[float] = _scalar("number", (int, float), float)
-BOOL: Codec[bool] = _scalar("bool", bool, bool)
-ANY: Codec[Any] = Codec("any JSON value", _same, _same)
-"""Any JSON value, kept as it is."""
-
-
-def _none(value: object) -> None:
-    if value is not None:
-        raise _expected("null", value)
-
-
-_EXACT: dict[Codec[Any], type] = {STR: str, INT: int, FLOAT: float, BOOL: bool}
-"""Codecs that take a value of exactly this type as it is (a shortcut when reading)."""
-
-_NONE: Codec[None] = Codec("null", _none, _same, type(None))
-
-
-def _decode_grid(value: object) -> Grid:
-    try:
-        return to_grid(value)
-    except GridRejected as exc:
-        reason = str(exc.reason)
-        problem = reason if reason.startswith("not a grid") else f"not a grid: {reason}"
-        raise RecordError(problem) from None
-
-
-def _encode_grid(grid: Grid) -> list[list[int]]:
-    return [list(row) for row in grid]
-
-
-GRID: Codec[Grid] = Codec("grid", _decode_grid, _encode_grid, tuple)
-"""A grid (:func:`arcjudge.grids.to_grid`'s rules), written as lists of lists."""
-
-
-_ROWS = frozenset({list})
-
-
-def _decode_cells(value: object) -> Grid:
-    if type(value) is list and set(map(type, value)) <= _ROWS:
-        return tuple(map(tuple, value))
-    raise _expected("list of rows", value)
-
-
-CELLS: Codec[Grid] = Codec("list of rows", _decode_cells, _encode_grid, tuple)
-"""A list of rows, read as written: no rule on the cells (what a first failure shows)."""
-
-
-def _enum(cls: type[enum.StrEnum]) -> Codec[Any]:
-    members = cls._value2member_map_
-    allowed = ", ".join(m.value for m in cls)
-
-    def decode(value: object) -> enum.StrEnum:
-        if isinstance(value, str) and value in members:
-            return cast(enum.StrEnum, members[value])
-        raise RecordError(f"expected one of {allowed}, got {str(value)[:40]!r}")
-
-    return Codec(cls.__name__, decode, _same, cls)
-
-
-def _literal(values: tuple[object, ...]) -> Codec[Any]:
-    def decode(value: object) -> object:
-        if value in values:
-            return value
-        raise RecordError(f"expected one of {values}, got {str(value)[:40]!r}")
-
-    return Codec(" or ".join(map(repr, values)), decode, _same, tuple({type(v) for v in values}))
-
-
-def _optional(inner: Codec[T]) -> Codec[T | None]:
-    def decode(value: object) -> T | None:
-        return None if value is None else inner.decode(value)
-
-    def encode(value: T | None) -> object:
-        return None if value is None else inner.encode(value)
-
-    python = inner.python if isinstance(inner.python, tuple) else (inner.python,)
-    return Codec(f"{inner.name} or null", decode, encode, (*python, type(None)))
-
-
-def _union(members: tuple[Codec[Any], ...]) -> Codec[Any]:
-    name = " or ".join(c.name for c in members)
-
-    def decode(value: object) -> object:
-        for codec in members:
-            try:
-                return codec.decode(value)
-            except RecordError:
-                continue
-        raise _expected(name, value)
-
-    def encode(value: object) -> object:
-        for codec in members:
-            if isinstance(value, codec.python):
-                return codec.encode(value)
-        raise TypeError(f"{value!r:.40} is none of {name}")
-
-    return Codec(name, decode, encode, tuple(t for c in members for t in _types(c)))
-
-
-def _types(codec: Codec[Any]) -> tuple[type, ...]:
-    return codec.python if isinstance(codec.python, tuple) else (codec.python,)
-
-
-def _sequence(inner: Codec[T]) -> Codec[tuple[T, ...]]:
-    plain = inner.encode is _same
-
-    def decode(value: object) -> tuple[T, ...]:
-        if not isinstance(value, list):
-            raise _expected(f"list of {inner.name}", value)
-        items = []
-        for index, item in enumerate(value):
-            try:
-                items.append(inner.decode(item))
-            except RecordError as exc:
-                raise exc.at(index) from None
-        return tuple(items)
-
-    def encode(value: tuple[T, ...]) -> list[Any]:
-        return list(value) if plain else [inner.encode(v) for v in value]
-
-    return Codec(f"list of {inner.name}", decode, encode, tuple)
-
-
-def _fixed(members: tuple[Codec[Any], ...]) -> Codec[tuple[Any, ...]]:
-    size = len(members)
-    name = f"list of {size}"
-
-    exact = tuple(_EXACT.get(c, _ABSENT) for c in members)
-
-    def decode(value: object) -> tuple[Any, ...]:
-        if not isinstance(value, list) or len(value) != size:
-            raise _expected(name, value)
-        if tuple(map(type, value)) == exact:
-            return tuple(value)
-        items = []
-        for index, (codec, item) in enumerate(zip(members, value, strict=True)):
-            try:
-                items.append(codec.decode(item))
-            except RecordError as exc:
-                raise exc.at(index) from None
-        return tuple(items)
-
-    def encode(value: tuple[Any, ...]) -> list[Any]:
-        return [codec.encode(v) for codec, v in zip(members, value, strict=True)]
-
-    return Codec(name, decode, encode, tuple)
-
-
-def _mapping(keys: Codec[Any], values: Codec[Any]) -> Codec[Mapping[Any, Any]]:
-    plain = keys.encode is _same and values.encode is _same
-    as_is = plain and keys is STR and values is ANY
-    exact = {_EXACT[values]} if keys is STR and values in _EXACT else _ABSENT
-    name = f"object of {values.name}"
-
-    def decode(value: object) -> Mapping[Any, Any]:
-        if not isinstance(value, Mapping):
-            raise _expected("object", value)
-        if as_is:
-            return value
-        if (
-            exact is not _ABSENT
-            and set(map(type, value.values())) <= exact
-            and set(map(type, value)) <= _STR_KEYS
-        ):
-            return dict(value)  # every value exactly its type: nothing to read
-        result = {}
-        for key, item in value.items():
-            try:
-                result[keys.decode(key)] = values.decode(item)
-            except RecordError as exc:
-                raise exc.at(key) from None
-        return result
-
-    def encode(value: Mapping[Any, Any]) -> dict[Any, Any]:
-        if plain:
-            return dict(value)
-        return {keys.encode(k): values.encode(v) for k, v in value.items()}
-
-    return Codec(name, decode, encode, Mapping)
 
 
 def _nested(cls: type[Record]) -> Codec[Any]:
     def decode(value: object) -> Record:
         if not isinstance(value, Mapping):
-            raise _expected("object", value)
+            raise expected("object", value)
         return cls.from_json(value)
 
     def encode(value: Record) -> dict[str, Any]:
@@ -345,7 +97,7 @@ _PRIMITIVES: dict[object, Codec[Any]] = {
     int: INT,
     float: FLOAT,
     bool: BOOL,
-    type(None): _NONE,
+    type(None): NONE,
     Any: ANY,
     object: ANY,
     Grid: GRID,
@@ -369,22 +121,22 @@ def codec_for(annotation: object) -> Codec[Any]:
         return _PRIMITIVES[annotation]
     if isinstance(annotation, type):
         if issubclass(annotation, enum.StrEnum):
-            return _enum(annotation)
+            return enum_codec(annotation)
         if issubclass(annotation, Record):
             return _nested(annotation)
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is Literal:
-        return _literal(args)
+        return literal(args)
     if origin in (typing.Union, types.UnionType):
         members = tuple(codec_for(a) for a in args if a is not type(None))
-        inner = members[0] if len(members) == 1 else _union(members)
-        return _optional(inner) if type(None) in args else inner
+        inner = members[0] if len(members) == 1 else union(members)
+        return optional(inner) if type(None) in args else inner
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:
-            return _sequence(codec_for(args[0]))
-        return _fixed(tuple(codec_for(a) for a in args))
+            return sequence(codec_for(args[0]))
+        return fixed(tuple(codec_for(a) for a in args))
     if origin in (Mapping, dict, typing.Mapping):
-        return _mapping(codec_for(args[0]), codec_for(args[1]))
+        return mapping(codec_for(args[0]), codec_for(args[1]))
     raise TypeError(f"no JSON codec for {annotation!r}")
 
 
@@ -464,7 +216,7 @@ class _Field:
         value: Any = data
         for step in self.path:
             if not isinstance(value, Mapping):
-                raise _expected("object", value).at(self.path[: self.path.index(step)])
+                raise expected("object", value).at(self.path[: self.path.index(step)])
             value = value.get(step, _ABSENT)
             if value is _ABSENT:
                 break
@@ -527,7 +279,7 @@ def _plan(cls: type[Record]) -> _Plan:
             f.name,
             f.key,
             f.path if len(f.path) > 1 else None,
-            None if f.codec.encode is _same else f.codec.encode,
+            None if f.codec.encode is same else f.codec.encode,
             f.default if f.omit_default else _ABSENT,
             f.omit_when,
             f.flatten is not None,
@@ -542,7 +294,7 @@ def _plan(cls: type[Record]) -> _Plan:
             f.codec.decode,
             f.default is _ABSENT,
             f.flatten,
-            _EXACT.get(f.codec, _ABSENT) if len(f.path) == 1 else _ABSENT,
+            EXACT.get(f.codec, _ABSENT) if len(f.path) == 1 else _ABSENT,
         )
         for f in fields
         if not f.derived
@@ -628,7 +380,7 @@ class Record:
                 derived key does not hold what the other fields give.
         """
         if type(data) is not dict and not isinstance(data, Mapping):
-            raise _expected("object", data)
+            raise expected("object", data)
         plan = _PLANS.get(cls) or _plan_of(cls)
         if plan.extra is not None:
             return _read_carrying(cls, plan, data)
@@ -754,7 +506,7 @@ def tagged(tag: str, *classes: type[R]) -> Callable[[Mapping[str, Any]], R]:
 
     def read(data: Mapping[str, Any]) -> R:
         if not isinstance(data, Mapping):
-            raise _expected("object", data)
+            raise expected("object", data)
         value = data.get(tag, _ABSENT)
         if value is _ABSENT:
             raise RecordError("missing", (tag,))

@@ -6,9 +6,12 @@ outputs when a generator is given, else its ARC-GEN pairs, else its test pairs),
 candidate invalid pairs of each kind (:mod:`.corruptions`, plus the ``corrupted_verifier``
 pairs of a ``mutate`` run), drops every candidate that shows a demonstration's input, runs
 the task's verifier on every candidate input in the sandbox, keeps only the candidates the
-verifier confirms invalid, and draws one instance per dimension. The sandbox calls
-(generator samples, verifier calls) go through the result store like every other
-command's, so a rerun after Ctrl-C or a kill redoes only the calls that are missing.
+verifier confirms invalid, and draws one instance per dimension. A short pipeline: the
+inputs are read once (:mod:`.build_sources`), each task's material is gathered in a plan
+(:mod:`.plan`), and each dimension's strategy draws its instance from the plan, in the
+order of the table (:mod:`.strategies`). The sandbox calls (generator samples, verifier
+calls) go through the result store like every other command's, so a rerun after Ctrl-C
+or a kill redoes only the calls that are missing.
 Randomness comes from ``random.Random`` objects seeded with strings made of the seed, the
 task id and a purpose, so one task's instances do not depend on which other tasks are
 built, and the same inputs and seed give the same ``instances.jsonl`` byte for byte. The
@@ -17,58 +20,53 @@ record schema is documented in ``docs/dimensions.md`` (and in the README).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any
 
-from arcjudge.errors import InputError
-from arcjudge.grids import Grid, to_lists
+from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
-from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED, arcgen_pairs, draw_samples
-from arcjudge.harness.core.jsonl import read_records
-from arcjudge.harness.core.keys import module_fingerprint
-from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.results import CandidateOutcome
 from arcjudge.harness.core.store import ResultStore
+from arcjudge.harness.dimensions.build_sources import BuildSources, read_corruptions
 from arcjudge.harness.dimensions.corruptions import (
     CandidatePair,
     color_flip,
     human_error,
     instance_mismatch,
-    load_neighbours,
     retrieval,
 )
 from arcjudge.harness.dimensions.embeddings import (
-    BASELINE_FEATURES,
     DEFAULT_NEIGHBOURS,
-    baseline_embeddings,
-    nearest_neighbours,
-    read_embeddings,
 )
-from arcjudge.harness.dimensions.human_errors import load_human_errors
-from arcjudge.harness.dimensions.mixture import PRESETS, Mixture, draw
+from arcjudge.harness.dimensions.mixture import PRESETS, Mixture
+from arcjudge.harness.dimensions.plan import (
+    DrawSettings,
+    TaskPlan,
+    ValidPair,
+    distinct,
+    pair_digest,
+    task_rng,
+)
 from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
     BuildInfo,
     BuildInputs,
     DimensionInstance,
-    VerifierSpec,
 )
-from arcjudge.harness.dimensions.rules import distance, is_copy
+from arcjudge.harness.dimensions.strategies import STRATEGIES
+from arcjudge.harness.dimensions.strategies.editing import EDIT_MAX_DISTANCE
+from arcjudge.harness.dimensions.strategies.generation import DEFAULT_MIN_DISTANCE
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Program, Status
-from arcjudge.tasks import Pair, Task, TaskFormatError, load_task, task_files
-from arcjudge.verifiers.sources import GeneratorSource, VerifierSource
+from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Status
+from arcjudge.tasks import Pair, Task
+from arcjudge.verifiers.sources import GeneratorSource
 from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
     EDITING_KINDS,
@@ -90,51 +88,9 @@ __all__ = [
 ]
 
 
-EDIT_MAX_DISTANCE = 0.70
-"""An edit may move each grid at most this padded normalized Hamming distance."""
-
-DEFAULT_MIN_DISTANCE = 0.05
-"""Constrained Generation: a pair within this distance of a demonstration on both its input
-and its output is a copy. At 0.05 every ARC-AGI-1 training task has ARC-GEN pairs that
-pass; at 0.10 one (ae3edfdc) has none among its first 120 (see docs/dimensions.md)."""
-
 _WINDOW = 32  # tasks planned, confirmed and drawn together (bounds memory)
 _CHUNK = 128  # candidate inputs per verifier call
 DEFAULT_PER_KIND = 6
-
-
-def pair_digest(grid_in: Grid, grid_out: Grid) -> str:
-    """A short stable digest of a pair (16 hex digits of SHA-256 over compact JSON)."""
-    text = json.dumps([to_lists(grid_in), to_lists(grid_out)], separators=(",", ":"))
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
-
-
-def _pair_json(grid_in: Grid, grid_out: Grid) -> dict[str, Any]:
-    return {"input": to_lists(grid_in), "output": to_lists(grid_out)}
-
-
-@dataclass(frozen=True)
-class _Valid:
-    """A valid pair of the task and where it comes from (``seed``: generator samples)."""
-
-    pair: Pair
-    split: str
-    index: int
-    seed: int | None = None
-
-    def provenance(self) -> dict[str, Any]:
-        """``{split, index}``, and ``seed`` for a generator sample."""
-        found: dict[str, Any] = {"split": self.split, "index": self.index}
-        if self.seed is not None:
-            found["seed"] = self.seed
-        return found
-
-
-class _Payload(NamedTuple):
-    """A drawn instance's JSON ``prompt`` and ``key`` (fields per dimension: docs/dimensions.md)."""
-
-    prompt: dict[str, Any]
-    key: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -199,167 +155,30 @@ class BuildConfig:
     task_set: dict[str, Any] | None = None
 
 
-@dataclass
-class _TaskPlan:
-    """One task's material before and after the verifier runs."""
-
-    task: Task
-    verifier: VerifierSpec
-    program: Program
-    valid: list[_Valid]  # generator samples, else ARC-GEN pairs, else test pairs (shuffled)
-    proposed: dict[str, list[CandidatePair]]
-    confirmed: dict[str, list[tuple[CandidatePair, Grid | None]]] = field(default_factory=dict)
-    verifier_failures: Counter[str] = field(default_factory=Counter)
-    sources: dict[int, Pair] = field(default_factory=dict)  # id(candidate) -> valid pair
-    arcgen_digests: list[str] = field(default_factory=list)
-    arcgen_count: int = 0  # ARC-GEN pairs with an output that are no demonstration
-    shown_dropped: Counter[str] = field(default_factory=Counter)  # per kind
-
-
-def _rng(seed: int, task_id: str, purpose: str) -> random.Random:
-    return random.Random(f"arcjudge-dimensions:{seed}:{task_id}:{purpose}")
-
-
-def _read_corruptions(path: Path) -> dict[str, list[CandidatePair]]:
-    """Read ``corruptions.jsonl`` of ``arcjudge mutate`` (file order kept per task).
-
-    Raises:
-        InputError: The file is unreadable or a line is not a corruption record
-            (``FILE:LINE: not a corruption record (field ...)``).
-    """
-    result: dict[str, list[CandidatePair]] = {}
-    for _, c in read_records(path, CorruptionRecord.from_json, "a corruption record"):
-        detail = {"mutant_id": c.mutant_id, "split": c.split.value, "index": c.index}
-        result.setdefault(c.task_id, []).append(
-            CandidatePair(c.task_id, c.KIND, c.input, c.output, c.correct_output, detail)
-        )
-    return result
-
-
-T = TypeVar("T")
-
-
-def _as_input_error(read: Callable[[Path], T], path: Path) -> T:
-    """``read(path)``, a ``ValueError`` or ``OSError`` of a bad file an ``InputError``.
-
-    The readers of human errors and neighbours raise those (their message names the
-    file); the command line shows an ``InputError`` as one line, never a traceback.
-    """
-    try:
-        return read(path)
-    except InputError:
-        raise
-    except (ValueError, OSError) as exc:
-        raise InputError(str(exc)) from None
-
-
 class Builder:
     """Builds the instances; ``records`` and ``summary()`` hold the result."""
 
     def __init__(self, config: BuildConfig, progress: Callable[[int], None] | None = None) -> None:
         self.config = config
         self.progress = progress
-        self.manifest = read_manifest(config.manifest_dir)
-        self.chosen = self.manifest.chosen
-        self.task_paths = {p.stem: p for p in task_files(config.tasks_dir)}
-        self.human = (
-            _as_input_error(load_human_errors, config.human_errors_file)
-            if config.human_errors_file
-            else None
-        )
-        self.neighbours, self.retrieval = self._neighbours()
+        self.sources = BuildSources(config.tasks_dir, config.manifest_dir, config.human_errors_file)
+        self.human = self.sources.human
+        self.neighbours, self.retrieval = self.sources.neighbours(
+            config.neighbours_file, config.embeddings_file, config.baseline_retrieval,
+            config.neighbours,
+        )  # fmt: skip
         self.corrupted = (
-            _read_corruptions(config.corruptions_file) if config.corruptions_file else {}
+            read_corruptions(config.corruptions_file) if config.corruptions_file else {}
         )
-        self.skipped: dict[str, str] = {}
+        self.skipped = self.sources.skipped
         self.generator_report: dict[str, dict[str, Any]] = {}
         self.records: list[DimensionInstance] = []
         self.per_task: dict[str, dict[str, Any]] = {}
-        self._programs: dict[str, VerifierSource] = {}
-        self._fingerprints: dict[str, str] = {}
-
-    # ----------------------------------------------------------------- inputs
-
-    def _task(self, task_id: str) -> Task | None:
-        """Load a task (not kept: ARC-GEN pairs are large; the caller keeps what it needs)."""
-        path = self.task_paths.get(task_id)
-        if path is None:
-            return None
-        try:
-            return load_task(path)
-        except TaskFormatError as exc:
-            self.skipped[task_id] = f"unreadable task: {exc}"
-            return None
-
-    def _source(self, name: str) -> VerifierSource:
-        """The manifest's source ``name`` (built once: RE-ARC files are sliced on load)."""
-        if name not in self._programs:
-            self._programs[name] = self.manifest.verifier_source(name)
-        return self._programs[name]
-
-    def _verifier(self, task_id: str) -> tuple[VerifierSpec, Program] | None:
-        name = self.chosen.get(task_id)
-        if not name:
-            self.skipped[task_id] = "no valid verifier in the manifest"
-            return None
-        tp = self._source(name).program_for(task_id)
-        program = tp.program
-        if program is None:
-            why = "has no program for the task" if tp.refused is None else f"refused {tp.refused}"
-            self.skipped[task_id] = f"source {name!r} {why}"
-            return None
-        spec = self.manifest.sources[name]
-        return VerifierSpec(name, str(spec["kind"]), str(spec["path"])), program
+        self._settings = DrawSettings(config.mixture, config.editing_kinds, config.min_distance)
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the chosen verifier sources and the generator import from."""
-        dirs: list[str] = []
-        for name in sorted(set(self.chosen.values())):
-            dirs.extend(d for d in self._source(name).module_dirs if d not in dirs)
-        if self.config.generator is not None:
-            dirs.extend(d for d in self.config.generator.module_dirs if d not in dirs)
-        return tuple(dirs)
-
-    def _neighbours(self) -> tuple[dict[str, list[str]], dict[str, Any]]:
-        """Each task's neighbours for retrieval, and where they came from (``build.json``).
-
-        Raises:
-            InputError: The neighbours or embeddings file cannot be read.
-        """
-        c = self.config
-        if c.neighbours_file is not None and c.embeddings_file is not None:
-            raise ValueError("give a neighbours file or an embeddings file, not both")
-        if c.neighbours_file is not None:
-            return _as_input_error(load_neighbours, c.neighbours_file), {
-                "source": "neighbours", "file": str(c.neighbours_file),
-            }  # fmt: skip
-        if c.embeddings_file is None and not c.baseline_retrieval:
-            return {}, {"source": "none"}
-        ids = sorted(self.task_paths)
-        if c.embeddings_file is not None:
-            given = read_embeddings(c.embeddings_file, ids)
-            vectors = {t: v for t, v in given.items() if t in self.task_paths}
-            info: dict[str, Any] = {"source": "embeddings", "file": str(c.embeddings_file),
-                                    "embedded": len(given)}  # fmt: skip
-        else:
-            demos = {}
-            for task_id in ids:
-                task = self._task(task_id)
-                if task is not None:
-                    demos[task_id] = task.train
-            vectors = baseline_embeddings(demos)
-            info = {"source": "baseline embedding", "features": list(BASELINE_FEATURES)}
-        info.update(k=c.neighbours, tasks=len(vectors))
-        return nearest_neighbours(vectors, c.neighbours), info
-
-    def _demos_by_task(self) -> dict[str, tuple[Pair, ...]]:
-        wanted = {n for ns in self.neighbours.values() for n in ns}
-        demos = {}
-        for task_id in sorted(wanted):
-            task = self._task(task_id)
-            if task is not None:
-                demos[task_id] = task.train
-        return demos
+        return self.sources.module_dirs(self.config.generator)
 
     # --------------------------------------------------------------- proposing
 
@@ -367,14 +186,14 @@ class Builder:
         self,
         task_id: str,
         demos_by_task: dict[str, tuple[Pair, ...]],
-        samples: list[_Valid] | None = None,
-    ) -> _TaskPlan | None:
+        samples: list[ValidPair] | None = None,
+    ) -> TaskPlan | None:
         """Propose a task's candidates; ``samples``: its verified generator samples."""
-        task = self._task(task_id)
+        task = self.sources.task(task_id)
         if task is None:
             self.skipped.setdefault(task_id, "no task file")
             return None
-        found = self._verifier(task_id)
+        found = self.sources.verifier(task_id)
         if found is None:
             return None
         verifier, program = found
@@ -390,11 +209,13 @@ class Builder:
 
         all_arcgen = arcgen_pairs(task, self.config.arcgen_dir)
         arcgen = [
-            _Valid(p, Split.ARC_GEN, i)
+            ValidPair(p, Split.ARC_GEN, i)
             for i, p in enumerate(all_arcgen)
             if p.output is not None and (p.input, p.output) not in known and p.input not in shown
         ]
-        tests = [_Valid(p, Split.TEST, i) for i, p in enumerate(task.test) if p.output is not None]
+        tests = [
+            ValidPair(p, Split.TEST, i) for i, p in enumerate(task.test) if p.output is not None
+        ]
         if samples is not None:
             samples = self._usable_samples(task, samples)
         valid = list(samples or arcgen or tests)
@@ -402,21 +223,23 @@ class Builder:
             self.skipped[task_id] = "no valid pair (no ARC-GEN pair and no test output)"
             return None
         order = list(range(len(valid)))
-        _rng(seed, task_id, "valid").shuffle(order)
+        task_rng(seed, task_id, "valid").shuffle(order)
         pool_pairs = [v.pair for v in (samples or arcgen)]  # unshuffled: outputs to mismatch
         valid = [valid[i] for i in order]
         # valid[0] is the Inversion instance: kept out of every other pool when possible.
         valid_pairs = [v.pair for v in (valid[1:] or valid)]
         proposed: dict[str, list[CandidatePair]] = {}
-        flips = color_flip(task_id, valid_pairs, _rng(seed, task_id, "color_flip"), count=per_kind)
+        flips = color_flip(
+            task_id, valid_pairs, task_rng(seed, task_id, "color_flip"), count=per_kind
+        )
         proposed["color_flip"] = unshown("color_flip", flips)
-        rng = _rng(seed, task_id, "instance_mismatch")
+        rng = task_rng(seed, task_id, "instance_mismatch")
         pool = [*pool_pairs, *task.train]
         mismatches = [
             instance_mismatch(task_id, target, pool, rng) for target in valid_pairs[:per_kind]
         ]
         proposed["instance_mismatch"] = unshown(
-            "instance_mismatch", _distinct(c for c in mismatches if c is not None)
+            "instance_mismatch", distinct(c for c in mismatches if c is not None)
         )
         answered = self.human.tests.get(task_id, {}) if self.human else {}
         kind = self.human.task_types.get(task_id) if self.human else None
@@ -424,7 +247,7 @@ class Builder:
         for test in sorted(answered):  # errors answering each test input with a known output
             if test >= len(task.test) or task.test[test].output is None:
                 continue
-            rng = _rng(seed, task_id, "human_error" if test == 0 else f"human_error:{test}")
+            rng = task_rng(seed, task_id, "human_error" if test == 0 else f"human_error:{test}")
             wrong.extend(
                 human_error(task_id, task.test[test], answered[test], rng, task_type=kind,
                             test_index=test or None)
@@ -432,18 +255,18 @@ class Builder:
             )  # fmt: skip
         if wrong:
             proposed["human_error"] = unshown(
-                "human_error", _distinct(c for c in wrong if c is not None)
+                "human_error", distinct(c for c in wrong if c is not None)
             )[:per_kind]
         if task_id in self.neighbours:
-            rng = _rng(seed, task_id, "retrieval")
+            rng = task_rng(seed, task_id, "retrieval")
             drawn = [
                 retrieval(task_id, self.neighbours, demos_by_task, rng) for _ in range(4 * per_kind)
             ]
             proposed["retrieval"] = unshown(
-                "retrieval", _distinct(c for c in drawn if c is not None)
+                "retrieval", distinct(c for c in drawn if c is not None)
             )[:per_kind]
         if task_id in self.corrupted:
-            corrupted = unshown("corrupted_verifier", _distinct(self.corrupted[task_id]))
+            corrupted = unshown("corrupted_verifier", distinct(self.corrupted[task_id]))
             start = ((self.config.configuration or 1) - 1) * per_kind % max(len(corrupted), 1)
             proposed["corrupted_verifier"] = [*corrupted[start:], *corrupted[:start]][:per_kind]
         if len(valid) > 1:  # never show the Inversion instance's input elsewhere
@@ -459,7 +282,7 @@ class Builder:
         digests = sorted(
             {pair_digest(p.input, p.output) for p in all_arcgen if p.output is not None}
         )
-        return _TaskPlan(task, verifier, program, valid, proposed, sources=sources,
+        return TaskPlan(task, verifier, program, valid, proposed, sources=sources,
                          arcgen_digests=digests, arcgen_count=len(arcgen),
                          shown_dropped=dropped)  # fmt: skip
 
@@ -467,7 +290,7 @@ class Builder:
 
     def _generator_samples(
         self, sandbox: Sandbox, store: ResultStore, engine: Engine, task_ids: list[str]
-    ) -> dict[str, list[_Valid]]:
+    ) -> dict[str, list[ValidPair]]:
         """Fresh valid pairs per task: generator samples, outputs from the task's verifier.
 
         Sample i is the generator's return value right after ``random.seed(seed + i)``,
@@ -478,7 +301,8 @@ class Builder:
         """
         generator = self.config.generator
         assert generator is not None
-        wanted = [t for t in task_ids if self.chosen.get(t) and t in self.task_paths]
+        chosen, paths = self.sources.chosen, self.sources.task_paths
+        wanted = [t for t in task_ids if chosen.get(t) and t in paths]
         drawn, report = draw_samples(
             sandbox, store, generator, wanted, self.config.samples, self.config.seed,
             PolicyMode.WARN,
@@ -487,15 +311,15 @@ class Builder:
         calls: list[Call] = []
         owners: list[str] = []
         for task_id in wanted:
-            found = self._verifier(task_id) if drawn.get(task_id) else None
+            found = self.sources.verifier(task_id) if drawn.get(task_id) else None
             if found is None:
                 continue
             _, program = found
-            fingerprint = self._fingerprint(self.chosen[task_id])
+            fingerprint = self.sources.fingerprint(self.sources.chosen[task_id])
             inputs = list(dict.fromkeys(s.grid for s in drawn[task_id]))
             calls.append(Call(program, call_key(engine, program, fingerprint), inputs))
             owners.append(task_id)
-        result: dict[str, list[_Valid]] = {t: [] for t in wanted}
+        result: dict[str, list[ValidPair]] = {t: [] for t in wanted}
         for task_id, call, outcome in zip(owners, calls, run_calls(engine, calls), strict=True):
             outputs = outputs_of(call, outcome)
             counts: Counter[str] = Counter()
@@ -507,15 +331,15 @@ class Builder:
                 if grid != sample.expected:
                     counts["verifier_disagrees"] += 1  # kept: the verifier's output is used
                 pair = Pair(sample.grid, grid)
-                result[task_id].append(_Valid(pair, Split.GENERATOR, sample.index, sample.seed))
+                result[task_id].append(ValidPair(pair, Split.GENERATOR, sample.index, sample.seed))
             self.generator_report[task_id].update(sorted(counts.items()))
         return result
 
-    def _usable_samples(self, task: Task, samples: list[_Valid]) -> list[_Valid]:
+    def _usable_samples(self, task: Task, samples: list[ValidPair]) -> list[ValidPair]:
         """Samples whose input is no demonstration's or test pair's, each input once."""
         demos = {p.input for p in task.train}
         tests = {p.input for p in task.test}
-        kept: list[_Valid] = []
+        kept: list[ValidPair] = []
         seen: set[Grid] = set()
         counts: Counter[str] = Counter()
         for sample in samples:
@@ -536,18 +360,12 @@ class Builder:
 
     # ------------------------------------------------------------- confirming
 
-    def _fingerprint(self, name: str) -> str:
-        """``module_fingerprint`` of source ``name``'s module directories (computed once)."""
-        if name not in self._fingerprints:
-            self._fingerprints[name] = module_fingerprint(self._source(name).module_dirs)
-        return self._fingerprints[name]
-
-    def _confirm(self, engine: Engine, plans: list[_TaskPlan]) -> None:
+    def _confirm(self, engine: Engine, plans: list[TaskPlan]) -> None:
         """Run each task's verifier on its candidate inputs; keep confirmed invalid pairs."""
         calls = []
         for plan in plans:
             inputs = list(dict.fromkeys(c.input for cs in plan.proposed.values() for c in cs))
-            fingerprint = self._fingerprint(plan.verifier.source)
+            fingerprint = self.sources.fingerprint(plan.verifier.source)
             calls.append(Call(plan.program, call_key(engine, plan.program, fingerprint), inputs))
 
         def done(index: int, outcome: CandidateOutcome) -> None:
@@ -571,160 +389,23 @@ class Builder:
 
         run_calls(engine, calls, done)
 
-    # ----------------------------------------------------------------- drawing
-
-    def _classification(self, plan: _TaskPlan, rng: random.Random) -> _Payload | None:
-        available = [k for k in INVALID_KINDS if plan.confirmed.get(k)]
-        weights, moved = self.config.mixture.for_available(available)
-        if not weights:
-            return None
-        used: dict[str, set[int]] = {}
-        candidates, labels, kinds, provenance = [], [], [], []
-        for _ in range(CLASSIFICATION_SIZE):
-            kind = draw(weights, rng)
-            if kind == "valid":  # valid[0] is the Inversion instance (see _plan)
-                indices = list(range(1, len(plan.valid))) or [0]
-            else:
-                indices = list(range(len(plan.confirmed[kind])))
-            taken = used.setdefault(kind, set())
-            fresh = [i for i in indices if i not in taken]
-            index = rng.choice(fresh or indices)
-            taken.add(index)
-            if kind == "valid":
-                valid = plan.valid[index]
-                assert valid.pair.output is not None
-                candidates.append(_pair_json(valid.pair.input, valid.pair.output))
-                provenance.append({**valid.provenance(), "reused": not fresh})
-            else:
-                cand, _ = plan.confirmed[kind][index]
-                candidates.append(_pair_json(cand.input, cand.output))
-                provenance.append({**cand.detail, "reused": not fresh})
-            labels.append("valid" if kind == "valid" else "invalid")
-            kinds.append(kind)
-        key = {
-            "labels": labels,
-            "kinds": kinds,
-            "provenance": provenance,
-            "weights": weights,
-            "redistributed": moved,
-        }
-        return _Payload({"candidates": candidates}, key)
-
-    def _editing(self, plan: _TaskPlan, rng: random.Random) -> _Payload | None:
-        """One invalid pair, preferring types and pairs that can be repaired in the limit."""
-        repairs: dict[str, list[tuple[Grid, Grid] | None]] = {
-            kind: [self._best_repair(plan, cand, out) for cand, out in plan.confirmed[kind]]
-            for kind in self.config.editing_kinds
-            if plan.confirmed.get(kind)
-        }
-        if not repairs:
-            return None
-        repairable = [k for k, rs in repairs.items() if any(r is not None for r in rs)]
-        kinds = repairable or list(repairs)
-        weights: dict[str, float] = {k: self.config.mixture.weight(k) for k in kinds}
-        weights = {k: w for k, w in weights.items() if w > 0} or dict.fromkeys(kinds, 1.0)
-        kind = draw(weights, rng)
-        options = plan.confirmed[kind]
-        fixable = [i for i, r in enumerate(repairs[kind]) if r is not None]
-        index = rng.choice(fixable or list(range(len(options))))
-        cand, _ = options[index]
-        best = repairs[kind][index]
-        key: dict[str, Any] = {
-            "kind": kind,
-            "provenance": dict(cand.detail),
-            "weights": weights,
-            "reference_edit": None if best is None else _pair_json(*best),
-        }
-        return _Payload(_pair_json(cand.input, cand.output), key)
-
-    def _best_repair(
-        self, plan: _TaskPlan, cand: CandidatePair, verified: Grid | None
-    ) -> tuple[Grid, Grid] | None:
-        """The nearest known valid pair within the editing limit on both grids, if any.
-
-        Known valid pairs: the candidate's input with its true output (from the verifier,
-        or known when the candidate was made), and the valid pair it was made from.
-        """
-        known: list[tuple[Grid, Grid]] = []
-        for output in (verified, cand.correct_output):
-            if output is not None:
-                known.append((cand.input, output))
-        source = plan.sources.get(id(cand))
-        if source is not None and source.output is not None:
-            known.append((source.input, source.output))
-        limit = Fraction(str(EDIT_MAX_DISTANCE))
-        best, best_cost = None, None
-        for grid_in, grid_out in known:
-            cost = max(distance(grid_in, cand.input), distance(grid_out, cand.output))
-            if cost <= limit and (best_cost is None or cost < best_cost):
-                best, best_cost = (grid_in, grid_out), cost
-        return best
-
-    def _generation(self, plan: _TaskPlan) -> _Payload:
-        demos = [(d.input, d.output) for d in plan.task.train if d.output is not None]
-        reference = None
-        for valid in plan.valid:
-            pair = valid.pair
-            assert pair.output is not None
-            if not any(
-                is_copy((pair.input, pair.output), demo, self.config.min_distance)[0]
-                for demo in demos
-            ):
-                reference = {**_pair_json(pair.input, pair.output), **valid.provenance()}
-                break
-        return _Payload(
-            {"avoid": [_pair_json(*demo) for demo in demos]},
-            {"arcgen_digests": plan.arcgen_digests, "reference": reference},
-        )
-
-    def _inversion(self, plan: _TaskPlan) -> _Payload:
-        valid = plan.valid[0]
-        assert valid.pair.output is not None
-        return _Payload(
-            {"output": to_lists(valid.pair.output)},
-            {"input": to_lists(valid.pair.input), **valid.provenance()},
-        )
-
-    def _output_grid(self, plan: _TaskPlan) -> _Payload | None:
-        """The standard ARC test: the test inputs shown, their outputs hidden (all known)."""
-        tests = plan.task.test
-        if not tests or any(p.output is None for p in tests):
-            return None
-        return _Payload(
-            {"test_inputs": [to_lists(p.input) for p in tests]},
-            {"test_outputs": [to_lists(p.output) for p in tests if p.output is not None]},
-        )
-
-    def _definition(self, plan: _TaskPlan) -> _Payload:
-        prompt = {
-            "score": "arcjudge score results for this task's programs",
-            "train": len(plan.task.train),
-            "test": len(plan.task.test),
-            "arc-gen": plan.arcgen_count,
-        }
-        return _Payload(prompt, {})
-
-    def _instances(self, plan: _TaskPlan) -> list[DimensionInstance]:
+    def _instances(self, plan: TaskPlan) -> list[DimensionInstance]:
+        """Each dimension's instance of the task, drawn by its strategy; the task's report."""
         task_id = plan.task.task_id
-        rng = _rng(self.config.seed, task_id, "draw")
-        made: dict[Dimension, _Payload | None] = {  # drawn in this order (rng is shared)
-            Dimension.OUTPUT_GRID: self._output_grid(plan),
-            Dimension.DEFINITION: self._definition(plan),
-            Dimension.CLASSIFICATION: self._classification(plan, rng),
-            Dimension.GENERATION: self._generation(plan),
-            Dimension.EDITING: self._editing(plan, rng),
-            Dimension.INVERSION: self._inversion(plan),
+        rng = task_rng(self.config.seed, task_id, "draw")
+        made = {  # drawn in the table's order, BUILT_DIMENSIONS (rng is shared)
+            dimension: strategy.draw(plan, self._settings, rng)
+            for dimension, strategy in STRATEGIES.items()
         }
-        records = []
-        for dimension in BUILT_DIMENSIONS:
-            body = made[dimension]
-            if body is None:
-                continue
-            records.append(DimensionInstance(task_id, dimension, self.config.seed,
-                                             plan.verifier, body.prompt, body.key))  # fmt: skip
+        seed, verifier = self.config.seed, plan.verifier
+        records = [
+            DimensionInstance(task_id, dimension, seed, verifier, body.prompt, body.key)
+            for dimension, body in made.items()
+            if body is not None
+        ]
         proposed = {k: len(v) for k, v in sorted(plan.proposed.items())}
         confirmed = {k: len(v) for k, v in sorted(plan.confirmed.items())}
-        missing = [d for d in BUILT_DIMENSIONS if made[d] is None]
+        missing = [d for d, body in made.items() if body is None]
         classification = made[Dimension.CLASSIFICATION]
         self.per_task[task_id] = {
             "verifier": plan.verifier.source,
@@ -753,11 +434,13 @@ class Builder:
         interruption resumes.
         """
         engine = Engine(sandbox, store, self.config.limits, PolicyMode.OFF, chunk=_CHUNK)
-        demos_by_task = self._demos_by_task()
-        task_ids = sorted(self.task_paths)
+        demos_by_task = self.sources.demonstrations(
+            sorted({n for ns in self.neighbours.values() for n in ns})
+        )
+        task_ids = sorted(self.sources.task_paths)
         for start in range(0, len(task_ids), _WINDOW):
             window = task_ids[start : start + _WINDOW]
-            samples: dict[str, list[_Valid]] = {}
+            samples: dict[str, list[ValidPair]] = {}
             if self.config.generator is not None and self.config.samples > 0:
                 samples = self._generator_samples(sandbox, store, engine, window)
             plans = []
@@ -767,7 +450,7 @@ class Builder:
                     plans.append(plan)
             self._finish(engine, plans)
 
-    def _finish(self, engine: Engine, plans: list[_TaskPlan]) -> None:
+    def _finish(self, engine: Engine, plans: list[TaskPlan]) -> None:
         """Confirm and draw a window of tasks (then their ARC-GEN pairs can be freed)."""
         self._confirm(engine, plans)
         for plan in plans:
@@ -826,17 +509,6 @@ class Builder:
             skipped={t: self.skipped[t] for t in sorted(self.skipped)},
         )
         return build.to_json()
-
-
-def _distinct(candidates: Iterable[CandidatePair]) -> list[CandidatePair]:
-    """Candidates in order, each (input, output) pair kept once."""
-    seen: set[tuple[Grid, Grid]] = set()
-    result = []
-    for cand in candidates:
-        if (cand.input, cand.output) not in seen:
-            seen.add((cand.input, cand.output))
-            result.append(cand)
-    return result
 
 
 def summary_text(summary: Mapping[str, Any]) -> str:

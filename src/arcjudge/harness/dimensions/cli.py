@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from arcjudge.errors import InputError, UsageError
 from arcjudge.harness.core.commandline import (
     Progress,
-    add_backend_arguments,
     limits_from,
     require_directories,
     require_files,
@@ -23,11 +22,15 @@ from arcjudge.harness.core.commandline import (
 )
 from arcjudge.harness.core.outputs import runtime_json
 from arcjudge.harness.core.runner import STORE_NAME, Command, Needs, Outputs
+from arcjudge.harness.dimensions.arguments import (
+    build_arguments,
+    human_errors_arguments,
+    prompts_arguments,
+    replies_from_inspect_arguments,
+    score_arguments,
+)
 from arcjudge.harness.dimensions.build import (
-    DEFAULT_MIN_DISTANCE,
-    DEFAULT_PER_KIND,
     DEFAULT_SAMPLES,
-    DEFAULT_SEED,
     EDIT_MAX_DISTANCE,
     BuildConfig,
     Builder,
@@ -41,213 +44,42 @@ from arcjudge.harness.dimensions.configurations import (
     read_earlier_pairs,
     with_earlier_pairs,
 )
-from arcjudge.harness.dimensions.embeddings import DEFAULT_NEIGHBOURS
 from arcjudge.harness.dimensions.grading import (
     DimensionScoreConfig,
     DimensionScorer,
     read_instances,
 )
 from arcjudge.harness.dimensions.human_errors import collect_human_errors, human_errors_json
-from arcjudge.harness.dimensions.inspect_log import replies_from_inspect_log
 from arcjudge.harness.dimensions.mixture import load_mixture
 from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
+from arcjudge.integrations.inspect_log import replies_from_inspect_log
 from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
 from arcjudge.vocabulary import (
-    EDITING_KINDS,
-    GRID_FORMATS,
     INVALID_KINDS,
     CandidateKind,
-    GridFormat,
 )
 
 if TYPE_CHECKING:
     from arcjudge.harness.core.store import ResultStore
     from arcjudge.sandbox.interface import Sandbox
 
-TASKS_HELP = "ARC task JSON directory, task folders or a P-ARC export"
-
 
 def add_arguments(
     parser: argparse.ArgumentParser,
 ) -> argparse._SubParsersAction[argparse.ArgumentParser]:
-    """Add the ``build``, ``score``, ``prompts`` and ``replies-from-inspect`` sub-commands.
+    """Add every sub-command of ``COMMANDS``, each with its own options.
 
     Returns:
         The sub-commands' action, to which the top-level command line adds the
         sub-commands other workflows provide (``analyze``).
     """
     sub = parser.add_subparsers(dest="dimensions_command", required=True)
-    build = sub.add_parser("build", help="evaluation instances for every task and dimension")
-    build.add_argument("--tasks", type=Path, required=True, help=TASKS_HELP)
-    build.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
-    build.add_argument("--manifest", type=Path, required=True, help="validate output dir")
-    build.add_argument(
-        "--generator",
-        help="KIND:PATH (arc-gen or re-arc): valid pairs are fresh samples of it "
-        "(default: the ARC-GEN pairs)",
-    )
-    build.add_argument(
-        "--samples",
-        type=int,
-        help=f"generator samples per task (default {DEFAULT_SAMPLES} with --generator)",
-    )
-    build.add_argument(
-        "--editing-kinds",
-        default=",".join(EDITING_KINDS),
-        help="comma-separated invalid types an Editing pair is drawn from "
-        f"(default: the study's {','.join(EDITING_KINDS)})",
-    )
-    build.add_argument("--corruptions", type=Path, help="corruptions.jsonl from mutate")
-    build.add_argument(
-        "--human-errors",
-        type=Path,
-        help="H-ARC's incorrect_submissions.csv, or a human_errors.json (docs/dimensions.md)",
-    )
-    build.add_argument(
-        "--neighbours",
-        type=Path,
-        help="retrieval: JSONL {task_id, neighbour_task_ids} (default: the baseline embedding)",
-    )
-    build.add_argument(
-        "--embeddings",
-        type=Path,
-        help="retrieval: task embeddings (.npz, .npy or JSONL {task_id, embedding}); "
-        "neighbours by cosine similarity",
-    )
-    build.add_argument(
-        "--neighbours-k",
-        type=int,
-        default=DEFAULT_NEIGHBOURS,
-        metavar="K",
-        help="retrieval: neighbours per task from embeddings",
-    )
-    build.add_argument(
-        "--no-baseline-retrieval",
-        action="store_true",
-        help="without --neighbours or --embeddings, no retrieval candidates (instead of "
-        "neighbours by the baseline embedding of the demonstrations)",
-    )
-    build.add_argument(
-        "--mixture", default="arc-agi-1", help="arc-agi-1, p-arc, or a JSON file of weights"
-    )
-    build.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    build.add_argument(
-        "--repeats",
-        type=int,
-        default=1,
-        metavar="R",
-        help="runs a model is to make over the same instances (recorded for the "
-        "matched-budget comparison of `dimensions analyze`; needs R >= 5)",
-    )
-    build.add_argument(
-        "--configurations",
-        type=int,
-        default=1,
-        metavar="K",
-        help="K > 1: K independent builds OUT/configuration-1..K, configuration k with seed "
-        f"SEED + (k-1)*{SEED_STRIDE:_}, and OUT/{CONFIGURATIONS_FILE} (default 1: one build "
-        "in OUT)",
-    )
-    build.add_argument(
-        "--per-kind", type=int, default=DEFAULT_PER_KIND, help="candidates tried per kind"
-    )
-    build.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
-    build.add_argument("--out", type=Path, required=True, help="output directory")
-    build.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
-    build.add_argument("--no-progress", action="store_true")
-    add_backend_arguments(build)
-
-    score = sub.add_parser("score", help="grade model answers; statistics per model")
-    score.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
-    given = score.add_mutually_exclusive_group(required=True)
-    given.add_argument("--answers", type=Path, help="answers JSONL (answers already in JSON)")
-    given.add_argument(
-        "--replies", type=Path, help="replies JSONL: {id, model, run, reply} per prompt id"
-    )
-    score.add_argument(
-        "--attempts", type=int, default=1, help="output grid: candidates per test input (pass@k)"
-    )
-    score.add_argument(
-        "--samples",
-        type=int,
-        help="Definition replies: generator samples per task (default: as the build, "
-        "else the validate run)",
-    )
-    score.add_argument("--definitions", type=Path, help="arcjudge score output dir")
-    score.add_argument("--programs", type=Path, help="the programs file that score read")
-    score.add_argument(
-        "--min-distance",
-        type=float,
-        default=DEFAULT_MIN_DISTANCE,
-        help="generation: a pair this close to a demonstration on input and output is a copy",
-    )
-    score.add_argument(
-        "--strict-generation",
-        action="store_true",
-        help="generation: input and output must each be farther than that from every "
-        "demonstration (no pair can pass on tasks whose outputs repeat a demonstration's)",
-    )
-    score.add_argument(
-        "--exclude-arcgen", action="store_true", help="generation: fail exact ARC-GEN pairs"
-    )
-    score.add_argument(
-        "--after",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="ITEMS",
-        help="generation: items.jsonl of an earlier configuration (repeatable); each model's "
-        "and run's pairs accepted there are pairs it must not copy (as prompts --after shows)",
-    )
-    score.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
-    score.add_argument("--out", type=Path, required=True, help="output directory")
-    score.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
-    score.add_argument("--no-progress", action="store_true")
-    add_backend_arguments(score)
-
-    convert = sub.add_parser(
-        "replies-from-inspect", help="an inspect_ai eval log -> replies JSONL (score --replies)"
-    )
-    convert.add_argument("log", type=Path, help="the log of `inspect eval arcjudge/potarcin`")
-    convert.add_argument("--out", type=Path, required=True, help="replies JSONL to write")
-    convert.add_argument("--model", help="the replies' model name (default: the eval's model)")
-
-    errors = sub.add_parser(
-        "human-errors",
-        help="merge human errors (H-ARC CSVs, human_errors.json, directories of per-task "
-        "JSON files) into one human_errors.json for build --human-errors",
-    )
-    errors.add_argument(
-        "sources", type=Path, nargs="+", metavar="SOURCE", help="a file or a directory"
-    )
-    errors.add_argument("--out", type=Path, required=True, help="human_errors.json to write")
-
-    prompts = sub.add_parser("prompts", help="model-ready prompts for every instance")
-    prompts.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
-    prompts.add_argument("--tasks", type=Path, required=True, help=TASKS_HELP)
-    prompts.add_argument("--out", type=Path, required=True, help="the prompts JSONL to write")
-    prompts.add_argument(
-        "--grid-format",
-        choices=[f.value for f in GRID_FORMATS],
-        default=GridFormat.DIGITS.value,
-        help="grids as rows of digits (default) or JSON lists",
-    )
-    prompts.add_argument("--templates", type=Path, help="directory of templates overriding ours")
-    prompts.add_argument(
-        "--after",
-        type=Path,
-        action="append",
-        default=[],
-        metavar="ITEMS",
-        help="items.jsonl of an earlier configuration (repeatable): the pairs --model had "
-        "accepted there are listed in each Generation prompt as pairs it must not copy",
-    )
-    prompts.add_argument("--model", help="with --after: whose pairs (default: the only model)")
-    prompts.add_argument("--run", help="with --after: which run (default: the model's only run)")
+    for command in COMMANDS.values():
+        command.add_arguments(sub.add_parser(command.name, help=command.help))
     return sub
 
 
@@ -310,7 +142,8 @@ class BuildCommand(Command[BuildPlan]):
     help = "evaluation instances for every task and dimension"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Added by :func:`add_arguments` with the other sub-commands."""
+        """Add its options (``arguments.build_arguments``)."""
+        build_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> BuildPlan:
         """The plan the options ask for (``--configurations K``: K builds)."""
@@ -347,7 +180,7 @@ class BuildCommand(Command[BuildPlan]):
         lines: list[str] = []
         summaries = []
         for number, (directory, builder) in enumerate(config.builds, 1):
-            total = len(builder.task_paths)
+            total = len(builder.sources.task_paths)
             with Progress(total, "task", config.progress) as bar:
                 builder.progress = bar.update
                 builder.run(sandbox, store)
@@ -471,7 +304,8 @@ class GradeCommand(Command[GradePlan]):
     help = "grade model answers; statistics per model"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Added by :func:`add_arguments` with the other sub-commands."""
+        """Add its options (``arguments.score_arguments``)."""
+        score_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> GradePlan:
         """The grading the options ask for; the inputs read (``--after`` cells checked)."""
@@ -574,7 +408,8 @@ class RepliesFromInspectCommand(Command[OneFile]):
     help = "an inspect_ai eval log -> replies JSONL (score --replies)"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Added by :func:`add_arguments` with the other sub-commands."""
+        """Add its options (``arguments.replies_from_inspect_arguments``)."""
+        replies_from_inspect_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> OneFile:
         """The log to read (it must be a file)."""
@@ -606,7 +441,8 @@ class PromptsCommand(Command[OneFile]):
     help = "model-ready prompts for every instance"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Added by :func:`add_arguments` with the other sub-commands."""
+        """Add its options (``arguments.prompts_arguments``)."""
+        prompts_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> OneFile:
         """The files to read, checked; ``--out`` must not be a directory."""
@@ -678,7 +514,8 @@ class HumanErrorsCommand(Command[OneFile]):
     )
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Added by :func:`add_arguments` with the other sub-commands."""
+        """Add its options (``arguments.human_errors_arguments``)."""
+        human_errors_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> OneFile:
         """The sources to read (each must exist)."""
@@ -714,9 +551,9 @@ COMMANDS: dict[str, Command[Any]] = {
     for command in (
         BuildCommand(),
         GradeCommand(),
-        PromptsCommand(),
         RepliesFromInspectCommand(),
         HumanErrorsCommand(),
+        PromptsCommand(),
     )
 }
 """The ``dimensions`` sub-commands by name (``analyze`` is added by the command line)."""

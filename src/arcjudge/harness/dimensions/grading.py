@@ -57,7 +57,6 @@ from arcjudge.harness.dimensions.records import (
     read_build_info,
     read_instances,
 )
-from arcjudge.harness.dimensions.replies import parse_reply
 from arcjudge.harness.dimensions.rules import (
     RuleVerdict,
     VerifierOutput,
@@ -69,6 +68,7 @@ from arcjudge.harness.dimensions.rules import (
     parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
+from arcjudge.harness.dimensions.strategies import parse_reply
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer
 from arcjudge.safetext import json_dumps

@@ -12,7 +12,7 @@ Messages are rendered from one template per dimension (``templates/<dimension>.t
 and a shared ``templates/system.txt``, shipped as package data; :func:`load_templates`
 takes a directory whose files override them by name. Templates are
 :class:`string.Template` text: ``$name`` placeholders (:data:`PLACEHOLDERS` lists which
-each template may use), ``$$`` for a dollar sign. Grids are written by :func:`grid_text`
+each template may use), ``$$`` for a dollar sign. Grids are written by :func:`.gridtext.grid_text`
 in a :class:`~arcjudge.vocabulary.GridFormat`, each in a fenced code block of its own.
 
 Rendering is a pure function of the instances, the task files, the grid format and the
@@ -22,18 +22,19 @@ templates: the same inputs give the same bytes.
 from __future__ import annotations
 
 import functools
-import json
 import string
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
 from arcjudge.errors import InputError
-from arcjudge.grids import Grid, GridRejected, to_grid, to_lists
+from arcjudge.grids import GridRejected, to_lists
 from arcjudge.harness.core.jsonl import read_records
+from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
 from arcjudge.harness.dimensions.records import DimensionInstance, prompt_id
+from arcjudge.harness.dimensions.strategies import STRATEGIES
 from arcjudge.safetext import json_dumps
 from arcjudge.tasks import Task, load_task, task_files
 from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, GridFormat
@@ -46,7 +47,6 @@ __all__ = [
     "TEMPLATE_NAMES",
     "Prompt",
     "PromptTemplates",
-    "grid_text",
     "load_templates",
     "model_visible",
     "prompt_lines",
@@ -79,12 +79,7 @@ _COMMON = frozenset({"demonstrations", "demonstration_count", "grid_format"})
 
 PLACEHOLDERS: Mapping[str, frozenset[str]] = {
     SYSTEM_TEMPLATE: frozenset({"grid_format"}),
-    Dimension.OUTPUT_GRID: _COMMON | {"test_inputs", "test_count", "answer_grids"},
-    Dimension.DEFINITION: _COMMON | {"test_inputs", "test_count"},
-    Dimension.CLASSIFICATION: _COMMON | {"candidates", "candidate_count"},
-    Dimension.GENERATION: _COMMON | {"avoid", "avoid_count", "avoid_note"},
-    Dimension.EDITING: _COMMON | {"pair"},
-    Dimension.INVERSION: _COMMON | {"output"},
+    **{d: _COMMON | s.PLACEHOLDERS for d, s in STRATEGIES.items()},
 }
 """The placeholders each template may use (by template name: ``system`` or a dimension).
 
@@ -99,48 +94,12 @@ beyond the demonstrations (e.g. those the model had accepted in earlier configur
 ``dimensions prompts --after``), as ``Pair N`` blocks;
 ``$answer_grids`` (output grid): one ``<output grid for test input N>`` line per test
 input in a code block, each labelled ``Test N:`` when there are several; ``$*_count``:
-numbers; ``$grid_format``: :data:`GRID_FORMAT_TEXT`.
+numbers; ``$grid_format``: :data:`GRID_FORMAT_TEXT`. Each dimension's own come from its
+strategy (:mod:`.strategies`).
 """
 
 TEMPLATE_NAMES: tuple[str, ...] = (SYSTEM_TEMPLATE, *BUILT_DIMENSIONS)
 """Every template, by name (the file is ``NAME.txt``)."""
-
-
-# ---------------------------------------------------------------------------- grids
-
-
-def grid_text(grid: Sequence[Sequence[int]], grid_format: GridFormat | str) -> str:
-    r"""A grid as text.
-
-    Args:
-        grid: The grid (rows of ints 0..9).
-        grid_format: ``digits``: one row a line, one digit a cell, no separators
-            (``"012\n340"``); ``json``: nested lists on one line (``"[[0,1,2],[3,4,0]]"``).
-
-    Returns:
-        The text, with no trailing newline.
-
-    Raises:
-        ValueError: For an unknown grid format.
-    """
-    grid_format = GridFormat(grid_format)
-    if grid_format is GridFormat.JSON:
-        return json.dumps([list(row) for row in grid], separators=(",", ":"))
-    return "\n".join("".join(str(cell) for cell in row) for row in grid)
-
-
-def _block(grid: Grid, grid_format: GridFormat) -> str:
-    return f"```\n{grid_text(grid, grid_format)}\n```"
-
-
-def _pair_text(pair: tuple[Grid, Grid], grid_format: GridFormat) -> str:
-    return f"Input:\n{_block(pair[0], grid_format)}\nOutput:\n{_block(pair[1], grid_format)}"
-
-
-def _pairs_text(pairs: Sequence[tuple[Grid, Grid]], label: str, grid_format: GridFormat) -> str:
-    return "\n\n".join(
-        f"{label} {n}\n{_pair_text(pair, grid_format)}" for n, pair in enumerate(pairs, 1)
-    )
 
 
 # ---------------------------------------------------------------------------- records
@@ -299,14 +258,6 @@ def _shipped() -> PromptTemplates:
 # ---------------------------------------------------------------------------- rendering
 
 
-def _grid(value: object) -> list[list[int]]:
-    return to_lists(to_grid(value))
-
-
-def _pair_json(pair: tuple[Grid, Grid]) -> dict[str, list[list[int]]]:
-    return {"input": to_lists(pair[0]), "output": to_lists(pair[1])}
-
-
 def model_visible(instance: DimensionInstance, task: Task) -> dict[str, Any]:
     """The data a model is shown for an instance: demonstrations and the dimension's material.
 
@@ -335,101 +286,12 @@ def model_visible(instance: DimensionInstance, task: Task) -> dict[str, Any]:
     ]
     visible: dict[str, Any] = {"demonstrations": demonstrations}
     try:
-        if instance.dimension is Dimension.OUTPUT_GRID:
-            raw = instance.prompt["test_inputs"]
-            if not isinstance(raw, list) or not raw:
-                raise TypeError("'test_inputs' must be a non-empty list of grids")
-            visible["test_inputs"] = [_grid(g) for g in raw]
-        elif instance.dimension is Dimension.DEFINITION:
-            for split, pairs in (("train", task.train), ("test", task.test)):
-                built = instance.prompt.get(split)
-                if isinstance(built, int) and built != len(pairs):
-                    raise InputError(
-                        f"{name}: the task file has {len(pairs)} {split} pair(s), the "
-                        f"instance was built with {built} (another task directory?)"
-                    )
-            visible["test_inputs"] = [to_lists(p.input) for p in task.test]
-        elif instance.dimension is Dimension.CLASSIFICATION:
-            visible["candidates"] = [_pair_json(c) for c in instance.candidates()]
-        elif instance.dimension is Dimension.GENERATION:
-            visible["avoid"] = [_pair_json(p) for p in instance.avoid()]
-        elif instance.dimension is Dimension.EDITING:
-            visible["pair"] = _pair_json(instance.shown_pair())
-        elif instance.dimension is Dimension.INVERSION:
-            visible["output"] = to_lists(instance.shown_output())
+        visible.update(STRATEGIES[instance.dimension].visible(instance, task))
     except InputError:
         raise
     except (KeyError, TypeError, ValueError) as exc:
         raise InputError(f"{name}: the instance's prompt is malformed ({exc})") from None
     return visible
-
-
-def _answer_grids(count: int) -> str:
-    blocks = [f"```\n<output grid for test input {n}>\n```" for n in range(1, count + 1)]
-    if count == 1:
-        return blocks[0]
-    return "\n\n".join(f"Test {n}:\n{block}" for n, block in enumerate(blocks, 1))
-
-
-def _pairs(value: object) -> list[tuple[Grid, Grid]]:
-    if not isinstance(value, list):
-        raise TypeError("expected a list of pairs")
-    pairs = []
-    for item in value:
-        if not isinstance(item, Mapping):
-            raise TypeError("a pair must be an object")
-        pairs.append((to_grid(item["input"]), to_grid(item["output"])))
-    return pairs
-
-
-def _grids(value: object) -> list[Grid]:
-    if not isinstance(value, list) or not value:
-        raise TypeError("expected a non-empty list of grids")
-    return [to_grid(g) for g in value]
-
-
-def _values(
-    dimension: Dimension, visible: Mapping[str, Any], grid_format: GridFormat
-) -> dict[str, str]:
-    """The placeholders' texts for a dimension's template."""
-    demonstrations = _pairs(visible["demonstrations"])
-    values = {
-        "demonstrations": _pairs_text(demonstrations, "Example", grid_format),
-        "demonstration_count": str(len(demonstrations)),
-        "grid_format": GRID_FORMAT_TEXT[grid_format],
-    }
-    if dimension in (Dimension.OUTPUT_GRID, Dimension.DEFINITION):
-        inputs = _grids(visible["test_inputs"])
-        values["test_inputs"] = "\n\n".join(
-            f"Test input {n}:\n{_block(g, grid_format)}" for n, g in enumerate(inputs, 1)
-        )
-        values["test_count"] = str(len(inputs))
-        if dimension is Dimension.OUTPUT_GRID:
-            values["answer_grids"] = _answer_grids(len(inputs))
-    elif dimension is Dimension.CLASSIFICATION:
-        candidates = _pairs(visible["candidates"])
-        values["candidates"] = _pairs_text(candidates, "Candidate", grid_format)
-        values["candidate_count"] = str(len(candidates))
-    elif dimension is Dimension.GENERATION:
-        avoid = _pairs(visible["avoid"])
-        values["avoid"] = _pairs_text(avoid, "Pair", grid_format)
-        values["avoid_count"] = str(len(avoid))
-        # Beyond the demonstrations (shown above): e.g. pairs accepted in earlier
-        # configurations (``dimensions prompts --after``).
-        shown = len(demonstrations)
-        extra = avoid[shown:] if avoid[:shown] == demonstrations else avoid
-        values["avoid_note"] = (
-            "\n\nIt must not be a copy or a near copy of any of these pairs either:\n\n"
-            + _pairs_text(extra, "Pair", grid_format)
-            if extra
-            else ""
-        )
-    elif dimension is Dimension.EDITING:
-        pair = _pairs([visible["pair"]])[0]
-        values["pair"] = _pair_text(pair, grid_format)
-    elif dimension is Dimension.INVERSION:
-        values["output"] = _block(to_grid(visible["output"]), grid_format)
-    return values
 
 
 def render_messages(
@@ -456,7 +318,13 @@ def render_messages(
     dimension, grid_format = Dimension(dimension), GridFormat(grid_format)
     templates = templates or _shipped()
     try:
-        values = _values(dimension, visible, grid_format)
+        demonstrations = read_pairs(visible["demonstrations"])
+        values = {
+            "demonstrations": pairs_text(demonstrations, "Example", grid_format),
+            "demonstration_count": str(len(demonstrations)),
+            "grid_format": GRID_FORMAT_TEXT[grid_format],
+            **STRATEGIES[dimension].texts(visible, demonstrations, grid_format),
+        }
     except (KeyError, TypeError, GridRejected) as exc:
         raise InputError(f"{dimension} model-visible data is malformed ({exc})") from None
     system = templates.templates[SYSTEM_TEMPLATE].substitute(values)

@@ -1,4 +1,11 @@
-r"""Raw model replies -> the answer shapes of :mod:`.rules` (pure functions, linear time).
+r"""Raw model replies -> grids and pairs: the parsing every dimension's reply reader shares.
+
+Each dimension reads its replies in its strategy module (:mod:`.strategies`: the five
+judgments of Classification, the grids per test input of the output grid) with the
+helpers here: a reply cut into lines once (:func:`split_reply`), the grids in it
+(:func:`find_grids`), one grid (:func:`parse_grid`, Inversion) and one pair
+(:func:`parse_pair`, Generation and Editing); :func:`.strategies.parse_reply` dispatches.
+Pure functions, linear time.
 
 Nothing here runs reply text, and no parser raises on any reply: each returns a
 :class:`ParsedReply` holding the answer (``None`` when there is none) and ``how`` it was
@@ -28,27 +35,29 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import json
 import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from arcjudge.grids import MAX_SIDE
 from arcjudge.harness.core.extract import fence_spans
-from arcjudge.vocabulary import Dimension, Judgment
 
 __all__ = [
+    "MAX_GRIDS",
     "MAX_REPLY_SIDE",
+    "FoundGrid",
+    "FoundGrids",
     "GridAnswer",
     "PairAnswer",
     "ParsedReply",
+    "ReplyLines",
+    "find_grids",
     "parse_grid",
-    "parse_judgments",
-    "parse_outputs",
     "parse_pair",
-    "parse_reply",
+    "split_reply",
+    "unparsable",
 ]
 
 MAX_REPLY_SIDE = MAX_SIDE
@@ -93,7 +102,8 @@ class ParsedReply(Generic[T]):
         return self.answer is not None
 
 
-def _unparsable(why: str) -> ParsedReply[T]:
+def unparsable(why: str) -> ParsedReply[T]:
+    """A reply without an answer, and why (``"unparsable: <why>"``)."""
     return ParsedReply(None, UNPARSABLE + why)
 
 
@@ -101,7 +111,7 @@ def _unparsable(why: str) -> ParsedReply[T]:
 
 
 @dataclass(frozen=True)
-class _Reply:
+class ReplyLines:
     """A reply cut into lines once, with where each line starts and the code blocks."""
 
     text: str
@@ -121,12 +131,13 @@ class _Reply:
         return None
 
 
-def _read(text: str) -> _Reply:
+def split_reply(text: str) -> ReplyLines:
+    r"""The reply cut into lines (``\r\n`` and ``\r`` end lines too), with its code blocks."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     starts = [0, *itertools.accumulate(len(line) + 1 for line in lines[:-1])]
     fenced = "```" in text or "~~~" in text
-    return _Reply(text, lines, starts, _block_lines(lines) if fenced else [])
+    return ReplyLines(text, lines, starts, _block_lines(lines) if fenced else [])
 
 
 def _block_lines(lines: list[str]) -> list[tuple[int, int]]:
@@ -138,7 +149,7 @@ def _block_lines(lines: list[str]) -> list[tuple[int, int]]:
 
 
 @dataclass(slots=True)
-class _Grid:
+class FoundGrid:
     """One grid (or would-be grid) found in a reply."""
 
     start: int  # first line
@@ -151,6 +162,7 @@ class _Grid:
 
     @property
     def source(self) -> str:
+        """How it was written: ``json``, ``json in code block``, ``code block rows``, ..."""
         if self.json:
             return "json in code block" if self.block is not None else "json"
         return "code block rows" if self.block is not None else "rows of digits"
@@ -205,7 +217,7 @@ def _json_row(text: str) -> list[int] | str:
     return cells
 
 
-def _json_grids(reply: _Reply) -> tuple[list[_Grid], int]:
+def _json_grids(reply: ReplyLines) -> tuple[list[FoundGrid], int]:
     """Every ``[[...], ...]`` of digits in the reply, by an automaton over its tokens.
 
     Only runs of digits, spaces, commas and brackets can hold one, so the automaton reads
@@ -213,7 +225,7 @@ def _json_grids(reply: _Reply) -> tuple[list[_Grid], int]:
     one. States: 0 outside, 1 after the grid's ``[``, 2 after a row, 3 after a comma.
     Returns the last :data:`MAX_GRIDS` grids and how many came before them.
     """
-    found: deque[_Grid] = deque(maxlen=MAX_GRIDS)
+    found: deque[FoundGrid] = deque(maxlen=MAX_GRIDS)
     seen = 0
     for run in _JSON_RUN.finditer(reply.text):
         body = run.group()
@@ -242,7 +254,7 @@ def _json_grids(reply: _Reply) -> tuple[list[_Grid], int]:
                 grid, reason = _check(rows, count)
                 first, last = reply.line_of(start), reply.line_of(token.start())
                 block = reply.block_of(first)
-                found.append(_Grid(first, last + 1, start, grid, reason, True, block))
+                found.append(FoundGrid(first, last + 1, start, grid, reason, True, block))
                 seen += 1
                 state = 0
             elif text == "[":
@@ -317,7 +329,7 @@ def _line_row(line: str) -> list[int] | str | None:
     return cells
 
 
-def _row_grids(reply: _Reply) -> tuple[list[_Grid], int]:
+def _row_grids(reply: ReplyLines) -> tuple[list[FoundGrid], int]:
     """Runs of digit rows; single rows of one width set apart by blank lines are one run.
 
     Returns the grids of the last :data:`MAX_GRIDS` runs of candidate lines and how many
@@ -355,7 +367,7 @@ def _row_grids(reply: _Reply) -> tuple[list[_Grid], int]:
             line += 1
         if start >= 0:
             chunks.append((start, line, rows, count, gap))
-    found: list[_Grid] = []
+    found: list[FoundGrid] = []
     blocks, block, starts = reply.blocks, 0, reply.starts  # chunks come in line order
     i, n = 0, len(chunks)
     while i < n:
@@ -386,7 +398,7 @@ def _row_grids(reply: _Reply) -> tuple[list[_Grid], int]:
             block += 1
         inside = block < len(blocks) and blocks[block][0] <= first_line
         found.append(
-            _Grid(first_line, end, starts[first_line], grid, reason, False,
+            FoundGrid(first_line, end, starts[first_line], grid, reason, False,
                   block if inside else None)
         )  # fmt: skip
         i = j
@@ -394,10 +406,10 @@ def _row_grids(reply: _Reply) -> tuple[list[_Grid], int]:
 
 
 @dataclass(frozen=True)
-class _Found:
+class FoundGrids:
     """The last grids of a reply (at most :data:`MAX_GRIDS`), in order of where they end."""
 
-    grids: list[_Grid]
+    grids: list[FoundGrid]
     skipped: int  # grids before them, counted but not read
 
     def of(self, good: int) -> str:
@@ -407,7 +419,7 @@ class _Found:
         return f" (last of {good} grids)" if good > 1 else ""
 
 
-def _grids(reply: _Reply) -> _Found:
+def find_grids(reply: ReplyLines) -> FoundGrids:
     """The grids of the reply, in order of where they end; rows inside a JSON grid dropped."""
     json_grids, json_skipped = _json_grids(reply)
     row_grids, rows_skipped = _row_grids(reply)
@@ -418,7 +430,7 @@ def _grids(reply: _Reply) -> _Found:
     else:
         starts = [g.start for g in json_grids]
 
-        def inside_json(grid: _Grid) -> bool:
+        def inside_json(grid: FoundGrid) -> bool:
             # Row lines never start a JSON grid: only the last one starting before may hold it.
             i = bisect.bisect_left(starts, grid.start) - 1
             return i >= 0 and json_grids[i].end >= grid.end
@@ -426,18 +438,18 @@ def _grids(reply: _Reply) -> _Found:
         rows = [g for g in row_grids if not inside_json(g)]
         merged = sorted([*json_grids, *rows], key=lambda g: (g.end, g.at))
     cut = max(0, len(merged) - MAX_GRIDS)
-    return _Found(merged[cut:], json_skipped + rows_skipped + cut)
+    return FoundGrids(merged[cut:], json_skipped + rows_skipped + cut)
 
 
-def _last(found: _Found) -> ParsedReply[GridAnswer]:
+def _last(found: FoundGrids) -> ParsedReply[GridAnswer]:
     grids = found.grids
     good = [g for g in grids if g.grid is not None]
     if good:
         chosen = good[-1]
         return ParsedReply(chosen.grid, chosen.source + found.of(len(good)))
     if grids:
-        return _unparsable(f"{grids[-1].source}: {grids[-1].reason}")
-    return _unparsable("no grid found")
+        return unparsable(f"{grids[-1].source}: {grids[-1].reason}")
+    return unparsable("no grid found")
 
 
 def parse_grid(reply: object) -> ParsedReply[GridAnswer]:
@@ -450,232 +462,8 @@ def parse_grid(reply: object) -> ParsedReply[GridAnswer]:
         The grid as lists of ints and how it was read, or ``unparsable: <why>``.
     """
     if not isinstance(reply, str):
-        return _unparsable("the reply is not text")
-    return _last(_grids(_read(reply)))
-
-
-def parse_outputs(
-    reply: object, tests: int, attempts: int = 1
-) -> ParsedReply[list[list[GridAnswer]]]:
-    """Output-grid answers: per test input, up to ``attempts`` grids, from a reply.
-
-    The well-formed grids of the reply are read as :func:`parse_grid` reads them (a JSON
-    list of grids gives its grids in order). The last ``tests * attempts`` of them are the
-    answer, in order, ``attempts`` consecutive grids per test input (test 1's attempts
-    first); failing that many, the last ``tests`` grids, one attempt each. So a model
-    that corrects itself gives its corrected grids last.
-
-    Args:
-        reply: The raw reply.
-        tests: How many test inputs the task shows.
-        attempts: Candidates per test input (ARC's pass@2 is 2).
-
-    Returns:
-        A list per test input of its grids (what :func:`.rules.parse_answer` takes for
-        ``output_grid``) and how it was read, or ``unparsable: <why>``.
-
-    Raises:
-        ValueError: When ``tests`` or ``attempts`` is below 1 (a programmer error).
-    """
-    if tests < 1 or attempts < 1:
-        raise ValueError("tests and attempts must be >= 1")
-    if not isinstance(reply, str):
-        return _unparsable("the reply is not text")
-    found = _grids(_read(reply))
-    grids = found.grids
-    good = [g for g in grids if g.grid is not None]
-    per = attempts if len(good) >= tests * attempts else 1
-    if len(good) < tests:
-        if good or not grids:
-            what = f"{len(good)} grid(s)" if good else "no grid"
-            return _unparsable(f"{what} found, need {tests} (one per test input)")
-        return _unparsable(f"{grids[-1].source}: {grids[-1].reason}")
-    chosen = good[len(good) - tests * per :]
-    outputs = [[g.grid for g in chosen[i * per : (i + 1) * per] if g.grid] for i in range(tests)]
-    sources = sorted({g.source for g in chosen})
-    how = "/".join(sources)
-    if len(good) > len(chosen) or found.skipped:
-        how += f" (last {len(chosen)} of {len(good)} grids"
-        how += f" read; {found.skipped} earlier skipped)" if found.skipped else ")"
-    return ParsedReply(outputs, how)
-
-
-# ---------------------------------------------------------------------------- judgments
-
-_JUDGMENT_WORDS = {
-    "valid": Judgment.VALID,
-    "invalid": Judgment.INVALID,
-    "true": Judgment.VALID,
-    "false": Judgment.INVALID,
-    "correct": Judgment.VALID,
-    "incorrect": Judgment.INVALID,
-}
-"""The words :func:`.rules.parse_answer` accepts."""
-
-_LABELS = frozenset({"candidate", "pair", "item", "no", "number", "example", "c", "p"})
-_FILLERS = frozenset({"is", "verdict", "judgment", "answer", "label", "pair", "candidate"})
-_JUDGMENT_STEMS = ("valid", "true", "false", "correct")  # every judgment word holds one
-_WORD = re.compile(r"[a-z0-9]+")
-_JSON_LIST = re.compile(r"\[[^\[\]]*\]")
-CLASSIFICATION_CANDIDATES = 5
-
-
-def _numbered(tokens: list[str]) -> tuple[int, Judgment] | None:
-    """``(number, judgment)`` from "Candidate 3: invalid", "3. valid", "#2 is not valid"."""
-    i = 0
-    while i < len(tokens) and tokens[i] in _LABELS and i < 2:
-        i += 1
-    if i >= len(tokens) or not tokens[i].isdigit() or len(tokens[i]) > 2:
-        return None
-    number = int(tokens[i])
-    i += 1
-    while i < len(tokens) and tokens[i] in _FILLERS:
-        i += 1
-    negated = i < len(tokens) and tokens[i] == "not"
-    i += negated
-    if i >= len(tokens) or tokens[i] not in _JUDGMENT_WORDS:
-        return None
-    judgment = _JUDGMENT_WORDS[tokens[i]]
-    if negated:
-        judgment = Judgment.INVALID if judgment is Judgment.VALID else Judgment.VALID
-    return number, judgment
-
-
-def _heading(tokens: list[str]) -> int | None:
-    """The number of a heading line such as "Candidate 3:" or "**Pair 2**" (nothing after)."""
-    if 2 <= len(tokens) <= 3 and tokens[-1].isdigit() and len(tokens[-1]) <= 2:
-        if all(t in _LABELS for t in tokens[:-1]):
-            return int(tokens[-1])
-    return None
-
-
-def _judgment_of(item: object) -> Judgment | None:
-    if isinstance(item, bool):
-        return Judgment.VALID if item else Judgment.INVALID
-    if isinstance(item, str):
-        return _JUDGMENT_WORDS.get(item.strip().lower())
-    return None
-
-
-@dataclass(frozen=True)
-class _Judged:
-    line: int
-    rank: int  # at one line: words < candidate lines < json
-    judgments: list[str] | None
-    reason: str | None
-    how: str
-
-
-def _json_judgments(reply: _Reply) -> list[_Judged]:
-    found = []
-    for match in _JSON_LIST.finditer(reply.text):
-        body = match.group()
-        if not any(c.isalpha() for c in body):
-            continue
-        try:
-            value = json.loads(body)
-        except ValueError:
-            continue
-        judged = [_judgment_of(item) for item in value] if isinstance(value, list) else []
-        if not judged or any(j is None for j in judged):
-            continue
-        line = reply.line_of(match.end() - 1)
-        if len(judged) != CLASSIFICATION_CANDIDATES:
-            found.append(
-                _Judged(line, 2, None, f"a JSON list of {len(judged)} judgments, need 5", "json")
-            )
-        else:
-            found.append(_Judged(line, 2, [str(j) for j in judged], None, "json"))
-    return found
-
-
-def _line_judgments(reply: _Reply) -> list[_Judged]:
-    found: list[_Judged] = []
-    whole = reply.text.lower()
-    if not any(word in whole for word in _JUDGMENT_STEMS):
-        return found
-    numbered: dict[int, Judgment] = {}
-    words: list[Judgment] = []
-    words_end = -1
-
-    def close_words() -> None:
-        nonlocal words
-        if words:
-            n = len(words)
-            if n == CLASSIFICATION_CANDIDATES:
-                found.append(_Judged(words_end, 0, [str(w) for w in words], None, "words"))
-            else:
-                found.append(
-                    _Judged(words_end, 0, None, f"a list of {n} judgments, need 5", "words")
-                )
-        words = []
-
-    heading: int | None = None  # "Candidate 3:" alone on the line just before
-    for index, line in enumerate(reply.lines):
-        low = line.lower()
-        if not any(word in low for word in _JUDGMENT_STEMS):
-            if _WORD.search(low) is not None:
-                close_words()
-                heading = _heading(_WORD.findall(low))
-            continue  # blank lines (and lines of punctuation) do not end a list
-        tokens = _WORD.findall(low)
-        entry = _numbered([str(heading), *tokens]) if heading is not None else None
-        heading = None
-        if entry is None:
-            if (
-                all(t in _JUDGMENT_WORDS for t in tokens)
-                and len(tokens) <= 4 * CLASSIFICATION_CANDIDATES
-            ):
-                words.extend(_JUDGMENT_WORDS[t] for t in tokens)
-                words_end = index
-                continue
-            close_words()
-            entry = _numbered(tokens)
-        if entry is None:
-            continue
-        numbered[entry[0]] = entry[1]
-        for base in (1, 0):
-            keys = range(base, base + CLASSIFICATION_CANDIDATES)
-            if all(k in numbered for k in keys) and set(numbered) <= set(keys):
-                judged = [str(numbered[k]) for k in keys]
-                found.append(_Judged(index, 1, judged, None, "candidate lines"))
-                break
-        else:
-            shown = ", ".join(map(str, sorted(numbered)[:8]))
-            why = f"candidate lines for {shown} only, need 1..5"
-            found.append(_Judged(index, 1, None, why, "candidate lines"))
-    close_words()
-    return found
-
-
-def parse_judgments(reply: object) -> ParsedReply[list[str]]:
-    """Five judgments (``"valid"``/``"invalid"``), in candidate order, from a reply.
-
-    Read as a JSON list (``["valid", false, ...]``, also inside ``{"judgments": ...}``),
-    as per-candidate lines ("Candidate 3: invalid", "3. valid", "#4 is not valid",
-    numbered 1..5 or 0..4; a later line for a candidate replaces an earlier one), or as a
-    plain list of words (one line or one word a line). The words are those
-    :func:`.rules.parse_answer` takes (valid/invalid, correct/incorrect, true/false, any
-    case). The last complete set of 5 wins.
-
-    Args:
-        reply: The raw reply.
-
-    Returns:
-        The judgments and how they were read, or ``unparsable: <why>``.
-    """
-    if not isinstance(reply, str):
-        return _unparsable("the reply is not text")
-    parsed = _read(reply)
-    found = sorted(
-        [*_json_judgments(parsed), *_line_judgments(parsed)], key=lambda j: (j.line, j.rank)
-    )
-    good = [j for j in found if j.judgments is not None]
-    if good:
-        return ParsedReply(good[-1].judgments, good[-1].how)
-    if found:
-        return _unparsable(found[-1].reason or "no judgments found")
-    return _unparsable("no judgments found")
+        return unparsable("the reply is not text")
+    return _last(find_grids(split_reply(reply)))
 
 
 # ---------------------------------------------------------------------------- pairs
@@ -683,7 +471,9 @@ def parse_judgments(reply: object) -> ParsedReply[list[str]]:
 _SIDE = re.compile(r"\b(input|output)\b", re.IGNORECASE)
 
 
-def _labelled(reply: _Reply, grids: list[_Grid]) -> list[tuple[str | None, bool, _Grid]]:
+def _labelled(
+    reply: ReplyLines, grids: list[FoundGrid]
+) -> list[tuple[str | None, bool, FoundGrid]]:
     """Each grid with the nearest label before it ("input"/"output") and whether quoted.
 
     A label labels at most one grid (the first after it).
@@ -693,7 +483,7 @@ def _labelled(reply: _Reply, grids: list[_Grid]) -> list[tuple[str | None, bool,
         quoted = match.start() > 0 and reply.text[match.start() - 1] in "\"'"
         labels.append((match.start(), match.group().lower(), quoted))
     offsets = [offset for offset, _, _ in labels]
-    out: list[tuple[str | None, bool, _Grid]] = []
+    out: list[tuple[str | None, bool, FoundGrid]] = []
     taken = -1
     for grid in sorted(grids, key=lambda g: g.at):
         i = bisect.bisect_left(offsets, grid.at) - 1
@@ -721,9 +511,9 @@ def parse_pair(reply: object) -> ParsedReply[PairAnswer]:
         ``{"input": grid, "output": grid}`` and how it was read, or ``unparsable: <why>``.
     """
     if not isinstance(reply, str):
-        return _unparsable("the reply is not text")
-    parsed = _read(reply)
-    grids = _grids(parsed).grids
+        return unparsable("the reply is not text")
+    parsed = split_reply(reply)
+    grids = find_grids(parsed).grids
     labelled = _labelled(parsed, grids)
     chosen: ParsedReply[PairAnswer] | None = None
     reason: str | None = None
@@ -739,8 +529,8 @@ def parse_pair(reply: object) -> ParsedReply[PairAnswer]:
     if chosen is not None:
         return chosen
     if reason is not None:
-        return _unparsable(reason)
-    per_block: dict[int, list[_Grid]] = {}
+        return unparsable(reason)
+    per_block: dict[int, list[FoundGrid]] = {}
     for grid in grids:
         if grid.block is not None:
             per_block.setdefault(grid.block, []).append(grid)
@@ -751,45 +541,8 @@ def parse_pair(reply: object) -> ParsedReply[PairAnswer]:
             if a.grid is not None and b.grid is not None:
                 return ParsedReply({"input": a.grid, "output": b.grid}, "two code blocks")
     if not grids:
-        return _unparsable("no grid found")
+        return unparsable("no grid found")
     malformed = [g for g in grids if g.grid is None]
     if malformed:
-        return _unparsable(f"{malformed[-1].source}: {malformed[-1].reason}")
-    return _unparsable(f"no labelled input and output grids among {len(grids)} grid(s)")
-
-
-# ---------------------------------------------------------------------------- dispatch
-
-_PARSERS: dict[str, Callable[[object], ParsedReply[object]]] = {
-    Dimension.CLASSIFICATION: parse_judgments,
-    Dimension.GENERATION: parse_pair,
-    Dimension.EDITING: parse_pair,
-    Dimension.INVERSION: parse_grid,
-}
-
-
-def parse_reply(
-    dimension: str, reply: object, *, tests: int = 1, attempts: int = 1
-) -> ParsedReply[object]:
-    """Parse a reply for a dimension answered with grids or judgments.
-
-    Args:
-        dimension: ``output_grid``, ``classification``, ``generation``, ``editing`` or
-            ``inversion`` (Definition replies are programs: see
-            :mod:`arcjudge.harness.core.extract`).
-        reply: The raw reply.
-        tests: Output grid: the number of test inputs.
-        attempts: Output grid: candidates per test input.
-
-    Returns:
-        The answer :func:`.rules.parse_answer` takes for that dimension, and how it was read.
-
-    Raises:
-        ValueError: For a dimension without a reply parser (a programmer error).
-    """
-    if dimension == Dimension.OUTPUT_GRID:
-        return parse_outputs(reply, tests, attempts)
-    parser = _PARSERS.get(dimension)
-    if parser is None:
-        raise ValueError(f"no reply parser for dimension {dimension!r}")
-    return parser(reply)
+        return unparsable(f"{malformed[-1].source}: {malformed[-1].reason}")
+    return unparsable(f"no labelled input and output grids among {len(grids)} grid(s)")

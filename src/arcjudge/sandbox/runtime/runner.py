@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import base64
 import errno
-import itertools
 import json
 import os
 import random
 import select
 import signal
-import struct
 import sys
 import time
 import traceback
@@ -45,13 +43,14 @@ sys.path.insert(0, _HERE)
 # sys.path[0] (inserted above) and they are imported by bare name, as nothing here may
 # import arcjudge
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import TypedDict
 
-    from . import canonical, cgroups, framing, modcode, rootfs, seccomp, zygote
+    from . import canonical, framing, modcode, rootfs, zygote
     from . import isolation as iso
+    from .child import Child, Event, answers, input_bytes, input_frame
     from .framing import JsonObject
-    from .program import Settings
+    from .protections import UID_RANGE, Isolation
+    from .removal import remove_tree
 
     class _Output(TypedDict):
         """What a program printed: bytes in its current call, the first bytes, the cap."""
@@ -62,13 +61,14 @@ if TYPE_CHECKING:
 
 else:
     import canonical
-    import cgroups
     import framing
     import isolation as iso
     import modcode
     import rootfs
-    import seccomp
     import zygote
+    from child import Child, Event, answers, input_bytes, input_frame
+    from protections import UID_RANGE, Isolation
+    from removal import remove_tree
 
 del sys.path[0]
 
@@ -96,450 +96,8 @@ DEFAULT_PRELOAD = (
     "fractions",
     "numpy",
 )
-UID_RANGE = (1 << 20, 1 << 30)
 
 _now = time.monotonic
-
-
-def _probe(test: Callable[[], object]) -> bool:
-    """Run ``test()`` in a throwaway child; return whether it exited 0."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            ok = bool(test())
-        except BaseException:
-            ok = False
-        os._exit(0 if ok else 1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
-
-
-def _seccomp_works() -> bool:
-    import ctypes
-    import socket
-
-    if not seccomp.install():
-        return False
-    libc = ctypes.CDLL(None, use_errno=True)
-    add_key = seccomp.DENIED_X86_64["add_key"]
-    if libc.syscall(add_key, b"user", b"probe", b"x", 1, -3) != -1:
-        return False
-    try:
-        socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()
-        return False
-    except OSError:
-        pass
-    socket.socketpair()[0].close()
-    return True
-
-
-class Isolation:
-    """What the supervisor managed to set up, decided once at start.
-
-    Args:
-        enabled: Whether to isolate at all (``--no-isolation``: off).
-        cpu: The CPU this supervisor is pinned to (``None``: not pinned).
-        packages: The installed packages programs may import (``rootfs.plan``).
-    """
-
-    def __init__(
-        self,
-        enabled: bool,
-        cpu: int | None = None,
-        packages: tuple[str, ...] = rootfs.PROGRAM_PACKAGES,
-    ) -> None:
-        self.userns = False
-        self.hints: dict[str, str] = {}
-        self.groups: cgroups.WorkerGroups | None = None
-        self.cgroup_paths: list[str] = []  # what the harness removes once we are gone
-        cgroup_problem: str | None = "isolation is off"
-        if enabled and os.getpid() != 1:  # a container's supervisor has its container's
-            # first, as the caller: a delegated cgroup is the caller's, not a namespace's
-            self.groups, cgroup_problem = cgroups.make(cpu)
-            self.cgroup_paths = self.groups.paths if self.groups is not None else []
-        if enabled and os.geteuid() != 0:  # without root: root of a user namespace of ours
-            problem = iso.enter_user_namespace()
-            self.userns = problem is None
-            if problem is not None:
-                self.hints["user_namespace"] = problem
-        self.root = os.geteuid() == 0
-        self.pid1 = os.getpid() == 1
-        self.protections: dict[str, bool] = {
-            "fresh_process_per_program": True,
-            "clean_fork_point": True,
-            "inputs_one_at_a_time": True,
-            "rlimits": True,
-            "subreaper": True,
-            "network_namespace": False,
-            "mount_namespace": False,
-            "read_only_root": False,
-            "private_tmp": False,
-            "pid_namespace": False,
-            "fresh_proc": False,
-            "minimal_root": False,
-            "privilege_drop": self.root,
-            "uid_per_program": self.root and not self.userns,
-            "programs_not_dumpable": True,
-            "kill_all_after_program": self.pid1,
-            "supervisor_ignores_signals": True,
-        }
-        if not self.pid1:
-            self.protections["memory_cgroup"] = self.groups is not None
-            self.protections["cpu_cgroup"] = self.groups is not None
-            if cgroup_problem is not None:
-                self.hints["memory_cgroup"] = cgroup_problem
-        if enabled and not self.pid1 and (self.userns or not self.root):
-            self.protections["user_namespace"] = self.userns
-        self.protections["seccomp_filter"] = _probe(_seccomp_works)
-        self.root_plan: rootfs.RootPlan | None = None
-        if not self.root:  # programs share our uid: make sure they cannot ptrace or read us
-            self.protections["supervisor_not_dumpable"] = iso.prctl(iso.PR_SET_DUMPABLE, 0)
-        if not (self.root and enabled):
-            return
-        flags = iso.CLONE_NEWNS | iso.CLONE_NEWNET | iso.CLONE_NEWIPC | iso.CLONE_NEWUTS
-        if iso.unshare(flags):
-            self.protections["network_namespace"] = True
-            if iso.mount("none", "/", None, iso.MS_REC | iso.MS_PRIVATE, None):
-                self.protections["mount_namespace"] = True
-                self.protections["read_only_root"] = iso.make_tree_read_only("/")
-                # /proc stays writable: a program raises its own oom_score_adj there
-                # before its code loads (only a process's own files are a non-root's)
-                iso.make_mount_writable("/proc")
-                self._keep_cgroups_writable()
-        if self.protections["mount_namespace"] and self._probe_pid_namespace():
-            self.root_plan = rootfs.plan(_HERE, packages)
-            ok = self._probe_minimal_root(self.root_plan)
-            for key in ("pid_namespace", "private_tmp", "fresh_proc", "minimal_root"):
-                self.protections[key] = ok
-            self.protections["kill_all_after_program"] = ok
-            if not ok:
-                self.root_plan = None
-                self.hints["minimal_root"] = "the probe of the per-program namespaces failed"
-        if self.userns:  # each program: a user namespace of its own, no capabilities
-            self.protections["user_namespace_per_program"] = self.namespaced
-            # Programs are our uid on the host: never ptrace-able or readable by them (last:
-            # the probes above write their own id maps, which needs us dumpable).
-            self.protections["supervisor_not_dumpable"] = iso.prctl(iso.PR_SET_DUMPABLE, 0)
-
-    def _keep_cgroups_writable(self) -> None:
-        """Our cgroups' mounts stay writable in our mount namespace (limits per job).
-
-        Programs never see them (their root is minimal) or cannot write them (their
-        files are ours, and a program's uid is not).
-        """
-        if self.groups is not None and not all(
-            iso.make_mount_writable(point) for point in self.groups.mount_points
-        ):
-            self.lose_cgroups("could not keep the cgroup mounts writable")
-
-    def lose_cgroups(self, why: str) -> None:
-        """Give up the cgroups (a step failed); say so in the protections."""
-        if self.groups is not None:
-            self.groups = None
-            self.protections["memory_cgroup"] = self.protections["cpu_cgroup"] = False
-            self.hints["memory_cgroup"] = f"{why}; {cgroups.HINT}"
-
-    @staticmethod
-    def _probe_pid_namespace() -> bool:
-        def test() -> bool:
-            if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS):
-                return False
-            inner = os.fork()
-            if inner == 0:
-                os._exit(0 if os.getpid() == 1 else 1)
-            _, status = os.waitpid(inner, 0)
-            return os.waitstatus_to_exitcode(status) == 0
-
-        return _probe(test)
-
-    def _probe_minimal_root(self, plan: rootfs.RootPlan) -> bool:
-        userns = self.userns
-
-        def test() -> bool:
-            if not iso.unshare(iso.CLONE_NEWPID | iso.CLONE_NEWNS | iso.CLONE_NEWIPC):
-                return False
-            inner = os.fork()
-            if inner == 0:
-                try:
-                    rootfs.enter_minimal_root(plan, [], 1 << 20, 0)
-                    ok = os.listdir("/proc").count("1") == 1 and os.path.isdir(rootfs.WORKDIR)
-                    if userns:
-                        ok = ok and iso.enter_nested_user_namespace(UID_RANGE[0]) is None
-                        ok = ok and iso.drop_capabilities()
-                except BaseException:
-                    ok = False
-                os._exit(0 if ok else 1)
-            _, status = os.waitpid(inner, 0)
-            return os.waitstatus_to_exitcode(status) == 0
-
-        return _probe(test)
-
-    def program_settings(self) -> Settings:
-        """What every program's set-up needs and no job changes (given to the zygote once)."""
-        return {
-            "namespaced": self.namespaced,
-            "userns": self.userns,
-            "root_plan": self.root_plan,
-            "seccomp": self.protections["seccomp_filter"],
-        }
-
-    @property
-    def namespaced(self) -> bool:
-        """Whether programs get their own PID and mount namespaces and minimal root."""
-        return self.root_plan is not None
-
-
-class _Event:
-    def __init__(self, kind: str, value: object = None) -> None:
-        self.kind = kind
-        self.value = value
-
-
-class _Child:
-    """The supervisor's view of one program process tree."""
-
-    def __init__(self, sup: Supervisor, job: JsonObject, max_frame: int) -> None:
-        self.sup = sup
-        self.scratch: str | None = None
-        job_r, self.job_fd = os.pipe()
-        self.res_fd, res_w = os.pipe()
-        self.out_fd, out_w = os.pipe()
-        try:
-            self.pid = sup.zygote.spawn((job_r, res_w, out_w))
-        finally:
-            for fd in (job_r, res_w, out_w):
-                os.close(fd)
-        for fd in (self.res_fd, self.out_fd, self.job_fd):
-            os.set_blocking(fd, False)
-        self.reader = framing.FrameReader(max_frame)
-        self.pending: list[object] = []
-        self.outgoing = bytearray()
-        self.status: int | None = None
-        self.setup = self._job_frame(job)
-        self.send(self.setup)
-
-    def _job_frame(self, job: JsonObject) -> dict[str, object]:
-        iso_state = self.sup.iso
-        uid = self.sup.new_uid() if iso_state.root else None
-        frame = {
-            "source": job["source"],
-            "entry_points": job["entry_points"],
-            "input_format": job["input_format"],
-            "mode": job.get("mode", "transform"),
-            "module_dirs": list(job["module_dirs"]),
-            "limits": job["limits"],
-            "uid": uid,
-            "gids": [],
-        }
-        if job.get("op") == "variants":
-            frame["variants"] = True
-        module_dirs = frame["module_dirs"]
-        if module_dirs:  # where the program will see them: see rootfs.enter_minimal_root
-            visible = [
-                f"{rootfs.MODULES}/{k}" if iso_state.namespaced else path
-                for k, path in enumerate(module_dirs)
-            ]
-            frame["module_code"] = self.sup.module_code.for_job(
-                base64.b64decode(str(job["source"])), module_dirs, visible
-            )
-        if iso_state.namespaced:
-            frame["workdir"] = rootfs.WORKDIR
-        else:
-            import tempfile
-
-            self.scratch = tempfile.mkdtemp(prefix="arcjudge-")
-            if uid is not None and not iso_state.userns:
-                os.chown(self.scratch, uid, uid)
-                frame["gids"] = _module_groups(frame["module_dirs"])
-            frame["workdir"] = self.scratch
-        return frame
-
-    def send(self, obj: object) -> None:
-        """Queue a frame for the program (written while waiting for its answer)."""
-        self.send_bytes(framing.encode(obj))
-
-    def send_bytes(self, frames: bytes) -> None:
-        """Queue frames already encoded (``framing.encode``) and write what the pipe takes."""
-        self.outgoing += frames
-        self.flush()
-
-    def flush(self) -> None:
-        """Write as much of the queued bytes as the pipe takes."""
-        while self.outgoing and self.job_fd >= 0:
-            try:
-                n = os.write(self.job_fd, self.outgoing)
-            except BlockingIOError:
-                return
-            except OSError:  # the program is gone; its fate says why
-                self.outgoing.clear()
-                return
-            del self.outgoing[:n]
-
-    def kill(self) -> int:
-        """Kill the whole tree, reap it and release its resources; return processes left."""
-        for target in (-self.pid, self.pid):
-            try:
-                os.kill(target, signal.SIGKILL)
-            except OSError:
-                pass
-        left = self.sup.zygote.clean(self.pid)
-        for fd in (self.res_fd, self.out_fd, self.job_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self.res_fd = self.out_fd = self.job_fd = -1
-        if self.scratch:
-            _remove_tree(self.scratch)
-            self.scratch = None
-        return left
-
-    def wait_exit(self, seconds: float) -> int | None:
-        """Wait up to ``seconds`` for the program's first process to end on its own."""
-        if self.status is None:
-            self.status = self.sup.zygote.exit_status(self.pid, seconds)
-        return self.status
-
-
-def _answers(msg: object, index: int) -> bool:
-    """Whether a frame is the program's answer to input ``index`` (checked in full later)."""
-    return isinstance(msg, dict) and msg.get("k") == "out" and msg.get("i") == index
-
-
-_TO_DIGITS = bytes.maketrans(bytes(range(10)), b"0123456789")
-
-
-def _input_frame(index: int, item: object, mode: str | None) -> dict[str, object]:
-    """The frame carrying one input; grids of cells 0..9 travel as a digit string.
-
-    The harness sends grids in their wire form ``[width, digits]`` (``canonical.to_wire``)
-    and anything else (generator calls, grids outside 0..9) as plain JSON.
-    """
-    if mode != "generate" and type(item) is list and len(item) == 2 and type(item[0]) is int:
-        return {"i": index, "w": item[0], "c": item[1]}
-    if mode != "generate" and isinstance(item, list) and item and isinstance(item[0], list):
-        width = len(item[0])
-        try:
-            flat = bytes(itertools.chain.from_iterable(item))
-        except (TypeError, ValueError):
-            flat = None
-        if (
-            flat is not None
-            and width
-            and len(flat) == width * len(item)
-            and all(len(row) == width for row in item)
-            and max(flat) <= 9
-        ):
-            return {"i": index, "w": width, "c": flat.translate(_TO_DIGITS).decode("ascii")}
-    return {"i": index, "x": item}
-
-
-_INPUT_FRAME = b'{"i":%d,"w":%d,"c":"%s"}'
-_pack_header = struct.Struct(">I").pack
-
-
-def _input_bytes(index: int, item: object, mode: str | None) -> bytes:
-    """The encoded frame of :func:`_input_frame` (the same bytes), built without JSON.
-
-    A grid's wire form ``[width, digits]`` is formatted directly; anything else is
-    encoded as JSON.
-    """
-    if mode != "generate" and type(item) is list and len(item) == 2:
-        width, digits = item
-        if type(width) is int and type(digits) is str and digits.isascii() and digits.isdigit():
-            payload = _INPUT_FRAME % (index, width, digits.encode("ascii"))
-            return _pack_header(len(payload)) + payload
-    return framing.encode(_input_frame(index, item, mode))
-
-
-def _module_groups(module_dirs: list[str]) -> list[int]:
-    """Groups that open the module directories to a program: each one's closed parent's."""
-    gids = set()
-    for path in module_dirs:
-        try:
-            st = os.stat(os.path.dirname(os.path.abspath(path)))
-        except OSError:
-            continue
-        if not st.st_mode & 0o001 and st.st_mode & 0o010 and st.st_gid:
-            gids.add(st.st_gid)
-    return sorted(gids)
-
-
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-REMOVE_SECONDS = 30.0
-
-
-def _remove_tree(path: str) -> None:
-    """Delete a directory tree a program left, however deep; never raises.
-
-    Iterative and descriptor-relative, holding one directory open at a time (a program can
-    make trees deeper than the recursion limit and longer than ``PATH_MAX``); symlinks are
-    removed, never followed. Gives up on what it cannot remove within ``REMOVE_SECONDS``.
-    """
-    try:
-        parent = os.open(os.path.dirname(os.path.abspath(path)), _DIR_FLAGS)
-    except OSError:
-        return
-    try:
-        _remove_below(parent, os.path.basename(path), _now() + REMOVE_SECONDS)
-    except Exception:  # nothing a program left may stop the supervisor
-        pass
-    finally:
-        os.close(parent)
-
-
-def _remove_below(parent: int, name: str, deadline: float) -> None:
-    try:
-        fd = os.open(name, _DIR_FLAGS, dir_fd=parent)
-    except OSError:
-        return
-    names: list[str] = []  # the directories below ``name`` that ``fd`` is in, top first
-    stuck: set[tuple[int, str]] = set()  # (depth, name) of directories we cannot enter
-    try:
-        while _now() < deadline:
-            try:
-                os.fchmod(fd, 0o700)
-            except OSError:
-                pass
-            child = None
-            with os.scandir(fd) as entries:
-                listed = list(entries)
-            for entry in listed:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if (len(names), entry.name) not in stuck:
-                            child = entry.name
-                            break
-                    else:
-                        os.unlink(entry.name, dir_fd=fd)
-                except OSError:
-                    pass
-            if child is not None:
-                try:
-                    below = os.open(child, _DIR_FLAGS, dir_fd=fd)
-                except OSError:
-                    stuck.add((len(names), child))
-                    continue
-                os.close(fd)
-                fd = below
-                names.append(child)
-                continue
-            if not names:
-                break
-            up = os.open("..", _DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = up
-            done = names.pop()
-            try:
-                os.rmdir(done, dir_fd=fd)
-            except OSError:
-                stuck.add((len(names), done))
-    finally:
-        os.close(fd)
-    try:
-        os.rmdir(name, dir_fd=parent)
-    except OSError:
-        pass
 
 
 class Supervisor:
@@ -638,14 +196,14 @@ class Supervisor:
 
     # ----------------------------------------------------------------------------------
 
-    def _pump(self, child: _Child, deadline: float, output: _Output) -> _Event:
+    def _pump(self, child: Child, deadline: float, output: _Output) -> Event:
         """Wait for the next frame from the child, writing what is queued for it."""
         if child.pending:
-            return _Event("msg", child.pending.pop(0))
+            return Event("msg", child.pending.pop(0))
         while True:
             remaining = deadline - _now()
             if remaining <= 0:
-                return _Event("timeout")
+                return Event("timeout")
             fds = [child.res_fd, self.chan_in]
             if child.out_fd >= 0:
                 fds.append(child.out_fd)
@@ -658,22 +216,22 @@ class Supervisor:
                 child.flush()
             if self.chan_in in ready:
                 self.harness_gone = True
-                return _Event("harness_gone")
+                return Event("harness_gone")
             if child.res_fd in ready:  # results first: a fast program prints right after
                 try:
                     data = os.read(child.res_fd, 65536)
                 except BlockingIOError:
                     data = None
                 if data == b"":
-                    return _Event("eof")
+                    return Event("eof")
                 if data:
                     try:
                         frames = child.reader.feed(data)
                     except framing.FrameError as exc:
-                        return _Event("bad_frame", str(exc))
+                        return Event("bad_frame", str(exc))
                     if frames:
                         child.pending.extend(frames[1:])
-                        return _Event("msg", frames[0])
+                        return Event("msg", frames[0])
             if child.out_fd in ready:
                 try:
                     data = os.read(child.out_fd, 65536)
@@ -688,10 +246,10 @@ class Supervisor:
                     if keep > 0:
                         output["kept"] += data[:keep]
                     if output["total"] > output["limit"]:
-                        return _Event("output_limit")
+                        return Event("output_limit")
 
     @staticmethod
-    def _drain_output(child: _Child, output: _Output) -> None:
+    def _drain_output(child: Child, output: _Output) -> None:
         """Collect what the program printed but the supervisor has not read yet."""
         while child.out_fd >= 0 and len(output["kept"]) < OUTPUT_KEEP:
             try:
@@ -703,7 +261,7 @@ class Supervisor:
             output["total"] += len(data)
             output["kept"] += data[: OUTPUT_KEEP - len(output["kept"])]
 
-    def _fate(self, child: _Child) -> tuple[str, str]:
+    def _fate(self, child: Child) -> tuple[str, str]:
         """After EOF: how did the child end? Returns (status, error)."""
         status = child.wait_exit(1.0)
         if status is None:
@@ -721,7 +279,7 @@ class Supervisor:
         code = os.waitstatus_to_exitcode(status)
         return "error", f"the program exited (code {code}) before returning"
 
-    def _await_ready(self, child: _Child, output: _Output) -> str | None:
+    def _await_ready(self, child: Child, output: _Output) -> str | None:
         """Wait for the program's ``ready``; return why set-up failed, or ``None``."""
         ev = self._pump(child, _now() + SETUP_SECONDS, output)
         msg = ev.value if ev.kind == "msg" else None
@@ -765,7 +323,7 @@ class Supervisor:
                 for i in range(next_i, n):
                     results[i] = {"s": "timeout", "e": "not run: total budget exhausted", "t": 0.0}
                 break
-            child = _Child(self, job, max_frame)
+            child = Child(self, job, max_frame)
             try:
                 problem = self._await_ready(child, output)
                 if problem is not None:
@@ -802,14 +360,14 @@ class Supervisor:
                 entry = str(load.get("entry"))[:100]
                 mode = job.get("mode")
                 sent = _now()
-                child.send_bytes(_input_bytes(next_i, inputs[next_i], mode))
+                child.send_bytes(input_bytes(next_i, inputs[next_i], mode))
                 while next_i < n:
                     output["total"] = 0  # the output cap applies to each call
                     ev = self._pump(child, min(sent + wall, budget_end), output)
                     now = _now()
-                    answered = ev.kind == "msg" and _answers(ev.value, next_i)
+                    answered = ev.kind == "msg" and answers(ev.value, next_i)
                     if answered and next_i + 1 < n:  # the next input goes out right after
-                        child.send_bytes(_input_bytes(next_i + 1, inputs[next_i + 1], mode))
+                        child.send_bytes(input_bytes(next_i + 1, inputs[next_i + 1], mode))
                     record = self._record(ev, next_i, wall, now >= budget_end, child, mode)
                     record["t"] = round(now - sent, 6)
                     results[next_i] = record
@@ -828,9 +386,9 @@ class Supervisor:
 
     def _variant_child(
         self, job: JsonObject, max_frame: int, output: _Output
-    ) -> tuple[_Child | None, str | None]:
+    ) -> tuple[Child | None, str | None]:
         """A fresh child with the batch's base program loaded (never called)."""
-        child = _Child(self, job, max_frame)
+        child = Child(self, job, max_frame)
         problem = self._await_ready(child, output)
         if problem is None:
             wall = float(job["limits"]["wall_seconds"])
@@ -874,13 +432,13 @@ class Supervisor:
         shareable = {i for i in job.get("same") or () if type(i) is int and 0 <= i < n}
         frames = []
         for i in range(n):
-            frame = _input_frame(i, inputs[i], "transform")
+            frame = input_frame(i, inputs[i], "transform")
             if i in shareable:
                 frame["m"] = 1  # the variant may answer "same as the base" (splitstream)
             frames.append(framing.encode(frame))
         start = _now()
         replies: list[dict[str, object]] = []
-        child: _Child | None = None
+        child: Child | None = None
         born = 0.0
 
         def drop() -> None:
@@ -992,7 +550,7 @@ class Supervisor:
         return {"op": "result", "status": "loaded", "variants": replies, "seconds": _now() - start}
 
     @staticmethod
-    def _drain_output_nowait(child: _Child | None, output: _Output) -> None:
+    def _drain_output_nowait(child: Child | None, output: _Output) -> None:
         """Collect what a live child printed so far, without waiting for more."""
         if child is None or child.out_fd < 0:
             return
@@ -1011,11 +569,11 @@ class Supervisor:
 
     def _record(
         self,
-        ev: _Event,
+        ev: Event,
         index: int,
         wall: float,
         over_budget: bool,
-        child: _Child,
+        child: Child,
         mode: str | None,
         *,
         same: bool = False,
@@ -1089,7 +647,7 @@ def _scrub(directories: tuple[str, ...]) -> None:
             path = os.path.join(directory, name)
             try:
                 if os.path.isdir(path) and not os.path.islink(path):
-                    _remove_tree(path)
+                    remove_tree(path)
                 else:
                     os.unlink(path)
             except Exception:

@@ -1,0 +1,278 @@
+"""Classification: judge five candidate pairs valid or invalid.
+
+Build: five candidates drawn by the build's mixture of candidate types over the types the
+task has confirmed pairs of (``valid`` from the valid pool but the Inversion pair).
+Prompt: the candidates as ``Candidate N`` pairs. Reply: five judgments (a JSON list,
+per-candidate lines or a list of words). Rule: :func:`..rules.classification_verdict`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arcjudge.grids import Grid
+from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
+from arcjudge.harness.dimensions.mixture import draw as draw_kind
+from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
+from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionInstance
+from arcjudge.harness.dimensions.replies import ParsedReply, ReplyLines, split_reply, unparsable
+from arcjudge.harness.dimensions.rules import RuleVerdict, classification_verdict
+from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
+from arcjudge.tasks import Task
+from arcjudge.vocabulary import INVALID_KINDS, Dimension, GridFormat, Judgment
+
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ += ["CLASSIFICATION_CANDIDATES", "parse_judgments"]
+
+DIMENSION = Dimension.CLASSIFICATION
+
+PLACEHOLDERS = frozenset({"candidates", "candidate_count"})
+
+
+# ---------------------------------------------------------------------------- build
+
+
+def draw(plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload | None:
+    """Five candidates by the mixture's weights over the types the task has."""
+    available = [k for k in INVALID_KINDS if plan.confirmed.get(k)]
+    weights, moved = settings.mixture.for_available(available)
+    if not weights:
+        return None
+    used: dict[str, set[int]] = {}
+    candidates, labels, kinds, provenance = [], [], [], []
+    for _ in range(CLASSIFICATION_SIZE):
+        kind = draw_kind(weights, rng)
+        if kind == "valid":  # valid[0] is the Inversion instance (see the builder's plan)
+            indices = list(range(1, len(plan.valid))) or [0]
+        else:
+            indices = list(range(len(plan.confirmed[kind])))
+        taken = used.setdefault(kind, set())
+        fresh = [i for i in indices if i not in taken]
+        index = rng.choice(fresh or indices)
+        taken.add(index)
+        if kind == "valid":
+            valid = plan.valid[index]
+            assert valid.pair.output is not None
+            candidates.append(pair_json(valid.pair.input, valid.pair.output))
+            provenance.append({**valid.provenance(), "reused": not fresh})
+        else:
+            cand, _ = plan.confirmed[kind][index]
+            candidates.append(pair_json(cand.input, cand.output))
+            provenance.append({**cand.detail, "reused": not fresh})
+        labels.append("valid" if kind == "valid" else "invalid")
+        kinds.append(kind)
+    key = {
+        "labels": labels,
+        "kinds": kinds,
+        "provenance": provenance,
+        "weights": weights,
+        "redistributed": moved,
+    }
+    return Payload({"candidates": candidates}, key)
+
+
+# ---------------------------------------------------------------------------- prompt
+
+
+def visible(instance: DimensionInstance, task: Task) -> dict[str, Any]:
+    """``candidates``: the five pairs."""
+    return {"candidates": [pair_json(*c) for c in instance.candidates()]}
+
+
+def texts(
+    visible: Mapping[str, Any], demonstrations: Sequence[tuple[Grid, Grid]], grid_format: GridFormat
+) -> dict[str, str]:
+    """``$candidates`` (``Candidate N`` pairs) and ``$candidate_count``."""
+    candidates = read_pairs(visible["candidates"])
+    return {
+        "candidates": pairs_text(candidates, "Candidate", grid_format),
+        "candidate_count": str(len(candidates)),
+    }
+
+
+# ---------------------------------------------------------------------------- reply
+
+_JUDGMENT_WORDS = {
+    "valid": Judgment.VALID,
+    "invalid": Judgment.INVALID,
+    "true": Judgment.VALID,
+    "false": Judgment.INVALID,
+    "correct": Judgment.VALID,
+    "incorrect": Judgment.INVALID,
+}
+"""The words :func:`.rules.parse_answer` accepts."""
+
+_LABELS = frozenset({"candidate", "pair", "item", "no", "number", "example", "c", "p"})
+_FILLERS = frozenset({"is", "verdict", "judgment", "answer", "label", "pair", "candidate"})
+_JUDGMENT_STEMS = ("valid", "true", "false", "correct")  # every judgment word holds one
+_WORD = re.compile(r"[a-z0-9]+")
+_JSON_LIST = re.compile(r"\[[^\[\]]*\]")
+CLASSIFICATION_CANDIDATES = 5
+
+
+def _numbered(tokens: list[str]) -> tuple[int, Judgment] | None:
+    """``(number, judgment)`` from "Candidate 3: invalid", "3. valid", "#2 is not valid"."""
+    i = 0
+    while i < len(tokens) and tokens[i] in _LABELS and i < 2:
+        i += 1
+    if i >= len(tokens) or not tokens[i].isdigit() or len(tokens[i]) > 2:
+        return None
+    number = int(tokens[i])
+    i += 1
+    while i < len(tokens) and tokens[i] in _FILLERS:
+        i += 1
+    negated = i < len(tokens) and tokens[i] == "not"
+    i += negated
+    if i >= len(tokens) or tokens[i] not in _JUDGMENT_WORDS:
+        return None
+    judgment = _JUDGMENT_WORDS[tokens[i]]
+    if negated:
+        judgment = Judgment.INVALID if judgment is Judgment.VALID else Judgment.VALID
+    return number, judgment
+
+
+def _heading(tokens: list[str]) -> int | None:
+    """The number of a heading line such as "Candidate 3:" or "**Pair 2**" (nothing after)."""
+    if 2 <= len(tokens) <= 3 and tokens[-1].isdigit() and len(tokens[-1]) <= 2:
+        if all(t in _LABELS for t in tokens[:-1]):
+            return int(tokens[-1])
+    return None
+
+
+def _judgment_of(item: object) -> Judgment | None:
+    if isinstance(item, bool):
+        return Judgment.VALID if item else Judgment.INVALID
+    if isinstance(item, str):
+        return _JUDGMENT_WORDS.get(item.strip().lower())
+    return None
+
+
+@dataclass(frozen=True)
+class _Judged:
+    line: int
+    rank: int  # at one line: words < candidate lines < json
+    judgments: list[str] | None
+    reason: str | None
+    how: str
+
+
+def _json_judgments(reply: ReplyLines) -> list[_Judged]:
+    found = []
+    for match in _JSON_LIST.finditer(reply.text):
+        body = match.group()
+        if not any(c.isalpha() for c in body):
+            continue
+        try:
+            value = json.loads(body)
+        except ValueError:
+            continue
+        judged = [_judgment_of(item) for item in value] if isinstance(value, list) else []
+        if not judged or any(j is None for j in judged):
+            continue
+        line = reply.line_of(match.end() - 1)
+        if len(judged) != CLASSIFICATION_CANDIDATES:
+            found.append(
+                _Judged(line, 2, None, f"a JSON list of {len(judged)} judgments, need 5", "json")
+            )
+        else:
+            found.append(_Judged(line, 2, [str(j) for j in judged], None, "json"))
+    return found
+
+
+def _line_judgments(reply: ReplyLines) -> list[_Judged]:
+    found: list[_Judged] = []
+    whole = reply.text.lower()
+    if not any(word in whole for word in _JUDGMENT_STEMS):
+        return found
+    numbered: dict[int, Judgment] = {}
+    words: list[Judgment] = []
+    words_end = -1
+
+    def close_words() -> None:
+        nonlocal words
+        if words:
+            n = len(words)
+            if n == CLASSIFICATION_CANDIDATES:
+                found.append(_Judged(words_end, 0, [str(w) for w in words], None, "words"))
+            else:
+                found.append(
+                    _Judged(words_end, 0, None, f"a list of {n} judgments, need 5", "words")
+                )
+        words = []
+
+    heading: int | None = None  # "Candidate 3:" alone on the line just before
+    for index, line in enumerate(reply.lines):
+        low = line.lower()
+        if not any(word in low for word in _JUDGMENT_STEMS):
+            if _WORD.search(low) is not None:
+                close_words()
+                heading = _heading(_WORD.findall(low))
+            continue  # blank lines (and lines of punctuation) do not end a list
+        tokens = _WORD.findall(low)
+        entry = _numbered([str(heading), *tokens]) if heading is not None else None
+        heading = None
+        if entry is None:
+            if (
+                all(t in _JUDGMENT_WORDS for t in tokens)
+                and len(tokens) <= 4 * CLASSIFICATION_CANDIDATES
+            ):
+                words.extend(_JUDGMENT_WORDS[t] for t in tokens)
+                words_end = index
+                continue
+            close_words()
+            entry = _numbered(tokens)
+        if entry is None:
+            continue
+        numbered[entry[0]] = entry[1]
+        for base in (1, 0):
+            keys = range(base, base + CLASSIFICATION_CANDIDATES)
+            if all(k in numbered for k in keys) and set(numbered) <= set(keys):
+                judged = [str(numbered[k]) for k in keys]
+                found.append(_Judged(index, 1, judged, None, "candidate lines"))
+                break
+        else:
+            shown = ", ".join(map(str, sorted(numbered)[:8]))
+            why = f"candidate lines for {shown} only, need 1..5"
+            found.append(_Judged(index, 1, None, why, "candidate lines"))
+    close_words()
+    return found
+
+
+def parse_judgments(reply: object) -> ParsedReply[list[str]]:
+    """Five judgments (``"valid"``/``"invalid"``), in candidate order, from a reply.
+
+    Read as a JSON list (``["valid", false, ...]``, also inside ``{"judgments": ...}``),
+    as per-candidate lines ("Candidate 3: invalid", "3. valid", "#4 is not valid",
+    numbered 1..5 or 0..4; a later line for a candidate replaces an earlier one), or as a
+    plain list of words (one line or one word a line). The words are those
+    :func:`.rules.parse_answer` takes (valid/invalid, correct/incorrect, true/false, any
+    case). The last complete set of 5 wins.
+
+    Args:
+        reply: The raw reply.
+
+    Returns:
+        The judgments and how they were read, or ``unparsable: <why>``.
+    """
+    if not isinstance(reply, str):
+        return unparsable("the reply is not text")
+    parsed = split_reply(reply)
+    found = sorted(
+        [*_json_judgments(parsed), *_line_judgments(parsed)], key=lambda j: (j.line, j.rank)
+    )
+    good = [j for j in found if j.judgments is not None]
+    if good:
+        return ParsedReply(good[-1].judgments, good[-1].how)
+    if found:
+        return unparsable(found[-1].reason or "no judgments found")
+    return unparsable("no judgments found")
+
+
+read_reply: ReadReply = whole_reply(parse_judgments)
+
+rule: Callable[..., RuleVerdict] = classification_verdict

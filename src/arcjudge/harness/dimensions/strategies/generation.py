@@ -1,0 +1,84 @@
+"""Constrained Generation: make a new valid pair that copies no shown pair.
+
+Build: the pairs to avoid (the demonstrations) and, hidden, the task's ARC-GEN digests and
+a reference pair (the first valid pair that copies no demonstration). Prompt: the pairs to
+avoid, and a note with those beyond the demonstrations. Reply: a labelled input and
+output grid. Rule: :func:`..rules.generation_verdict`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from arcjudge.grids import Grid
+from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
+from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
+from arcjudge.harness.dimensions.records import DimensionInstance
+from arcjudge.harness.dimensions.replies import parse_pair
+from arcjudge.harness.dimensions.rules import RuleVerdict, generation_verdict, is_copy
+from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
+from arcjudge.tasks import Task
+from arcjudge.vocabulary import Dimension, GridFormat
+
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ += ["DEFAULT_MIN_DISTANCE"]
+
+DIMENSION = Dimension.GENERATION
+
+PLACEHOLDERS = frozenset({"avoid", "avoid_count", "avoid_note"})
+
+DEFAULT_MIN_DISTANCE = 0.05
+"""Constrained Generation: a pair within this distance of a demonstration on both its input
+and its output is a copy. At 0.05 every ARC-AGI-1 training task has ARC-GEN pairs that
+pass; at 0.10 one (ae3edfdc) has none among its first 120 (see docs/dimensions.md)."""
+
+
+def draw(plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload:
+    """The demonstrations to avoid; the key: ARC-GEN digests and a reference pair."""
+    demos = [(d.input, d.output) for d in plan.task.train if d.output is not None]
+    reference = None
+    for valid in plan.valid:
+        pair = valid.pair
+        assert pair.output is not None
+        if not any(
+            is_copy((pair.input, pair.output), demo, settings.min_distance)[0] for demo in demos
+        ):
+            reference = {**pair_json(pair.input, pair.output), **valid.provenance()}
+            break
+    return Payload(
+        {"avoid": [pair_json(*demo) for demo in demos]},
+        {"arcgen_digests": plan.arcgen_digests, "reference": reference},
+    )
+
+
+def visible(instance: DimensionInstance, task: Task) -> dict[str, Any]:
+    """``avoid``: the pairs a generated pair must not copy."""
+    return {"avoid": [pair_json(*p) for p in instance.avoid()]}
+
+
+def texts(
+    visible: Mapping[str, Any], demonstrations: Sequence[tuple[Grid, Grid]], grid_format: GridFormat
+) -> dict[str, str]:
+    """``$avoid`` (``Pair N`` blocks), ``$avoid_count`` and ``$avoid_note``."""
+    avoid = read_pairs(visible["avoid"])
+    # Beyond the demonstrations (shown above): e.g. pairs accepted in earlier
+    # configurations (``dimensions prompts --after``).
+    shown = len(demonstrations)
+    extra = avoid[shown:] if avoid[:shown] == list(demonstrations) else avoid
+    return {
+        "avoid": pairs_text(avoid, "Pair", grid_format),
+        "avoid_count": str(len(avoid)),
+        "avoid_note": (
+            "\n\nIt must not be a copy or a near copy of any of these pairs either:\n\n"
+            + pairs_text(extra, "Pair", grid_format)
+            if extra
+            else ""
+        ),
+    }
+
+
+read_reply: ReadReply = whole_reply(parse_pair)
+
+rule: Callable[..., RuleVerdict] = generation_verdict

@@ -158,13 +158,16 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
     ),
     "harness/mutate/test_mutate.py": (
         "test_a_verifier_too_deep_to_parse_is_its_tasks_problem",
+        "test_parse_error_is_reported_and_the_run_continues",
         "test_the_command_line_starts_without_numpy",
     ),
     "harness/score/test_score.py": (
         "test_compact_and_spaced_arcgen_files_score_the_same",
+        "test_consistency_helpers",
         "test_every_verdict_and_failure_class",
         "test_interrupt_and_resume_is_byte_identical",
         "test_lone_surrogates_in_program_texts_end_to_end",
+        "test_outputs_are_owner_only_and_runtime_recorded",
         "test_results_from_another_runtime_are_not_reused",
         "test_stop_at_first_failure_keeps_verdicts",
         "test_verified_samples_come_from_the_engine_and_the_store",
@@ -187,6 +190,7 @@ SLOW_TESTS: dict[str, tuple[str, ...]] = {
     "mutation/test_mutation.py": ("test_drop_assign_rewire_never_reads_an_unbound_name",),
     "mutation/test_parse_guard.py": (
         "test_a_deep_and_chain_is_a_parse_failure_not_a_crash",
+        "test_a_source_that_may_need_more_than_the_largest_stack_is_tried_in_a_child",
         "test_dotted_import_names_get_a_stack_large_enough",
         "test_the_stack_bound_follows_the_largest_top_level_statement",
     ),

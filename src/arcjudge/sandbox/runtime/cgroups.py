@@ -14,7 +14,7 @@ makes, below the cgroups it was started in (``/proc/self/cgroup``), one group pe
   and the programs. Every worker's group has the same weight, however many processes a
   program starts, and the supervisor keeps half of its own share against its program.
 - ``cpuset``: ``arcjudge-PID`` holds the whole worker, restricted to the CPU the worker is
-  pinned to (``runner.pin_to_slot``): affinity cannot be widened past it.
+  pinned to (``startup.pin_to_slot``): affinity cannot be widened past it.
 
 cgroup v1 (one hierarchy per controller) and v2 (one hierarchy; the groups are made below
 its root, whose processes it allows, or below our own group where it is delegated to us)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import itertools
 import os
+import select
 import signal
 import struct
 import sys
@@ -20,16 +21,28 @@ sys.path.insert(0, _HERE)
 # As in runner.py: at run time this directory is sys.path[0] and siblings are imported by
 # bare name (nothing here may import arcjudge); mypy resolves them through the package.
 if TYPE_CHECKING:
+    from typing import TypedDict
+
     from . import framing, rootfs
     from .framing import JsonObject
     from .removal import remove_tree
     from .runner import Supervisor
+
+    class Output(TypedDict):
+        """What a program printed: bytes in its current call, the first bytes, the cap."""
+
+        total: int
+        kept: bytes
+        limit: int
 else:
     import framing
     import rootfs
     from removal import remove_tree
 
 del sys.path[0]
+
+OUTPUT_KEEP = 4096
+"""The first bytes a program printed that a result keeps (the rest is only counted)."""
 
 
 class Event:
@@ -208,3 +221,34 @@ def module_groups(module_dirs: list[str]) -> list[int]:
         if not st.st_mode & 0o001 and st.st_mode & 0o010 and st.st_gid:
             gids.add(st.st_gid)
     return sorted(gids)
+
+
+def drain_output(child: Child, output: Output) -> None:
+    """Collect what the program printed but the supervisor has not read yet."""
+    while child.out_fd >= 0 and len(output["kept"]) < OUTPUT_KEEP:
+        try:
+            data = os.read(child.out_fd, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        output["total"] += len(data)
+        output["kept"] += data[: OUTPUT_KEEP - len(output["kept"])]
+
+
+def drain_output_nowait(child: Child | None, output: Output) -> None:
+    """Collect what a live child printed so far, without waiting for more."""
+    if child is None or child.out_fd < 0:
+        return
+    while len(output["kept"]) < OUTPUT_KEEP:
+        ready, _, _ = select.select([child.out_fd], [], [], 0)
+        if not ready:
+            return
+        try:
+            data = os.read(child.out_fd, 65536)
+        except OSError:
+            return
+        if not data:
+            return
+        output["total"] += len(data)
+        output["kept"] += data[: OUTPUT_KEEP - len(output["kept"])]

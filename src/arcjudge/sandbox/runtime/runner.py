@@ -43,21 +43,22 @@ sys.path.insert(0, _HERE)
 # sys.path[0] (inserted above) and they are imported by bare name, as nothing here may
 # import arcjudge
 if TYPE_CHECKING:
-    from typing import TypedDict
-
     from . import canonical, framing, modcode, rootfs, zygote
     from . import isolation as iso
-    from .child import Child, Event, answers, input_bytes, input_frame
+    from .child import (
+        OUTPUT_KEEP,
+        Child,
+        Event,
+        Output,
+        answers,
+        drain_output,
+        drain_output_nowait,
+        input_bytes,
+        input_frame,
+    )
     from .framing import JsonObject
     from .protections import UID_RANGE, Isolation
-    from .removal import remove_tree
-
-    class _Output(TypedDict):
-        """What a program printed: bytes in its current call, the first bytes, the cap."""
-
-        total: int
-        kept: bytes
-        limit: int
+    from .startup import DEFAULT_PRELOAD, pin_to_slot, preload, scrub
 
 else:
     import canonical
@@ -66,37 +67,27 @@ else:
     import modcode
     import rootfs
     import zygote
-    from child import Child, Event, answers, input_bytes, input_frame
+    from child import (
+        OUTPUT_KEEP,
+        Child,
+        Event,
+        answers,
+        drain_output,
+        drain_output_nowait,
+        input_bytes,
+        input_frame,
+    )
     from protections import UID_RANGE, Isolation
-    from removal import remove_tree
+    from startup import DEFAULT_PRELOAD, pin_to_slot, preload, scrub
 
 del sys.path[0]
 
 PROTOCOL = 3
 ERROR_CHARS = 2000
-OUTPUT_KEEP = 4096
 SETUP_SECONDS = 30.0
 CHILD_STATUSES = ("ok", "invalid_output", "error", "memory")
 SAME = "same"
 """A variant's answer "what the base answered" (``splitstream.SAME``), on marked inputs."""
-DEFAULT_PRELOAD = (
-    "re",
-    "math",
-    "itertools",
-    "functools",
-    "collections",
-    "copy",
-    "random",
-    "heapq",
-    "bisect",
-    "operator",
-    "string",
-    "typing",
-    "dataclasses",
-    "fractions",
-    "numpy",
-)
-
 _now = time.monotonic
 
 
@@ -174,7 +165,7 @@ class Supervisor:
                 except Exception:  # report, never die silently
                     reply = {"op": "result", "status": "infra", "error": traceback.format_exc()}
                 finally:
-                    _scrub(self.scrub)
+                    scrub(self.scrub)
                     if not self.iso.namespaced:
                         iso.remove_sysv_ipc(None if self.iso.root else os.getuid())
                 reply["id"] = msg.get("id")
@@ -196,7 +187,7 @@ class Supervisor:
 
     # ----------------------------------------------------------------------------------
 
-    def _pump(self, child: Child, deadline: float, output: _Output) -> Event:
+    def _pump(self, child: Child, deadline: float, output: Output) -> Event:
         """Wait for the next frame from the child, writing what is queued for it."""
         if child.pending:
             return Event("msg", child.pending.pop(0))
@@ -248,19 +239,6 @@ class Supervisor:
                     if output["total"] > output["limit"]:
                         return Event("output_limit")
 
-    @staticmethod
-    def _drain_output(child: Child, output: _Output) -> None:
-        """Collect what the program printed but the supervisor has not read yet."""
-        while child.out_fd >= 0 and len(output["kept"]) < OUTPUT_KEEP:
-            try:
-                data = os.read(child.out_fd, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            output["total"] += len(data)
-            output["kept"] += data[: OUTPUT_KEEP - len(output["kept"])]
-
     def _fate(self, child: Child) -> tuple[str, str]:
         """After EOF: how did the child end? Returns (status, error)."""
         status = child.wait_exit(1.0)
@@ -279,7 +257,7 @@ class Supervisor:
         code = os.waitstatus_to_exitcode(status)
         return "error", f"the program exited (code {code}) before returning"
 
-    def _await_ready(self, child: Child, output: _Output) -> str | None:
+    def _await_ready(self, child: Child, output: Output) -> str | None:
         """Wait for the program's ``ready``; return why set-up failed, or ``None``."""
         ev = self._pump(child, _now() + SETUP_SECONDS, output)
         msg = ev.value if ev.kind == "msg" else None
@@ -300,7 +278,7 @@ class Supervisor:
         inputs = job["inputs"]
         n = len(inputs)
         results: list[dict[str, object] | None] = [None] * n
-        output: _Output = {"total": 0, "kept": b"", "limit": int(limits["output_bytes"])}
+        output: Output = {"total": 0, "kept": b"", "limit": int(limits["output_bytes"])}
         max_frame = int(limits["output_bytes"]) + 65536
         entry = None
         loaded = False
@@ -379,13 +357,13 @@ class Supervisor:
                 if ev.kind == "harness_gone":
                     return finish("infra", "harness went away")
             finally:
-                self._drain_output(child, output)
+                drain_output(child, output)
                 if child.kill():
                     self.harness_gone = True  # processes we could not kill: be replaced
         return finish("loaded")
 
     def _variant_child(
-        self, job: JsonObject, max_frame: int, output: _Output
+        self, job: JsonObject, max_frame: int, output: Output
     ) -> tuple[Child | None, str | None]:
         """A fresh child with the batch's base program loaded (never called)."""
         child = Child(self, job, max_frame)
@@ -399,7 +377,7 @@ class Supervisor:
             elif not (isinstance(load, dict) and load.get("k") == "load" and load.get("ok")):
                 problem = f"the base program did not load ({ev.kind})"
         if problem is not None:
-            self._drain_output(child, output)
+            drain_output(child, output)
             if child.kill():
                 self.harness_gone = True
             return None, problem
@@ -452,7 +430,7 @@ class Supervisor:
             for number, source in enumerate(job["variants"]):
                 v_start = _now()
                 budget_end = v_start + total
-                output: _Output = {"total": 0, "kept": b"", "limit": int(limits["output_bytes"])}
+                output: Output = {"total": 0, "kept": b"", "limit": int(limits["output_bytes"])}
                 results: list[dict[str, object] | None] = [None] * n
                 status, error, entry, shared = "loaded", None, None, None
                 loaded = False
@@ -538,7 +516,7 @@ class Supervisor:
                             else f"no state check after the variant ({ev.kind})"
                         )
                         drop()
-                    self._drain_output_nowait(child, output)
+                    drain_output_nowait(child, output)
                 kept = output["kept"].decode("utf-8", "replace")
                 replies.append({
                     "status": status, "error": error, "entry": entry,
@@ -548,24 +526,6 @@ class Supervisor:
         finally:
             drop()
         return {"op": "result", "status": "loaded", "variants": replies, "seconds": _now() - start}
-
-    @staticmethod
-    def _drain_output_nowait(child: Child | None, output: _Output) -> None:
-        """Collect what a live child printed so far, without waiting for more."""
-        if child is None or child.out_fd < 0:
-            return
-        while len(output["kept"]) < OUTPUT_KEEP:
-            ready, _, _ = select.select([child.out_fd], [], [], 0)
-            if not ready:
-                return
-            try:
-                data = os.read(child.out_fd, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            output["total"] += len(data)
-            output["kept"] += data[: OUTPUT_KEEP - len(output["kept"])]
 
     def _record(
         self,
@@ -633,65 +593,13 @@ class Supervisor:
         return {"s": status, "e": error[:ERROR_CHARS] if isinstance(error, str) else None}
 
 
-def _scrub(directories: tuple[str, ...]) -> None:
-    """Delete everything inside the writable directories, so the next program sees none of it.
-
-    Never raises: what a program left must not stop the supervisor.
-    """
-    for directory in directories:
-        try:
-            entries = os.listdir(directory)
-        except OSError:
-            continue
-        for name in entries:
-            path = os.path.join(directory, name)
-            try:
-                if os.path.isdir(path) and not os.path.islink(path):
-                    remove_tree(path)
-                else:
-                    os.unlink(path)
-            except Exception:
-                pass
-
-
-def _preload(names: list[str]) -> list[str]:
-    loaded = []
-    for name in names:
-        try:
-            __import__(name)
-            loaded.append(name)
-        except Exception:
-            continue
-    return loaded
-
-
-def pin_to_slot(slot: int) -> int | None:
-    """Pin this process to the ``slot``-th CPU (modulo) of those it may use.
-
-    Called first thing, before any import starts a thread and before the zygote is
-    forked, so every thread and program after it inherits the CPU.
-
-    Returns:
-        The CPU, or ``None`` where affinity cannot be set (not Linux, or refused).
-    """
-    if not hasattr(os, "sched_setaffinity"):
-        return None
-    try:
-        allowed = sorted(os.sched_getaffinity(0))
-        cpu = allowed[slot % len(allowed)]
-        os.sched_setaffinity(0, {cpu})
-    except (OSError, ValueError, IndexError):
-        return None
-    return cpu
-
-
 def main(argv: list[str]) -> int:
     """Entry point of the supervisor.
 
     ``runner.py [--preload a,b] [--no-isolation] [--scrub DIRS] [--cpu-slot K]
     [--packages a,b]``.
     """
-    preload = list(DEFAULT_PRELOAD)
+    modules = list(DEFAULT_PRELOAD)
     isolation = True
     scrub: tuple[str, ...] = ()
     cpu: int | None = None
@@ -700,7 +608,7 @@ def main(argv: list[str]) -> int:
     while args:
         arg = args.pop(0)
         if arg == "--preload":
-            preload = [p for p in args.pop(0).split(",") if p]
+            modules = [p for p in args.pop(0).split(",") if p]
         elif arg == "--no-isolation":
             isolation = False
         elif arg == "--scrub":
@@ -713,7 +621,7 @@ def main(argv: list[str]) -> int:
         signal.signal(sig, signal.SIG_IGN)
     chan_out = os.dup(1)
     os.dup2(2, 1)
-    _preload(preload)
+    preload(modules)
     json.dumps({})  # warm the encoder before forking
     base64.b64decode(b"")
     supervisor = Supervisor(0, chan_out, isolation, scrub, cpu, packages)

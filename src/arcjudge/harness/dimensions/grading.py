@@ -35,10 +35,9 @@ from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import Engine
-from arcjudge.harness.core.jsonl import json_value, read_records, read_text_lines
 from arcjudge.harness.core.keys import module_fingerprint
 from arcjudge.harness.core.manifest import read_manifest
-from arcjudge.harness.core.programs import ProgramRecord, program_record, read_programs
+from arcjudge.harness.core.programs import ProgramRecord, program_record
 from arcjudge.harness.core.results import CandidateOutcome
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.build import (
@@ -48,10 +47,17 @@ from arcjudge.harness.dimensions.build import (
 )
 from arcjudge.harness.dimensions.configurations import EarlierPairs, read_earlier_pairs
 from arcjudge.harness.dimensions.consistency import agrees_many
+from arcjudge.harness.dimensions.grade_inputs import (
+    AnswerKey,
+    DefinitionResult,
+    ReadAnswer,
+    read_answers,
+    read_definitions,
+    read_replies,
+)
 from arcjudge.harness.dimensions.records import (
     CLASSIFICATION_SIZE,
     Consistency,
-    DimensionAnswer,
     DimensionItem,
     VerifierSpec,
     read_build_info,
@@ -68,8 +74,6 @@ from arcjudge.harness.dimensions.rules import (
     parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
-from arcjudge.harness.dimensions.strategies import parse_reply
-from arcjudge.harness.score.records import ScoreResult
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
@@ -79,7 +83,6 @@ from arcjudge.sandbox.types import (
     VERIFIER_LIMITS,
     Limits,
     Program,
-    ProgramStatus,
     Status,
 )
 from arcjudge.tasks import task_files
@@ -91,14 +94,11 @@ from arcjudge.vocabulary import (
     DIMENSIONS,
     Dimension,
     Judgment,
-    ScoreFailure,
     ScoreVerdict,
-    Split,
 )
 
 __all__ = ["DimensionScoreConfig", "DimensionScorer", "read_instances"]
 
-_PROBLEM_LIMIT = 200
 _CHUNK = 256  # inputs per sandbox call
 
 
@@ -138,35 +138,6 @@ class DimensionScoreConfig:
     after_files: tuple[Path, ...] = ()
 
 
-AnswerKey = tuple[str, str, str, Dimension]
-"""``(model, run, task_id, dimension)``: an item."""
-
-
-@dataclass(frozen=True)
-class _Answer:
-    """An answer read, with its line in the answers (or replies) file.
-
-    ``how`` is how a reply was parsed (``None`` for an answers file); ``problem`` why a
-    reply had no answer (``unparsable: ...``).
-    """
-
-    line: int
-    record: DimensionAnswer
-    how: str | None = None
-    problem: str | None = None
-
-
-@dataclass(frozen=True)
-class _DefinitionReply:
-    """A Definition reply: scored as a program by ``score``'s scorer."""
-
-    line: int
-    model: str
-    run: str
-    task_id: str
-    reply: object
-
-
 @dataclass(frozen=True)
 class _Parsed:
     """An answer in the shape its dimension's rule takes, or why it has none.
@@ -188,7 +159,7 @@ class _Parsed:
         return self.pair[0] if self.pair is not None else self.grid
 
 
-def _parse(read: _Answer) -> _Parsed:
+def _parse(read: ReadAnswer) -> _Parsed:
     """:func:`parse_answer` of an answer line, typed by dimension."""
     answer = read.record
     if read.problem is not None:
@@ -207,39 +178,6 @@ def _parse(read: _Answer) -> _Parsed:
     return _Parsed(grid=cast(Grid, value))
 
 
-@dataclass(frozen=True)
-class _Definition:
-    """The fields of an ``arcjudge score`` result that grading uses."""
-
-    program: str | int
-    verdict: ScoreVerdict
-    failure: ScoreFailure | None
-    status: ProgramStatus | None
-    splits: Mapping[str, tuple[int, int]]
-    code_sha256: str
-    entry_points: tuple[str, ...] | None = None  # what score ran it with, when recorded
-
-    @classmethod
-    def of(cls, result: ScoreResult) -> _Definition:
-        """The fields of a score result."""
-        return cls(
-            result.id,
-            result.verdict,
-            result.failure,
-            result.status,
-            {} if result.tally is None else result.tally.splits,
-            result.code_sha256,
-            result.entry_points or None,
-        )
-
-    def passes_train_test(self) -> bool:
-        """Right on every train and test pair (and at least one of each), no load failure."""
-        if self.status:
-            return False
-        parts = [self.splits.get(s) for s in (Split.TRAIN, Split.TEST)]
-        return all(p is not None and p[0] == p[1] and p[1] > 0 for p in parts)
-
-
 class DimensionScorer:
     """Grades answers; ``items`` and ``summary()`` hold the result after ``run``."""
 
@@ -251,20 +189,18 @@ class DimensionScorer:
         self.instances = read_instances(config.instances_file)
         self.tasks = sorted({t for t, _ in self.instances})
         self.verifier_specs = {t: r.verifier for (t, _), r in sorted(self.instances.items())}
-        self.problems: list[str] = []
-        self.problem_count = 0
-        self.duplicates = 0
-        self.unmatched = 0
-        self.answers: dict[AnswerKey, _Answer] = {}
-        self.definition_replies: list[_DefinitionReply] = []
         if (config.answers_file is None) == (config.replies_file is None):
             raise ValueError("give exactly one of answers_file and replies_file")
         if config.answers_file is not None:
-            self._read_answers(config.answers_file)
+            read = read_answers(config.answers_file, self.instances)
         else:
             assert config.replies_file is not None
-            self._read_replies(config.replies_file)
-        self.definitions: dict[tuple[str, str, str], _Definition] = {}
+            read = read_replies(config.replies_file, self.instances, config.attempts)
+        self.answers = read.answers
+        self.definition_replies = read.definition_replies
+        self.read_problems = read.problems
+        self.problems = read.problems.texts
+        self.definitions: dict[tuple[str, str, str], DefinitionResult] = {}
         self.codes: dict[str, str] = {}
         self.definition_notes: list[str] = []
         self.definition_results: list[str] = []  # results.jsonl lines of Definition replies
@@ -276,7 +212,11 @@ class DimensionScorer:
                     f"{config.replies_file}: has Definition replies, and Definition results "
                     "were given too (--definitions): use one"
                 )
-            self._read_definitions()
+            found = read_definitions(
+                config.definitions_dir, config.programs_file, config.entry_points
+            )
+            self.definitions, self.codes = found.definitions, found.codes
+            self.definition_notes = found.notes
         self._definition_scoring = self._definition_config() if self.definition_replies else None
         self.earlier: EarlierPairs | None = (
             read_earlier_pairs(config.after_files) if config.after_files else None
@@ -286,82 +226,6 @@ class DimensionScorer:
         self._fingerprints: dict[str, str] = {}
 
     # ------------------------------------------------------------------ inputs
-
-    def _problem(self, text: str) -> None:
-        self.problem_count += 1
-        if len(self.problems) < _PROBLEM_LIMIT:
-            self.problems.append(text)
-
-    def _objects(self, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-        """``(line number, object)`` per line; other lines are listed as problems."""
-        for number, text in enumerate(read_text_lines(path), 1):
-            if not text.strip():
-                continue
-            try:
-                data = json_value(text)
-            except ValueError as exc:
-                self._problem(f"line {number}: not valid JSON ({exc})")
-                continue
-            if not isinstance(data, dict):
-                self._problem(f"line {number}: not a JSON object")
-                continue
-            yield number, data
-
-    def _read_answers(self, path: Path) -> None:
-        for number, data in self._objects(path):
-            try:
-                record = DimensionAnswer.from_json(data)
-            except ValueError as exc:  # says what is missing or unknown
-                self._problem(f"line {number}: {exc}")
-                continue
-            dimension, task_id = record.dimension, record.task_id
-            if dimension is Dimension.DEFINITION:
-                self._problem(f"line {number}: definition is scored from --definitions; ignored")
-                continue
-            if (task_id, dimension) not in self.instances:
-                self.unmatched += 1
-                self._problem(f"line {number}: no {dimension} instance for task {task_id[:40]!r}")
-                continue
-            key = (record.model, record.run, task_id, dimension)
-            if key in self.answers:
-                self.duplicates += 1
-                self._problem(f"line {number}: second answer for the same item; ignored")
-                continue
-            self.answers[key] = _Answer(number, record)
-
-    def _read_replies(self, path: Path) -> None:
-        """Read raw replies; parse each into an answer (Definition replies kept as text)."""
-        definition_keys: set[AnswerKey] = set()
-        for number, data in self._objects(path):
-            missing = [k for k in ("id", "model", "run") if data.get(k) is None]
-            if "reply" not in data:
-                missing.append("reply")
-            if missing:
-                self._problem(f"line {number}: missing {', '.join(missing)}")
-                continue
-            task_id, _, name = str(data["id"]).rpartition("/")
-            dimension = Dimension(name) if name in BUILT_DIMENSIONS else None
-            if dimension is None or (task_id, dimension) not in self.instances:
-                self.unmatched += 1
-                self._problem(f"line {number}: no prompt {str(data['id'])[:60]!r} in the instances")
-                continue
-            key = (str(data["model"]), str(data["run"]), task_id, dimension)
-            if key in self.answers or key in definition_keys:
-                self.duplicates += 1
-                self._problem(f"line {number}: second reply for the same item; ignored")
-                continue
-            reply = data["reply"]
-            if dimension is Dimension.DEFINITION:
-                self.definition_replies.append(_DefinitionReply(number, *key[:3], reply))
-                definition_keys.add(key)
-                continue
-            tests = 1
-            if dimension is Dimension.OUTPUT_GRID:
-                tests = len(self.instances[(task_id, dimension)].test_inputs())
-            parsed = parse_reply(dimension, reply, tests=tests, attempts=self.config.attempts)
-            record = DimensionAnswer(task_id, dimension, key[0], key[1], parsed.answer)
-            problem = None if parsed.ok else parsed.how
-            self.answers[key] = _Answer(number, record, parsed.how, problem)
 
     def _definition_config(self) -> ScoreConfig:
         """How ``score`` scores Definition replies: the inputs the build recorded.
@@ -431,41 +295,6 @@ class DimensionScorer:
             limits=self.config.definition_limits,
             policy=PolicyMode.WARN,
         )
-
-    def _read_definitions(self) -> None:
-        directory = self.config.definitions_dir
-        assert directory is not None
-        results = read_records(directory / "results.jsonl", ScoreResult.from_json, "a score result")
-        for number, result in results:
-            model, run = result.fields.get("model"), result.fields.get("run")
-            if model is None or run is None:
-                self.definition_notes.append(f"line {number}: no model or run field; not used")
-                continue
-            key = (str(model), str(run), str(result.task_id))
-            if key in self.definitions:
-                self.definition_notes.append(f"line {number}: second program for {key}; ignored")
-                continue
-            self.definitions[key] = _Definition.of(result)
-        programs = self.config.programs_file
-        if programs is None:
-            try:
-                summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
-                recorded = summary.get("programs_file")
-            except (OSError, ValueError, AttributeError):
-                recorded = None
-            programs = Path(recorded) if recorded and Path(recorded).is_file() else None
-        if programs is None:
-            self.definition_notes.append(
-                "no programs file (give --programs): self-consistency not computed"
-            )
-            return
-        # Code is extracted from replies with the entry points score used (they decide
-        # which block is the program), so read once per entry-point list the results name.
-        lists = {d.entry_points or self.config.entry_points for d in self.definitions.values()}
-        for entry_points in sorted(lists or {self.config.entry_points}):
-            for record in read_programs(programs, entry_points):
-                code_hash = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
-                self.codes[code_hash] = record.code
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the instances' verifier sources import from (for the sandbox)."""
@@ -757,7 +586,7 @@ class DimensionScorer:
             self.definition_replies, scorer.scored(), records, strict=True
         ):
             cell = (reply.model, reply.run, reply.task_id)
-            self.definitions[cell] = _Definition.of(result)
+            self.definitions[cell] = DefinitionResult.of(result)
             if record.extraction is not None:
                 self.definition_hows[cell] = f"code: {record.extraction['reason']}"
         self.definition_results = list(scorer.result_lines())
@@ -814,9 +643,9 @@ class DimensionScorer:
             "items": len(self.items),
             "answers_read": len(self.answers),
             "answers_problems": self.problems,
-            "answers_problem_count": self.problem_count,
-            "duplicate_answers": self.duplicates,
-            "unmatched_answers": self.unmatched,
+            "answers_problem_count": self.read_problems.count,
+            "duplicate_answers": self.read_problems.duplicates,
+            "unmatched_answers": self.read_problems.unmatched,
             "definition_notes": self.definition_notes,
             "definition_replies": len(self.definition_replies),
             "definition_scoring": _scoring_json(self._definition_scoring),

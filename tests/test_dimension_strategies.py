@@ -29,7 +29,17 @@ from arcjudge.vocabulary import ANSWER_DIMENSIONS, BUILT_DIMENSIONS, Dimension
 
 PACKAGE = Path(strategies.__file__).resolve().parent
 SHARED = {"strategy"}  # modules of the package that hold no dimension
-PROTOCOL = ("DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible")
+PROTOCOL = (
+    "DIMENSION",
+    "PLACEHOLDERS",
+    "draw",
+    "parse_answer",
+    "read_reply",
+    "rule",
+    "texts",
+    "verifier_input",
+    "visible",
+)
 
 
 def _strategy_modules() -> list[str]:
@@ -49,10 +59,11 @@ def test_each_strategy_is_its_dimensions(dimension):
     for name in members:
         assert hasattr(strategy, name), f"{dimension}: no {name}"
     assert strategy.DIMENSION is dimension
-    for function in (strategy.draw, strategy.visible, strategy.texts):
+    for function in (strategy.draw, strategy.visible, strategy.texts, strategy.verifier_input):
         assert callable(function)
     answered = dimension in ANSWER_DIMENSIONS  # Definition: programs, score's rule
     assert (strategy.read_reply is not None) == answered
+    assert (strategy.parse_answer is not None) == answered
     assert (strategy.rule is not None) == answered
     assert (TEMPLATE_DIR / f"{dimension}.txt").is_file()
 

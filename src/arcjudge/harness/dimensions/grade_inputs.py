@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arcjudge.grids import Grid
 from arcjudge.harness.core.jsonl import json_value, read_records, read_text_lines
 from arcjudge.harness.core.programs import read_programs
 from arcjudge.harness.dimensions.records import DimensionAnswer, DimensionInstance
-from arcjudge.harness.dimensions.strategies import parse_reply
+from arcjudge.harness.dimensions.strategies import STRATEGIES, parse_answer, parse_reply
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.sandbox.types import ProgramStatus
 from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, ScoreFailure, ScoreVerdict, Split
@@ -30,8 +31,10 @@ __all__ = [
     "DefinitionReply",
     "DefinitionResult",
     "DefinitionsRead",
+    "ParsedAnswer",
     "ReadAnswer",
     "ReadProblems",
+    "parsed_answer",
     "read_answers",
     "read_definitions",
     "read_replies",
@@ -81,6 +84,34 @@ class ReadAnswer:
     record: DimensionAnswer
     how: str | None = None
     problem: str | None = None
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    """An answer in the shape its dimension's rule takes, or why it has none.
+
+    Attributes:
+        value: What the strategy's ``parse_answer`` returned (``None`` with a problem).
+        problem: Why there is no value (the reply's or the answer's).
+        verifier_input: The grid the task's verifier runs on for this answer, if any.
+    """
+
+    value: object = None
+    problem: str | None = None
+    verifier_input: Grid | None = None
+
+
+def parsed_answer(read: ReadAnswer) -> ParsedAnswer:
+    """An answer line parsed by its dimension's strategy (never raises on an answer)."""
+    answer = read.record
+    if read.problem is not None:
+        return ParsedAnswer(problem=read.problem)
+    if not answer.answered:
+        return ParsedAnswer(problem="the line has no 'answer' field")
+    value, reason = parse_answer(answer.dimension, answer.answer)
+    if value is None:
+        return ParsedAnswer(problem=reason or "not understood")
+    return ParsedAnswer(value, None, STRATEGIES[answer.dimension].verifier_input(value))
 
 
 @dataclass(frozen=True)

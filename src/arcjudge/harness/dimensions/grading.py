@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from arcjudge.errors import InputError
-from arcjudge.grids import Grid, to_lists
+from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.keys import module_fingerprint
@@ -43,14 +43,14 @@ from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.build import (
     DEFAULT_MIN_DISTANCE,
     EDIT_MAX_DISTANCE,
-    pair_digest,
 )
 from arcjudge.harness.dimensions.configurations import EarlierPairs, read_earlier_pairs
 from arcjudge.harness.dimensions.consistency import agrees_many
 from arcjudge.harness.dimensions.grade_inputs import (
     AnswerKey,
     DefinitionResult,
-    ReadAnswer,
+    ParsedAnswer,
+    parsed_answer,
     read_answers,
     read_definitions,
     read_replies,
@@ -66,14 +66,10 @@ from arcjudge.harness.dimensions.records import (
 from arcjudge.harness.dimensions.rules import (
     RuleVerdict,
     VerifierOutput,
-    classification_verdict,
-    editing_verdict,
-    generation_verdict,
-    inversion_verdict,
-    output_grid_verdict,
-    parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics
+from arcjudge.harness.dimensions.strategies import STRATEGIES
+from arcjudge.harness.dimensions.strategies.strategy import GradeSettings, RuleCase
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
@@ -138,46 +134,6 @@ class DimensionScoreConfig:
     after_files: tuple[Path, ...] = ()
 
 
-@dataclass(frozen=True)
-class _Parsed:
-    """An answer in the shape its dimension's rule takes, or why it has none.
-
-    Exactly one of ``judgments`` (classification), ``pair`` (generation, editing),
-    ``grid`` (inversion: the proposed input), ``outputs`` (output grid: per test input,
-    the attempts) and ``problem`` is set.
-    """
-
-    judgments: tuple[bool, ...] = ()
-    pair: tuple[Grid, Grid] | None = None
-    grid: Grid | None = None
-    outputs: tuple[tuple[Grid, ...], ...] | None = None
-    problem: str | None = None
-
-    @property
-    def input(self) -> Grid | None:
-        """The input grid the answer proposes (what the verifier runs on), if any."""
-        return self.pair[0] if self.pair is not None else self.grid
-
-
-def _parse(read: ReadAnswer) -> _Parsed:
-    """:func:`parse_answer` of an answer line, typed by dimension."""
-    answer = read.record
-    if read.problem is not None:
-        return _Parsed(problem=read.problem)
-    if not answer.answered:
-        return _Parsed(problem="the line has no 'answer' field")
-    value, reason = parse_answer(answer.dimension, answer.answer)
-    if value is None:
-        return _Parsed(problem=reason or "not understood")
-    if answer.dimension is Dimension.CLASSIFICATION:
-        return _Parsed(judgments=cast(tuple[bool, ...], value))
-    if answer.dimension in (Dimension.GENERATION, Dimension.EDITING):
-        return _Parsed(pair=cast(tuple[Grid, Grid], value))
-    if answer.dimension is Dimension.OUTPUT_GRID:
-        return _Parsed(outputs=cast(tuple[tuple[Grid, ...], ...], value))
-    return _Parsed(grid=cast(Grid, value))
-
-
 class DimensionScorer:
     """Grades answers; ``items`` and ``summary()`` hold the result after ``run``."""
 
@@ -220,6 +176,13 @@ class DimensionScorer:
         self._definition_scoring = self._definition_config() if self.definition_replies else None
         self.earlier: EarlierPairs | None = (
             read_earlier_pairs(config.after_files) if config.after_files else None
+        )
+        self._settings = GradeSettings(
+            config.min_distance,
+            config.edit_max_distance,
+            config.exclude_arcgen,
+            config.strict_generation,
+            config.attempts,
         )
         self.items: list[DimensionItem] = []
         self._verifiers: dict[str, VerifierSource] = {}
@@ -335,17 +298,17 @@ class DimensionScorer:
             entry["runs"].add(reply.run)
         return models
 
-    def _parsed(self) -> dict[AnswerKey, _Parsed]:
-        return {key: _parse(answer) for key, answer in self.answers.items()}
+    def _parsed(self) -> dict[AnswerKey, ParsedAnswer]:
+        return {key: parsed_answer(answer) for key, answer in self.answers.items()}
 
     def _verifier_outputs(
-        self, engine: Engine, parsed: Mapping[AnswerKey, _Parsed]
+        self, engine: Engine, parsed: Mapping[AnswerKey, ParsedAnswer]
     ) -> dict[tuple[str, Grid], VerifierOutput]:
         """Run each task's verifier on every input the answers propose (one call a task)."""
         wanted: dict[str, dict[Grid, None]] = {}
         for (_, _, task_id, _), answer in parsed.items():
-            if answer.input is not None:  # generation, editing and inversion answers
-                wanted.setdefault(task_id, {})[answer.input] = None
+            if answer.verifier_input is not None:
+                wanted.setdefault(task_id, {})[answer.verifier_input] = None
         calls, owners = [], []
         for task_id in sorted(wanted):
             spec = self.verifier_specs[task_id]
@@ -379,53 +342,22 @@ class DimensionScorer:
         self,
         task_id: str,
         dim: Dimension,
-        answer: _Parsed,
+        answer: ParsedAnswer,
         outputs: Mapping[tuple[str, Grid], VerifierOutput],
         earlier: tuple[tuple[Grid, Grid], ...] = (),
     ) -> RuleVerdict:
-        """An answer's verdict; ``earlier``: Generation pairs accepted in earlier configurations."""
-        instance = self.instances[(task_id, dim)]
+        """An answer's verdict by its dimension's rule (through the strategy table).
+
+        ``earlier``: Generation pairs accepted in earlier configurations.
+        """
+        rule = STRATEGIES[dim].rule
+        if rule is None:
+            raise ValueError(f"no rule for {dim!r} and this answer")
         missing: VerifierOutput = (Status.INFRA, None)
-        if dim is Dimension.CLASSIFICATION:
-            verdict = classification_verdict(instance.labels(), answer.judgments)
-            # the candidate type per slot, for failure rates per type (dimensions analyze)
-            return replace(verdict, detail={**verdict.detail, "kinds": list(instance.kinds())})
-        if dim is Dimension.GENERATION and answer.pair is not None:
-            pair = answer.pair
-            digest = pair_digest(*pair)
-            digests = set(instance.arcgen_digests()) if self.config.exclude_arcgen else None
-            verdict = generation_verdict(
-                pair,
-                outputs.get((task_id, pair[0]), missing),
-                instance.avoid(),
-                self.config.min_distance,
-                digests,
-                digest if digests is not None else None,
-                strict=self.config.strict_generation,
-                earlier=earlier,
-            )
-            # whether the pair equals an ARC-GEN pair, for the stricter control (analyze),
-            # and the pair itself (a later configuration's prompt lists it when accepted)
-            exact = digest in instance.arcgen_digests()
-            shown = {"input": to_lists(pair[0]), "output": to_lists(pair[1])}
-            detail = {**verdict.detail, "arcgen_exact": exact, "pair": shown}
-            return replace(verdict, detail=detail)
-        if dim is Dimension.EDITING and answer.pair is not None:
-            return editing_verdict(
-                instance.shown_pair(),
-                answer.pair,
-                outputs.get((task_id, answer.pair[0]), missing),
-                self.config.edit_max_distance,
-            )
-        if dim is Dimension.INVERSION and answer.grid is not None:
-            return inversion_verdict(
-                instance.shown_output(), outputs.get((task_id, answer.grid), missing)
-            )
-        if dim is Dimension.OUTPUT_GRID and answer.outputs is not None:
-            return output_grid_verdict(
-                instance.test_outputs(), answer.outputs, self.config.attempts
-            )
-        raise ValueError(f"no rule for {dim!r} and this answer")
+        given = answer.verifier_input
+        verifier = missing if given is None else outputs.get((task_id, given), missing)
+        instance = self.instances[(task_id, dim)]
+        return rule(RuleCase(instance, answer.value, verifier, self._settings, earlier))
 
     def _definition_item(self, model: str, run: str, task_id: str) -> DimensionItem:
         record = self.definitions.get((model, run, task_id))
@@ -443,7 +375,7 @@ class DimensionScorer:
 
     # ----------------------------------------------------------- consistency
 
-    def _consistency(self, engine: Engine, parsed: Mapping[AnswerKey, _Parsed]) -> None:
+    def _consistency(self, engine: Engine, parsed: Mapping[AnswerKey, ParsedAnswer]) -> None:
         """Run each Definition program on its model's answers; annotate items."""
         by_cell: dict[tuple[str, str, str], list[int]] = {}  # -> indices into self.items
         for index, item in enumerate(self.items):
@@ -468,10 +400,10 @@ class DimensionScorer:
                 if dim is Dimension.CLASSIFICATION:
                     for i, (grid_in, grid_out) in enumerate(instance.candidates()):
                         checks.append((index, i, grid_in, grid_out))
-                elif answer.pair is not None:  # generation
-                    checks.append((index, None, *answer.pair))
-                elif answer.grid is not None:  # inversion
-                    checks.append((index, None, answer.grid, instance.shown_output()))
+                elif dim is Dimension.GENERATION:
+                    checks.append((index, None, *cast(tuple[Grid, Grid], answer.value)))
+                elif dim is Dimension.INVERSION:
+                    checks.append((index, None, cast(Grid, answer.value), instance.shown_output()))
             if not checks:
                 continue
             # The entry points score ran the program with (``--entrypoint``), so the same
@@ -492,7 +424,8 @@ class DimensionScorer:
             judgments: tuple[bool, ...] = ()
             labels: tuple[Judgment, ...] = ()
             if any(position is not None for _, position, _, _ in checks):  # classification
-                judgments = parsed[(*cell, Dimension.CLASSIFICATION)].judgments
+                judged_slots = parsed[(*cell, Dimension.CLASSIFICATION)].value
+                judgments = cast(tuple[bool, ...], judged_slots)
                 labels = self.instances[(cell[2], Dimension.CLASSIFICATION)].labels()
             agree: dict[int, list[bool | None]] = {}
             right: dict[int, list[bool | None]] = {}
@@ -595,7 +528,7 @@ class DimensionScorer:
     def _item(
         self,
         key: AnswerKey,
-        parsed: Mapping[AnswerKey, _Parsed],
+        parsed: Mapping[AnswerKey, ParsedAnswer],
         outputs: Mapping[tuple[str, Grid], VerifierOutput],
     ) -> DimensionItem:
         answer = parsed.get(key)

@@ -13,6 +13,13 @@ self-consistency. Every verifier call, and every call of a model's Definition pr
 runs in the sandbox, which is given input grids only, through the engine and the result
 store (so an interrupted run resumes where it stopped).
 
+The pipeline: the readers (:mod:`.grade_inputs`) give typed answers per item; Definition
+replies are scored (:mod:`.definition_scoring`); the verifier runs once per task on the
+inputs the answers propose (each strategy's ``verifier_input``); each answer gets its
+strategy's ``rule`` (through :data:`.strategies.STRATEGIES`); the models' Definition
+programs are checked against their answers (:mod:`.self_consistency`); items and the
+summary are written.
+
 One *item* is graded per ``(model, run, task, dimension)``: for every run of a model and
 every instance of a dimension the model answered at all (in any run), so a missing answer
 is a failed item (``no answer``), while a dimension the model never answered is reported
@@ -23,29 +30,26 @@ answer fails its item with the reason.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import Engine
 from arcjudge.harness.core.keys import module_fingerprint
-from arcjudge.harness.core.manifest import read_manifest
-from arcjudge.harness.core.programs import ProgramRecord, program_record
 from arcjudge.harness.core.results import CandidateOutcome
 from arcjudge.harness.core.store import ResultStore
-from arcjudge.harness.dimensions.build import (
-    DEFAULT_MIN_DISTANCE,
-    EDIT_MAX_DISTANCE,
-)
+from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE
 from arcjudge.harness.dimensions.configurations import EarlierPairs, read_earlier_pairs
-from arcjudge.harness.dimensions.consistency import agrees_many
+from arcjudge.harness.dimensions.definition_scoring import (
+    definition_score_config,
+    score_definition_replies,
+    scoring_json,
+)
 from arcjudge.harness.dimensions.grade_inputs import (
     AnswerKey,
     DefinitionResult,
@@ -55,41 +59,23 @@ from arcjudge.harness.dimensions.grade_inputs import (
     read_definitions,
     read_replies,
 )
-from arcjudge.harness.dimensions.records import (
-    CLASSIFICATION_SIZE,
-    Consistency,
-    DimensionItem,
-    VerifierSpec,
-    read_build_info,
-    read_instances,
-)
-from arcjudge.harness.dimensions.rules import (
-    RuleVerdict,
-    VerifierOutput,
-)
+from arcjudge.harness.dimensions.records import DimensionItem, VerifierSpec, read_instances
+from arcjudge.harness.dimensions.rules import RuleVerdict, VerifierOutput
+from arcjudge.harness.dimensions.self_consistency import ProgramsOfModels, with_consistency
 from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.dimensions.strategies import STRATEGIES
 from arcjudge.harness.dimensions.strategies.strategy import GradeSettings, RuleCase
-from arcjudge.harness.score.scorer import ScoreConfig, Scorer
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import (
-    DEFINITION_LIMITS,
-    VERIFIER_LIMITS,
-    Limits,
-    Program,
-    Status,
-)
-from arcjudge.tasks import task_files
-from arcjudge.verifiers.sources import GeneratorSource, SourceError, VerifierSource
+from arcjudge.sandbox.types import DEFINITION_LIMITS, VERIFIER_LIMITS, Limits, Status
+from arcjudge.verifiers.sources import SourceError, VerifierSource
 from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
     CONSISTENCY_DIMENSIONS,
     DEFINITION_ENTRY_POINTS,
     DIMENSIONS,
     Dimension,
-    Judgment,
     ScoreVerdict,
 )
 
@@ -173,7 +159,18 @@ class DimensionScorer:
             )
             self.definitions, self.codes = found.definitions, found.codes
             self.definition_notes = found.notes
-        self._definition_scoring = self._definition_config() if self.definition_replies else None
+        self._definition_scoring = (
+            definition_score_config(
+                config.instances_file,
+                config.replies_file,
+                self.instances,
+                config.definition_samples,
+                config.entry_points,
+                config.definition_limits,
+            )
+            if self.definition_replies
+            else None
+        )
         self.earlier: EarlierPairs | None = (
             read_earlier_pairs(config.after_files) if config.after_files else None
         )
@@ -189,75 +186,6 @@ class DimensionScorer:
         self._fingerprints: dict[str, str] = {}
 
     # ------------------------------------------------------------------ inputs
-
-    def _definition_config(self) -> ScoreConfig:
-        """How ``score`` scores Definition replies: the inputs the build recorded.
-
-        The generator is the build's (``--generator``, its ``--samples``) when the build
-        recorded one, else the validate run's (its sample count); ``--samples`` overrides
-        the count either way.
-
-        Raises:
-            InputError: When the build's record is missing or names missing inputs.
-        """
-        path = self.config.instances_file.parent / "build.json"
-        try:
-            build = read_build_info(path)
-        except FileNotFoundError:
-            raise InputError(
-                f"{path}: missing; Definition replies are scored on the inputs the build "
-                "records there (keep build.json beside instances.jsonl)"
-            ) from None
-        if build.inputs is None:
-            raise InputError(f"{path}: not a dimensions build record (field 'inputs': missing)")
-        inputs = build.inputs
-        tasks, arcgen, manifest_dir = inputs.tasks, inputs.arcgen, inputs.manifest
-        built_with, built_samples, built_seed = (
-            inputs.generator,
-            build.generator_samples,
-            build.seed,
-        )
-        for what, given in (("tasks", tasks), ("arcgen", arcgen), ("manifest", manifest_dir)):
-            if given is not None and not Path(given).is_dir():
-                raise InputError(
-                    f"{path}: the build's {what} directory {given!r} does not exist here "
-                    "(relative paths are read from the current directory)"
-                )
-        task_files(Path(tasks))
-        manifest = json.loads(read_manifest(Path(manifest_dir)).path.read_text(encoding="utf-8"))
-        # The build's generator when it drew its valid pairs from one, else validate's.
-        where: Path | None = None
-        spec, samples = manifest.get("generator"), manifest.get("samples") or 0
-        if built_with:
-            spec, samples, where = built_with, built_samples or 0, path
-        if self.config.definition_samples is not None:
-            samples = self.config.definition_samples
-        generator = None
-        if spec and samples:
-            try:
-                generator = GeneratorSource(str(spec["kind"]), str(spec["path"]))
-            except (SourceError, KeyError, TypeError) as exc:
-                named = where or f"{manifest_dir}/manifest.json"
-                raise InputError(f"{named}: generator: {exc}") from None
-        # The build's seed (a configuration's own: its Definition sees its own samples).
-        seed = next(iter(self.instances.values())).seed
-        if built_seed is not None and built_seed != seed:
-            raise InputError(
-                f"{path}: seed {built_seed!r}, but the instances beside it were built with "
-                f"seed {seed} (build.json of another build?)"
-            )
-        return ScoreConfig(
-            programs_file=self.config.replies_file or self.config.instances_file,
-            tasks_dir=Path(tasks),
-            arcgen_dir=Path(arcgen) if arcgen else None,
-            generator=generator,
-            samples=samples if generator is not None else 0,
-            seed=seed,
-            verifiers_dir=Path(manifest_dir) if generator is not None else None,
-            entry_points=self.config.entry_points,
-            limits=self.config.definition_limits,
-            policy=PolicyMode.WARN,
-        )
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the instances' verifier sources import from (for the sandbox)."""
@@ -373,79 +301,6 @@ class DimensionScorer:
             reason += f" ({record.status})"
         return DimensionItem(*cell, passed=False, reason=reason, detail=detail, how=how)
 
-    # ----------------------------------------------------------- consistency
-
-    def _consistency(self, engine: Engine, parsed: Mapping[AnswerKey, ParsedAnswer]) -> None:
-        """Run each Definition program on its model's answers; annotate items."""
-        by_cell: dict[tuple[str, str, str], list[int]] = {}  # -> indices into self.items
-        for index, item in enumerate(self.items):
-            if item.dimension in CONSISTENCY_DIMENSIONS:
-                by_cell.setdefault((item.model, item.run, item.task_id), []).append(index)
-        # (item index, candidate position or None, input, output) per pair to check
-        Check = tuple[int, int | None, Grid, Grid]
-        programs: list[tuple[Program, list[tuple[object, object]]]] = []
-        plans: list[tuple[tuple[str, str, str], list[Check]]] = []
-        for cell in sorted(by_cell):
-            record = self.definitions.get(cell)
-            code = self.codes.get(str(record.code_sha256)) if record else None
-            if record is None or code is None:
-                continue
-            checks: list[Check] = []
-            for index in by_cell[cell]:
-                dim = self.items[index].dimension
-                answer = parsed.get((*cell, dim))
-                if answer is None or answer.problem is not None:
-                    continue
-                instance = self.instances[(cell[2], dim)]
-                if dim is Dimension.CLASSIFICATION:
-                    for i, (grid_in, grid_out) in enumerate(instance.candidates()):
-                        checks.append((index, i, grid_in, grid_out))
-                elif dim is Dimension.GENERATION:
-                    checks.append((index, None, *cast(tuple[Grid, Grid], answer.value)))
-                elif dim is Dimension.INVERSION:
-                    checks.append((index, None, cast(Grid, answer.value), instance.shown_output()))
-            if not checks:
-                continue
-            # The entry points score ran the program with (``--entrypoint``), so the same
-            # function is called here; the default list for results that do not say.
-            entry_points = record.entry_points or self.config.entry_points
-            program = Program(code.encode("utf-8"), entry_points, (), "list", str(record.program))
-            programs.append((program, [(c[2], c[3]) for c in checks]))
-            plans.append((cell, checks))
-
-        def done(index: int) -> None:
-            if self.progress:
-                self.progress(1)
-
-        runs = agrees_many(programs, engine, done)
-        for (cell, checks), agreement in zip(plans, runs, strict=True):
-            definition = self.definitions.get(cell)
-            passes = definition is not None and definition.passes_train_test()
-            judgments: tuple[bool, ...] = ()
-            labels: tuple[Judgment, ...] = ()
-            if any(position is not None for _, position, _, _ in checks):  # classification
-                judged_slots = parsed[(*cell, Dimension.CLASSIFICATION)].value
-                judgments = cast(tuple[bool, ...], judged_slots)
-                labels = self.instances[(cell[2], Dimension.CLASSIFICATION)].labels()
-            agree: dict[int, list[bool | None]] = {}
-            right: dict[int, list[bool | None]] = {}
-            for (index, position, _, _), says_valid in zip(checks, agreement, strict=True):
-                if position is None:
-                    self.items[index] = replace(
-                        self.items[index], consistency=Consistency(passes, says_valid)
-                    )
-                    continue
-                judged = judgments[position]
-                agree.setdefault(index, [None] * CLASSIFICATION_SIZE)[position] = (
-                    judged == says_valid
-                )
-                right.setdefault(index, [None] * CLASSIFICATION_SIZE)[position] = judged == (
-                    labels[position] == Judgment.VALID
-                )
-            for index, flags in agree.items():
-                info = Consistency(passes, tuple(flags), tuple(right[index]))
-                self.items[index] = replace(self.items[index], consistency=info)
-
     # -------------------------------------------------------------------- run
 
     def work(self) -> int:
@@ -471,7 +326,13 @@ class DimensionScorer:
         """
         verifiers = Engine(sandbox, store, self.config.verifier_limits, PolicyMode.OFF, _CHUNK)
         if self._definition_scoring is not None:
-            self._score_definition_replies(self._definition_scoring, sandbox, store)
+            scored = score_definition_replies(
+                self.definition_replies, self._definition_scoring, sandbox, store, self.progress
+            )
+            self.definitions, self.codes = scored.definitions, scored.codes
+            self.definition_hows = scored.hows
+            self.definition_results = scored.result_lines
+            self.definition_generator = scored.generator_report
         parsed = self._parsed()
         outputs = self._verifier_outputs(verifiers, parsed)
         models = self._models()
@@ -482,7 +343,7 @@ class DimensionScorer:
                     for dim in BUILT_DIMENSIONS:
                         if (task_id, dim) not in self.instances:
                             continue
-                        if dim is Dimension.DEFINITION:
+                        if STRATEGIES[dim].rule is None:  # Definition: score's results
                             if self.config.definitions_dir is not None or self.definition_replies:
                                 self.items.append(self._definition_item(model, run, task_id))
                             continue
@@ -493,37 +354,10 @@ class DimensionScorer:
             definitions = Engine(
                 sandbox, store, self.config.definition_limits, PolicyMode.OFF, _CHUNK
             )
-            self._consistency(definitions, parsed)
-
-    def _score_definition_replies(
-        self, config: ScoreConfig, sandbox: Sandbox, store: ResultStore
-    ) -> None:
-        """Score the Definition replies as ``arcjudge score`` would, in the sandbox."""
-        records: list[ProgramRecord] = []
-        for reply in self.definition_replies:
-            fields = {
-                "id": f"replies:{reply.line}",
-                "task_id": reply.task_id,
-                "model": reply.model,
-                "run": reply.run,
-                "response": reply.reply if isinstance(reply.reply, str) else "",
-            }
-            record = program_record(reply.line, fields, config.entry_points)
-            assert record is not None  # a response string is always given
-            records.append(record)
-            code_hash = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
-            self.codes[code_hash] = record.code
-        scorer = Scorer(config, sandbox, store, self.progress, records=records)
-        scorer.run()
-        for reply, result, record in zip(
-            self.definition_replies, scorer.scored(), records, strict=True
-        ):
-            cell = (reply.model, reply.run, reply.task_id)
-            self.definitions[cell] = DefinitionResult.of(result)
-            if record.extraction is not None:
-                self.definition_hows[cell] = f"code: {record.extraction['reason']}"
-        self.definition_results = list(scorer.result_lines())
-        self.definition_generator = scorer.generator_report
+            programs = ProgramsOfModels(self.definitions, self.codes, self.config.entry_points)
+            self.items = with_consistency(
+                self.items, parsed, self.instances, programs, definitions, self.progress
+            )
 
     def _item(
         self,
@@ -581,7 +415,7 @@ class DimensionScorer:
             "unmatched_answers": self.read_problems.unmatched,
             "definition_notes": self.definition_notes,
             "definition_replies": len(self.definition_replies),
-            "definition_scoring": _scoring_json(self._definition_scoring),
+            "definition_scoring": scoring_json(self._definition_scoring),
             "failure_reasons": dict(sorted(reasons.items())),
             "models": model_statistics(self.items, self.full_tasks()),
             **self._after_summary(),
@@ -605,21 +439,6 @@ class DimensionScorer:
                 "unmatched": [list(c) for c in self.after_unmatched()],
             }
         }
-
-
-def _scoring_json(config: ScoreConfig | None) -> dict[str, Any] | None:
-    """Where Definition replies were scored (``None`` when there were none)."""
-    if config is None:
-        return None
-    generator = config.generator
-    return {
-        "tasks": str(config.tasks_dir),
-        "arcgen": str(config.arcgen_dir) if config.arcgen_dir else None,
-        "generator": {"kind": generator.kind, "path": str(generator.path)} if generator else None,
-        "samples": config.samples,
-        "seed": config.seed,
-        "verifiers": str(config.verifiers_dir) if config.verifiers_dir else None,
-    }
 
 
 def _reason_class(reason: str | None) -> str:

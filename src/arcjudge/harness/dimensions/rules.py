@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.sandbox.types import Status
@@ -51,6 +51,7 @@ __all__ = [
     "normalize_dimension",
     "output_grid_verdict",
     "pair_answer",
+    "pair_input",
 ]
 
 VerifierOutput = tuple[Status, Grid | None]
@@ -111,6 +112,11 @@ def pair_answer(answer: object, what: str) -> tuple[tuple[Grid, Grid] | None, st
     if grid_out is None:
         return None, reason
     return (grid_in, grid_out), None
+
+
+def pair_input(answer: object) -> Grid | None:
+    """The input grid of a parsed pair answer (what the verifier runs on)."""
+    return cast(tuple[Grid, Grid], answer)[0]
 
 
 def _differing(a: Grid, b: Grid) -> tuple[int, int]:

@@ -22,12 +22,12 @@ from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pa
 from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionInstance
 from arcjudge.harness.dimensions.replies import ParsedReply, ReplyLines, split_reply, unparsable
 from arcjudge.harness.dimensions.rules import RuleVerdict, classification_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, Rule, RuleCase, whole_reply
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import INVALID_KINDS, Dimension, GridFormat, Judgment
 
 __all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
-__all__ += ["verifier_input", "visible"]
+__all__ += ["consistency", "verifier_input", "visible"]
 __all__ += ["CLASSIFICATION_CANDIDATES", "parse_judgments"]
 
 DIMENSION = Dimension.CLASSIFICATION
@@ -274,7 +274,7 @@ def parse_judgments(reply: object) -> ParsedReply[list[str]]:
     return unparsable("no judgments found")
 
 
-read_reply: ReadReply = whole_reply(parse_judgments)
+read_reply = whole_reply(parse_judgments)
 
 
 # ---------------------------------------------------------------------------- grade
@@ -305,7 +305,7 @@ def verifier_input(answer: object) -> Grid | None:
     return None
 
 
-def _rule(case: RuleCase) -> RuleVerdict:
+def rule(case: RuleCase) -> RuleVerdict:
     """:func:`..rules.classification_verdict`, with the candidate type per slot (``kinds``)."""
     judgments = cast(tuple[bool, ...], case.answer)
     verdict = classification_verdict(case.instance.labels(), judgments)
@@ -313,4 +313,7 @@ def _rule(case: RuleCase) -> RuleVerdict:
     return replace(verdict, detail={**verdict.detail, "kinds": list(case.instance.kinds())})
 
 
-rule: Rule = _rule
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck:
+    """Every candidate, with the answer's judgment and the hidden label of each."""
+    truths = tuple(label == Judgment.VALID for label in instance.labels())
+    return ConsistencyCheck(instance.candidates(), cast(tuple[bool, ...], answer), truths)

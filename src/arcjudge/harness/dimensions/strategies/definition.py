@@ -17,12 +17,17 @@ from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan
 from arcjudge.harness.dimensions.records import DimensionInstance, prompt_id
 from arcjudge.harness.dimensions.strategies.output_grid import inputs_texts
-from arcjudge.harness.dimensions.strategies.strategy import ParseAnswer, ReadReply, Rule
+from arcjudge.harness.dimensions.strategies.strategy import (
+    ConsistencyCheck,
+    ParseAnswer,
+    ReadReply,
+    Rule,
+)
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
 __all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
-__all__ += ["verifier_input", "visible"]
+__all__ += ["consistency", "verifier_input", "visible"]
 
 DIMENSION = Dimension.DEFINITION
 
@@ -76,4 +81,9 @@ parse_answer: ParseAnswer | None = None
 
 def verifier_input(answer: object) -> Grid | None:
     """None: a program is scored by ``arcjudge score``."""
+    return None
+
+
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:
+    """None: no self-consistency check for this dimension."""
     return None

@@ -20,13 +20,19 @@ from arcjudge.harness.dimensions.mixture import draw as draw_kind
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
 from arcjudge.harness.dimensions.records import DimensionInstance
 from arcjudge.harness.dimensions.replies import parse_pair
-from arcjudge.harness.dimensions.rules import RuleVerdict, distance, editing_verdict, pair_answer
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, Rule, RuleCase, whole_reply
+from arcjudge.harness.dimensions.rules import (
+    RuleVerdict,
+    distance,
+    editing_verdict,
+    pair_answer,
+    pair_input,
+)
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
 __all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
-__all__ += ["verifier_input", "visible"]
+__all__ += ["consistency", "verifier_input", "visible"]
 __all__ += ["EDIT_MAX_DISTANCE", "best_repair"]
 
 DIMENSION = Dimension.EDITING
@@ -101,7 +107,9 @@ def texts(
     return {"pair": pair_text(read_pairs([visible["pair"]])[0], grid_format)}
 
 
-read_reply: ReadReply = whole_reply(parse_pair)
+read_reply = whole_reply(parse_pair)
+
+verifier_input = pair_input
 
 
 def parse_answer(answer: object) -> tuple[tuple[Grid, Grid] | None, str | None]:
@@ -109,12 +117,7 @@ def parse_answer(answer: object) -> tuple[tuple[Grid, Grid] | None, str | None]:
     return pair_answer(answer, DIMENSION)
 
 
-def verifier_input(answer: object) -> Grid | None:
-    """The edited input."""
-    return cast(tuple[Grid, Grid], answer)[0]
-
-
-def _rule(case: RuleCase) -> RuleVerdict:
+def rule(case: RuleCase) -> RuleVerdict:
     """:func:`..rules.editing_verdict` against the pair shown."""
     edited = cast(tuple[Grid, Grid], case.answer)
     return editing_verdict(
@@ -122,4 +125,6 @@ def _rule(case: RuleCase) -> RuleVerdict:
     )
 
 
-rule: Rule = _rule
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:
+    """None: no self-consistency check for this dimension."""
+    return None

@@ -15,13 +15,7 @@ from typing import Any, cast
 
 from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
-from arcjudge.harness.dimensions.plan import (
-    DrawSettings,
-    Payload,
-    TaskPlan,
-    pair_digest,
-    pair_json,
-)
+from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_digest, pair_json
 from arcjudge.harness.dimensions.records import DimensionInstance
 from arcjudge.harness.dimensions.replies import parse_pair
 from arcjudge.harness.dimensions.rules import (
@@ -29,13 +23,14 @@ from arcjudge.harness.dimensions.rules import (
     generation_verdict,
     is_copy,
     pair_answer,
+    pair_input,
 )
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, Rule, RuleCase, whole_reply
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
 __all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
-__all__ += ["verifier_input", "visible"]
+__all__ += ["consistency", "verifier_input", "visible"]
 __all__ += ["DEFAULT_MIN_DISTANCE"]
 
 DIMENSION = Dimension.GENERATION
@@ -92,7 +87,9 @@ def texts(
     }
 
 
-read_reply: ReadReply = whole_reply(parse_pair)
+read_reply = whole_reply(parse_pair)
+
+verifier_input = pair_input
 
 
 def parse_answer(answer: object) -> tuple[tuple[Grid, Grid] | None, str | None]:
@@ -100,12 +97,7 @@ def parse_answer(answer: object) -> tuple[tuple[Grid, Grid] | None, str | None]:
     return pair_answer(answer, DIMENSION)
 
 
-def verifier_input(answer: object) -> Grid | None:
-    """The generated input."""
-    return cast(tuple[Grid, Grid], answer)[0]
-
-
-def _rule(case: RuleCase) -> RuleVerdict:
+def rule(case: RuleCase) -> RuleVerdict:
     """:func:`..rules.generation_verdict`, with ``arcgen_exact`` and the pair itself."""
     pair = cast(tuple[Grid, Grid], case.answer)
     instance, settings = case.instance, case.settings
@@ -128,4 +120,6 @@ def _rule(case: RuleCase) -> RuleVerdict:
     return replace(verdict, detail={**verdict.detail, "arcgen_exact": exact, "pair": shown})
 
 
-rule: Rule = _rule
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck:
+    """The generated pair."""
+    return ConsistencyCheck((cast(tuple[Grid, Grid], answer),))

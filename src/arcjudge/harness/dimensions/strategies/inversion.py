@@ -17,12 +17,12 @@ from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan
 from arcjudge.harness.dimensions.records import DimensionInstance
 from arcjudge.harness.dimensions.replies import parse_grid
 from arcjudge.harness.dimensions.rules import RuleVerdict, grid_answer, inversion_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, Rule, RuleCase, whole_reply
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
 __all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
-__all__ += ["verifier_input", "visible"]
+__all__ += ["consistency", "verifier_input", "visible"]
 
 DIMENSION = Dimension.INVERSION
 
@@ -51,7 +51,7 @@ def texts(
     return {"output": grid_block(to_grid(visible["output"]), grid_format)}
 
 
-read_reply: ReadReply = whole_reply(parse_grid)
+read_reply = whole_reply(parse_grid)
 
 
 def parse_answer(answer: object) -> tuple[Grid | None, str | None]:
@@ -68,9 +68,11 @@ def verifier_input(answer: object) -> Grid | None:
     return cast(Grid, answer)
 
 
-def _rule(case: RuleCase) -> RuleVerdict:
+def rule(case: RuleCase) -> RuleVerdict:
     """:func:`..rules.inversion_verdict` against the output shown."""
     return inversion_verdict(case.instance.shown_output(), case.verifier)
 
 
-rule: Rule = _rule
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck:
+    """The proposed input with the output shown."""
+    return ConsistencyCheck(((cast(Grid, answer), instance.shown_output()),))

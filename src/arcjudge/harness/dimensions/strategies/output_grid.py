@@ -23,12 +23,12 @@ from arcjudge.harness.dimensions.replies import (
     unparsable,
 )
 from arcjudge.harness.dimensions.rules import RuleVerdict, output_grid_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, Rule, RuleCase
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, ReadReply, RuleCase
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
 __all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
-__all__ += ["verifier_input", "visible"]
+__all__ += ["consistency", "verifier_input", "visible"]
 __all__ += ["inputs_texts", "parse_outputs"]
 
 DIMENSION = Dimension.OUTPUT_GRID
@@ -170,10 +170,12 @@ def verifier_input(answer: object) -> Grid | None:
     return None
 
 
-def _rule(case: RuleCase) -> RuleVerdict:
+def rule(case: RuleCase) -> RuleVerdict:
     """:func:`..rules.output_grid_verdict` (pass@k, ``attempts`` of the settings)."""
     outputs = cast(tuple[tuple[Grid, ...], ...], case.answer)
     return output_grid_verdict(case.instance.test_outputs(), outputs, case.settings.attempts)
 
 
-rule: Rule = _rule
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:
+    """None: no self-consistency check for this dimension."""
+    return None

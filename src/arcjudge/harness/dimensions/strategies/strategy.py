@@ -22,6 +22,7 @@ from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
 __all__ = [
+    "ConsistencyCheck",
     "DimensionStrategy",
     "GradeSettings",
     "ParseAnswer",
@@ -80,6 +81,24 @@ class RuleCase:
     earlier: tuple[tuple[Grid, Grid], ...] = ()
 
 
+@dataclass(frozen=True)
+class ConsistencyCheck:
+    """Self-consistency: the pairs a model's Definition program is asked about for an answer.
+
+    Attributes:
+        pairs: ``(input, output)`` pairs; the program agrees with a pair when it maps the
+            input to the output.
+        judgments: ``None``: one pair, the answer's own (the program should agree with it).
+            Else the answer's judgment (``True``: valid) per pair, compared with the
+            program's view pair by pair.
+        truths: With ``judgments``: whether each pair is valid (the hidden labels).
+    """
+
+    pairs: tuple[tuple[Grid, Grid], ...]
+    judgments: tuple[bool, ...] | None = None
+    truths: tuple[bool, ...] = ()
+
+
 Rule = Callable[[RuleCase], RuleVerdict]
 """``rule(case)``: an answer's verdict (a wrapper over its function in :mod:`..rules`)."""
 
@@ -88,8 +107,8 @@ class DimensionStrategy(Protocol):
     """Everything specific to one dimension, from drawing its instance to its rule.
 
     A strategy module defines these at module level: ``DIMENSION``, ``PLACEHOLDERS``,
-    ``draw``, ``visible``, ``texts``, ``read_reply``, ``parse_answer``, ``verifier_input``
-    and ``rule``.
+    ``draw``, ``visible``, ``texts``, ``read_reply``, ``parse_answer``, ``verifier_input``,
+    ``rule`` and ``consistency``.
     """
 
     @property
@@ -114,6 +133,12 @@ class DimensionStrategy(Protocol):
 
     def verifier_input(self, answer: object) -> Grid | None:
         """The grid of a parsed answer the task's verifier runs on (``None``: none)."""
+
+    def consistency(self, instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:
+        """What the model's Definition program is checked on for a parsed answer.
+
+        ``None``: the dimension has no self-consistency check.
+        """
 
     def draw(self, plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload | None:
         """The task's instance of the dimension, or ``None`` when the task cannot have one.

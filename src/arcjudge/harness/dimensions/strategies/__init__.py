@@ -5,12 +5,13 @@ Each module (:mod:`.output_grid`, :mod:`.definition`, :mod:`.classification`,
 dimension and *is* its :class:`DimensionStrategy` (the protocol's members at module
 level; mypy checks each module of the table against it): how its instance is drawn from
 a task's plan, what a model is shown and how the prompt's placeholders are filled, how a
-reply is read, and its rule. :data:`STRATEGIES` lists them by
+reply and an answer are read, which input the verifier runs on, its rule and its
+self-consistency check. :data:`STRATEGIES` lists them by
 :class:`~arcjudge.vocabulary.Dimension`, in the order instances are drawn and written
-(``BUILT_DIMENSIONS``); ``build``, ``prompts``, reply reading and ``score`` go through it. A new
-dimension is a new module here and its line in ``_MODULES`` (beside its word in the
-vocabulary and its prompt template). A module's ``__all__`` lists the strategy's members, then
-what it offers beyond them (a parser, a constant).
+(``BUILT_DIMENSIONS``); ``build``, ``prompts``, reply reading and ``dimensions score`` go
+through it. A new dimension is a new module here and its line in ``_MODULES`` (beside its
+word in the vocabulary and its prompt template). A module's ``__all__`` lists the
+strategy's members, then what it offers beyond them (a parser, a constant).
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arcjudge.harness.dimensions.replies import MAX_GRIDS, MAX_REPLY_SIDE, parse_grid, parse_pair
-from arcjudge.harness.dimensions.rules import parse_answer
-from arcjudge.harness.dimensions.strategies import parse_reply
+from arcjudge.harness.dimensions.strategies import parse_answer, parse_reply
 from arcjudge.harness.dimensions.strategies.classification import parse_judgments
 from arcjudge.harness.dimensions.strategies.output_grid import parse_outputs
 

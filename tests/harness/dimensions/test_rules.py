@@ -20,9 +20,9 @@ from arcjudge.harness.dimensions.rules import (
     inversion_verdict,
     normalize_dimension,
     output_grid_verdict,
-    parse_answer,
 )
 from arcjudge.harness.dimensions.statistics import model_statistics, proportion
+from arcjudge.harness.dimensions.strategies import parse_answer
 from arcjudge.sandbox.types import Status
 
 

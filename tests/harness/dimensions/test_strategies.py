@@ -25,11 +25,27 @@ from arcjudge.harness.dimensions.strategies import (
     inversion,
     parse_reply,
 )
-from arcjudge.vocabulary import ANSWER_DIMENSIONS, BUILT_DIMENSIONS, Dimension
+from arcjudge.vocabulary import (
+    ANSWER_DIMENSIONS,
+    BUILT_DIMENSIONS,
+    CONSISTENCY_DIMENSIONS,
+    Dimension,
+)
 
 PACKAGE = Path(strategies.__file__).resolve().parent
 SHARED = {"strategy"}  # modules of the package that hold no dimension
-PROTOCOL = ("DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible")
+PROTOCOL = (
+    "DIMENSION",
+    "PLACEHOLDERS",
+    "consistency",
+    "draw",
+    "parse_answer",
+    "read_reply",
+    "rule",
+    "texts",
+    "verifier_input",
+    "visible",
+)
 
 
 def _strategy_modules() -> list[str]:
@@ -49,12 +65,35 @@ def test_each_strategy_is_its_dimensions(dimension):
     for name in members:
         assert hasattr(strategy, name), f"{dimension}: no {name}"
     assert strategy.DIMENSION is dimension
-    for function in (strategy.draw, strategy.visible, strategy.texts):
+    functions = (strategy.draw, strategy.visible, strategy.texts, strategy.verifier_input)
+    for function in (*functions, strategy.consistency):
         assert callable(function)
     answered = dimension in ANSWER_DIMENSIONS  # Definition: programs, score's rule
     assert (strategy.read_reply is not None) == answered
+    assert (strategy.parse_answer is not None) == answered
     assert (strategy.rule is not None) == answered
     assert (TEMPLATE_DIR / f"{dimension}.txt").is_file()
+
+
+@pytest.mark.parametrize("dimension", [d for d in Dimension if d not in CONSISTENCY_DIMENSIONS])
+def test_only_the_consistency_dimensions_check_a_models_program(dimension):
+    assert STRATEGIES[dimension].consistency(None, None) is None
+
+
+@pytest.mark.parametrize("dimension", list(ANSWER_DIMENSIONS))
+def test_the_verifier_runs_on_a_proposed_input_only(dimension):
+    strategy = STRATEGIES[dimension]
+    answers = {
+        "classification": ["valid", "invalid", "valid", "valid", "invalid"],
+        "generation": {"input": [[1]], "output": [[2]]},
+        "editing": {"input": [[1]], "output": [[2]]},
+        "inversion": [[1]],
+        "output_grid": [[1]],
+    }
+    value, problem = strategy.parse_answer(answers[dimension])
+    assert problem is None
+    proposed = dimension in ("generation", "editing", "inversion")
+    assert strategy.verifier_input(value) == (((1,),) if proposed else None)
 
 
 def test_every_strategy_module_is_in_the_table():

@@ -13,6 +13,13 @@ self-consistency. Every verifier call, and every call of a model's Definition pr
 runs in the sandbox, which is given input grids only, through the engine and the result
 store (so an interrupted run resumes where it stopped).
 
+The pipeline: the readers (:mod:`.grade_inputs`) give typed answers per item; Definition
+replies are scored (:mod:`.definition_scoring`); the verifier runs once per task on the
+inputs the answers propose (each strategy's ``verifier_input``); each answer gets its
+strategy's ``rule`` (through :data:`.strategies.STRATEGIES`); the models' Definition
+programs are checked against their answers (:mod:`.self_consistency`); items and the
+summary are written.
+
 One *item* is graded per ``(model, run, task, dimension)``: for every run of a model and
 every instance of a dimension the model answered at all (in any run), so a missing answer
 is a failed item (``no answer``), while a dimension the model never answered is reported
@@ -23,82 +30,57 @@ answer fails its item with the reason.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from arcjudge.errors import InputError
-from arcjudge.grids import Grid, to_lists
+from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import Engine
-from arcjudge.harness.core.jsonl import json_value, read_records, read_text_lines
 from arcjudge.harness.core.keys import module_fingerprint
-from arcjudge.harness.core.manifest import read_manifest
-from arcjudge.harness.core.programs import ProgramRecord, program_record, read_programs
 from arcjudge.harness.core.results import CandidateOutcome
 from arcjudge.harness.core.store import ResultStore
-from arcjudge.harness.dimensions.build import (
-    DEFAULT_MIN_DISTANCE,
-    EDIT_MAX_DISTANCE,
-    pair_digest,
-)
+from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, EDIT_MAX_DISTANCE
 from arcjudge.harness.dimensions.configurations import EarlierPairs, read_earlier_pairs
-from arcjudge.harness.dimensions.consistency import agrees_many
-from arcjudge.harness.dimensions.records import (
-    CLASSIFICATION_SIZE,
-    Consistency,
-    DimensionAnswer,
-    DimensionItem,
-    VerifierSpec,
-    read_build_info,
-    read_instances,
+from arcjudge.harness.dimensions.definition_scoring import (
+    definition_score_config,
+    score_definition_replies,
+    scoring_json,
 )
-from arcjudge.harness.dimensions.rules import (
-    RuleVerdict,
-    VerifierOutput,
-    classification_verdict,
-    editing_verdict,
-    generation_verdict,
-    inversion_verdict,
-    output_grid_verdict,
-    parse_answer,
+from arcjudge.harness.dimensions.grade_inputs import (
+    AnswerKey,
+    DefinitionResult,
+    ParsedAnswer,
+    parsed_answer,
+    read_answers,
+    read_definitions,
+    read_replies,
 )
+from arcjudge.harness.dimensions.records import DimensionItem, VerifierSpec, read_instances
+from arcjudge.harness.dimensions.rules import RuleVerdict, VerifierOutput
+from arcjudge.harness.dimensions.self_consistency import ProgramsOfModels, with_consistency
 from arcjudge.harness.dimensions.statistics import model_statistics
-from arcjudge.harness.dimensions.strategies import parse_reply
-from arcjudge.harness.score.records import ScoreResult
-from arcjudge.harness.score.scorer import ScoreConfig, Scorer
+from arcjudge.harness.dimensions.strategies import STRATEGIES
+from arcjudge.harness.dimensions.strategies.strategy import GradeSettings, RuleCase
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
-from arcjudge.sandbox.types import (
-    DEFINITION_LIMITS,
-    VERIFIER_LIMITS,
-    Limits,
-    Program,
-    ProgramStatus,
-    Status,
-)
-from arcjudge.tasks import task_files
-from arcjudge.verifiers.sources import GeneratorSource, SourceError, VerifierSource
+from arcjudge.sandbox.types import DEFINITION_LIMITS, VERIFIER_LIMITS, Limits, Status
+from arcjudge.verifiers.sources import SourceError, VerifierSource
 from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
     CONSISTENCY_DIMENSIONS,
     DEFINITION_ENTRY_POINTS,
     DIMENSIONS,
     Dimension,
-    Judgment,
-    ScoreFailure,
     ScoreVerdict,
-    Split,
 )
 
 __all__ = ["DimensionScoreConfig", "DimensionScorer", "read_instances"]
 
-_PROBLEM_LIMIT = 200
 _CHUNK = 256  # inputs per sandbox call
 
 
@@ -138,108 +120,6 @@ class DimensionScoreConfig:
     after_files: tuple[Path, ...] = ()
 
 
-AnswerKey = tuple[str, str, str, Dimension]
-"""``(model, run, task_id, dimension)``: an item."""
-
-
-@dataclass(frozen=True)
-class _Answer:
-    """An answer read, with its line in the answers (or replies) file.
-
-    ``how`` is how a reply was parsed (``None`` for an answers file); ``problem`` why a
-    reply had no answer (``unparsable: ...``).
-    """
-
-    line: int
-    record: DimensionAnswer
-    how: str | None = None
-    problem: str | None = None
-
-
-@dataclass(frozen=True)
-class _DefinitionReply:
-    """A Definition reply: scored as a program by ``score``'s scorer."""
-
-    line: int
-    model: str
-    run: str
-    task_id: str
-    reply: object
-
-
-@dataclass(frozen=True)
-class _Parsed:
-    """An answer in the shape its dimension's rule takes, or why it has none.
-
-    Exactly one of ``judgments`` (classification), ``pair`` (generation, editing),
-    ``grid`` (inversion: the proposed input), ``outputs`` (output grid: per test input,
-    the attempts) and ``problem`` is set.
-    """
-
-    judgments: tuple[bool, ...] = ()
-    pair: tuple[Grid, Grid] | None = None
-    grid: Grid | None = None
-    outputs: tuple[tuple[Grid, ...], ...] | None = None
-    problem: str | None = None
-
-    @property
-    def input(self) -> Grid | None:
-        """The input grid the answer proposes (what the verifier runs on), if any."""
-        return self.pair[0] if self.pair is not None else self.grid
-
-
-def _parse(read: _Answer) -> _Parsed:
-    """:func:`parse_answer` of an answer line, typed by dimension."""
-    answer = read.record
-    if read.problem is not None:
-        return _Parsed(problem=read.problem)
-    if not answer.answered:
-        return _Parsed(problem="the line has no 'answer' field")
-    value, reason = parse_answer(answer.dimension, answer.answer)
-    if value is None:
-        return _Parsed(problem=reason or "not understood")
-    if answer.dimension is Dimension.CLASSIFICATION:
-        return _Parsed(judgments=cast(tuple[bool, ...], value))
-    if answer.dimension in (Dimension.GENERATION, Dimension.EDITING):
-        return _Parsed(pair=cast(tuple[Grid, Grid], value))
-    if answer.dimension is Dimension.OUTPUT_GRID:
-        return _Parsed(outputs=cast(tuple[tuple[Grid, ...], ...], value))
-    return _Parsed(grid=cast(Grid, value))
-
-
-@dataclass(frozen=True)
-class _Definition:
-    """The fields of an ``arcjudge score`` result that grading uses."""
-
-    program: str | int
-    verdict: ScoreVerdict
-    failure: ScoreFailure | None
-    status: ProgramStatus | None
-    splits: Mapping[str, tuple[int, int]]
-    code_sha256: str
-    entry_points: tuple[str, ...] | None = None  # what score ran it with, when recorded
-
-    @classmethod
-    def of(cls, result: ScoreResult) -> _Definition:
-        """The fields of a score result."""
-        return cls(
-            result.id,
-            result.verdict,
-            result.failure,
-            result.status,
-            {} if result.tally is None else result.tally.splits,
-            result.code_sha256,
-            result.entry_points or None,
-        )
-
-    def passes_train_test(self) -> bool:
-        """Right on every train and test pair (and at least one of each), no load failure."""
-        if self.status:
-            return False
-        parts = [self.splits.get(s) for s in (Split.TRAIN, Split.TEST)]
-        return all(p is not None and p[0] == p[1] and p[1] > 0 for p in parts)
-
-
 class DimensionScorer:
     """Grades answers; ``items`` and ``summary()`` hold the result after ``run``."""
 
@@ -251,20 +131,18 @@ class DimensionScorer:
         self.instances = read_instances(config.instances_file)
         self.tasks = sorted({t for t, _ in self.instances})
         self.verifier_specs = {t: r.verifier for (t, _), r in sorted(self.instances.items())}
-        self.problems: list[str] = []
-        self.problem_count = 0
-        self.duplicates = 0
-        self.unmatched = 0
-        self.answers: dict[AnswerKey, _Answer] = {}
-        self.definition_replies: list[_DefinitionReply] = []
         if (config.answers_file is None) == (config.replies_file is None):
             raise ValueError("give exactly one of answers_file and replies_file")
         if config.answers_file is not None:
-            self._read_answers(config.answers_file)
+            read = read_answers(config.answers_file, self.instances)
         else:
             assert config.replies_file is not None
-            self._read_replies(config.replies_file)
-        self.definitions: dict[tuple[str, str, str], _Definition] = {}
+            read = read_replies(config.replies_file, self.instances, config.attempts)
+        self.answers = read.answers
+        self.definition_replies = read.definition_replies
+        self.read_problems = read.problems
+        self.problems = read.problems.texts
+        self.definitions: dict[tuple[str, str, str], DefinitionResult] = {}
         self.codes: dict[str, str] = {}
         self.definition_notes: list[str] = []
         self.definition_results: list[str] = []  # results.jsonl lines of Definition replies
@@ -276,196 +154,38 @@ class DimensionScorer:
                     f"{config.replies_file}: has Definition replies, and Definition results "
                     "were given too (--definitions): use one"
                 )
-            self._read_definitions()
-        self._definition_scoring = self._definition_config() if self.definition_replies else None
+            found = read_definitions(
+                config.definitions_dir, config.programs_file, config.entry_points
+            )
+            self.definitions, self.codes = found.definitions, found.codes
+            self.definition_notes = found.notes
+        self._definition_scoring = (
+            definition_score_config(
+                config.instances_file,
+                config.replies_file,
+                self.instances,
+                config.definition_samples,
+                config.entry_points,
+                config.definition_limits,
+            )
+            if self.definition_replies
+            else None
+        )
         self.earlier: EarlierPairs | None = (
             read_earlier_pairs(config.after_files) if config.after_files else None
+        )
+        self._settings = GradeSettings(
+            config.min_distance,
+            config.edit_max_distance,
+            config.exclude_arcgen,
+            config.strict_generation,
+            config.attempts,
         )
         self.items: list[DimensionItem] = []
         self._verifiers: dict[str, VerifierSource] = {}
         self._fingerprints: dict[str, str] = {}
 
     # ------------------------------------------------------------------ inputs
-
-    def _problem(self, text: str) -> None:
-        self.problem_count += 1
-        if len(self.problems) < _PROBLEM_LIMIT:
-            self.problems.append(text)
-
-    def _objects(self, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-        """``(line number, object)`` per line; other lines are listed as problems."""
-        for number, text in enumerate(read_text_lines(path), 1):
-            if not text.strip():
-                continue
-            try:
-                data = json_value(text)
-            except ValueError as exc:
-                self._problem(f"line {number}: not valid JSON ({exc})")
-                continue
-            if not isinstance(data, dict):
-                self._problem(f"line {number}: not a JSON object")
-                continue
-            yield number, data
-
-    def _read_answers(self, path: Path) -> None:
-        for number, data in self._objects(path):
-            try:
-                record = DimensionAnswer.from_json(data)
-            except ValueError as exc:  # says what is missing or unknown
-                self._problem(f"line {number}: {exc}")
-                continue
-            dimension, task_id = record.dimension, record.task_id
-            if dimension is Dimension.DEFINITION:
-                self._problem(f"line {number}: definition is scored from --definitions; ignored")
-                continue
-            if (task_id, dimension) not in self.instances:
-                self.unmatched += 1
-                self._problem(f"line {number}: no {dimension} instance for task {task_id[:40]!r}")
-                continue
-            key = (record.model, record.run, task_id, dimension)
-            if key in self.answers:
-                self.duplicates += 1
-                self._problem(f"line {number}: second answer for the same item; ignored")
-                continue
-            self.answers[key] = _Answer(number, record)
-
-    def _read_replies(self, path: Path) -> None:
-        """Read raw replies; parse each into an answer (Definition replies kept as text)."""
-        definition_keys: set[AnswerKey] = set()
-        for number, data in self._objects(path):
-            missing = [k for k in ("id", "model", "run") if data.get(k) is None]
-            if "reply" not in data:
-                missing.append("reply")
-            if missing:
-                self._problem(f"line {number}: missing {', '.join(missing)}")
-                continue
-            task_id, _, name = str(data["id"]).rpartition("/")
-            dimension = Dimension(name) if name in BUILT_DIMENSIONS else None
-            if dimension is None or (task_id, dimension) not in self.instances:
-                self.unmatched += 1
-                self._problem(f"line {number}: no prompt {str(data['id'])[:60]!r} in the instances")
-                continue
-            key = (str(data["model"]), str(data["run"]), task_id, dimension)
-            if key in self.answers or key in definition_keys:
-                self.duplicates += 1
-                self._problem(f"line {number}: second reply for the same item; ignored")
-                continue
-            reply = data["reply"]
-            if dimension is Dimension.DEFINITION:
-                self.definition_replies.append(_DefinitionReply(number, *key[:3], reply))
-                definition_keys.add(key)
-                continue
-            tests = 1
-            if dimension is Dimension.OUTPUT_GRID:
-                tests = len(self.instances[(task_id, dimension)].test_inputs())
-            parsed = parse_reply(dimension, reply, tests=tests, attempts=self.config.attempts)
-            record = DimensionAnswer(task_id, dimension, key[0], key[1], parsed.answer)
-            problem = None if parsed.ok else parsed.how
-            self.answers[key] = _Answer(number, record, parsed.how, problem)
-
-    def _definition_config(self) -> ScoreConfig:
-        """How ``score`` scores Definition replies: the inputs the build recorded.
-
-        The generator is the build's (``--generator``, its ``--samples``) when the build
-        recorded one, else the validate run's (its sample count); ``--samples`` overrides
-        the count either way.
-
-        Raises:
-            InputError: When the build's record is missing or names missing inputs.
-        """
-        path = self.config.instances_file.parent / "build.json"
-        try:
-            build = read_build_info(path)
-        except FileNotFoundError:
-            raise InputError(
-                f"{path}: missing; Definition replies are scored on the inputs the build "
-                "records there (keep build.json beside instances.jsonl)"
-            ) from None
-        if build.inputs is None:
-            raise InputError(f"{path}: not a dimensions build record (field 'inputs': missing)")
-        inputs = build.inputs
-        tasks, arcgen, manifest_dir = inputs.tasks, inputs.arcgen, inputs.manifest
-        built_with, built_samples, built_seed = (
-            inputs.generator,
-            build.generator_samples,
-            build.seed,
-        )
-        for what, given in (("tasks", tasks), ("arcgen", arcgen), ("manifest", manifest_dir)):
-            if given is not None and not Path(given).is_dir():
-                raise InputError(
-                    f"{path}: the build's {what} directory {given!r} does not exist here "
-                    "(relative paths are read from the current directory)"
-                )
-        task_files(Path(tasks))
-        manifest = json.loads(read_manifest(Path(manifest_dir)).path.read_text(encoding="utf-8"))
-        # The build's generator when it drew its valid pairs from one, else validate's.
-        where: Path | None = None
-        spec, samples = manifest.get("generator"), manifest.get("samples") or 0
-        if built_with:
-            spec, samples, where = built_with, built_samples or 0, path
-        if self.config.definition_samples is not None:
-            samples = self.config.definition_samples
-        generator = None
-        if spec and samples:
-            try:
-                generator = GeneratorSource(str(spec["kind"]), str(spec["path"]))
-            except (SourceError, KeyError, TypeError) as exc:
-                named = where or f"{manifest_dir}/manifest.json"
-                raise InputError(f"{named}: generator: {exc}") from None
-        # The build's seed (a configuration's own: its Definition sees its own samples).
-        seed = next(iter(self.instances.values())).seed
-        if built_seed is not None and built_seed != seed:
-            raise InputError(
-                f"{path}: seed {built_seed!r}, but the instances beside it were built with "
-                f"seed {seed} (build.json of another build?)"
-            )
-        return ScoreConfig(
-            programs_file=self.config.replies_file or self.config.instances_file,
-            tasks_dir=Path(tasks),
-            arcgen_dir=Path(arcgen) if arcgen else None,
-            generator=generator,
-            samples=samples if generator is not None else 0,
-            seed=seed,
-            verifiers_dir=Path(manifest_dir) if generator is not None else None,
-            entry_points=self.config.entry_points,
-            limits=self.config.definition_limits,
-            policy=PolicyMode.WARN,
-        )
-
-    def _read_definitions(self) -> None:
-        directory = self.config.definitions_dir
-        assert directory is not None
-        results = read_records(directory / "results.jsonl", ScoreResult.from_json, "a score result")
-        for number, result in results:
-            model, run = result.fields.get("model"), result.fields.get("run")
-            if model is None or run is None:
-                self.definition_notes.append(f"line {number}: no model or run field; not used")
-                continue
-            key = (str(model), str(run), str(result.task_id))
-            if key in self.definitions:
-                self.definition_notes.append(f"line {number}: second program for {key}; ignored")
-                continue
-            self.definitions[key] = _Definition.of(result)
-        programs = self.config.programs_file
-        if programs is None:
-            try:
-                summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
-                recorded = summary.get("programs_file")
-            except (OSError, ValueError, AttributeError):
-                recorded = None
-            programs = Path(recorded) if recorded and Path(recorded).is_file() else None
-        if programs is None:
-            self.definition_notes.append(
-                "no programs file (give --programs): self-consistency not computed"
-            )
-            return
-        # Code is extracted from replies with the entry points score used (they decide
-        # which block is the program), so read once per entry-point list the results name.
-        lists = {d.entry_points or self.config.entry_points for d in self.definitions.values()}
-        for entry_points in sorted(lists or {self.config.entry_points}):
-            for record in read_programs(programs, entry_points):
-                code_hash = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
-                self.codes[code_hash] = record.code
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the instances' verifier sources import from (for the sandbox)."""
@@ -506,17 +226,17 @@ class DimensionScorer:
             entry["runs"].add(reply.run)
         return models
 
-    def _parsed(self) -> dict[AnswerKey, _Parsed]:
-        return {key: _parse(answer) for key, answer in self.answers.items()}
+    def _parsed(self) -> dict[AnswerKey, ParsedAnswer]:
+        return {key: parsed_answer(answer) for key, answer in self.answers.items()}
 
     def _verifier_outputs(
-        self, engine: Engine, parsed: Mapping[AnswerKey, _Parsed]
+        self, engine: Engine, parsed: Mapping[AnswerKey, ParsedAnswer]
     ) -> dict[tuple[str, Grid], VerifierOutput]:
         """Run each task's verifier on every input the answers propose (one call a task)."""
         wanted: dict[str, dict[Grid, None]] = {}
         for (_, _, task_id, _), answer in parsed.items():
-            if answer.input is not None:  # generation, editing and inversion answers
-                wanted.setdefault(task_id, {})[answer.input] = None
+            if answer.verifier_input is not None:
+                wanted.setdefault(task_id, {})[answer.verifier_input] = None
         calls, owners = [], []
         for task_id in sorted(wanted):
             spec = self.verifier_specs[task_id]
@@ -550,53 +270,22 @@ class DimensionScorer:
         self,
         task_id: str,
         dim: Dimension,
-        answer: _Parsed,
+        answer: ParsedAnswer,
         outputs: Mapping[tuple[str, Grid], VerifierOutput],
         earlier: tuple[tuple[Grid, Grid], ...] = (),
     ) -> RuleVerdict:
-        """An answer's verdict; ``earlier``: Generation pairs accepted in earlier configurations."""
-        instance = self.instances[(task_id, dim)]
+        """An answer's verdict by its dimension's rule (through the strategy table).
+
+        ``earlier``: Generation pairs accepted in earlier configurations.
+        """
+        rule = STRATEGIES[dim].rule
+        if rule is None:
+            raise ValueError(f"no rule for {dim!r} and this answer")
         missing: VerifierOutput = (Status.INFRA, None)
-        if dim is Dimension.CLASSIFICATION:
-            verdict = classification_verdict(instance.labels(), answer.judgments)
-            # the candidate type per slot, for failure rates per type (dimensions analyze)
-            return replace(verdict, detail={**verdict.detail, "kinds": list(instance.kinds())})
-        if dim is Dimension.GENERATION and answer.pair is not None:
-            pair = answer.pair
-            digest = pair_digest(*pair)
-            digests = set(instance.arcgen_digests()) if self.config.exclude_arcgen else None
-            verdict = generation_verdict(
-                pair,
-                outputs.get((task_id, pair[0]), missing),
-                instance.avoid(),
-                self.config.min_distance,
-                digests,
-                digest if digests is not None else None,
-                strict=self.config.strict_generation,
-                earlier=earlier,
-            )
-            # whether the pair equals an ARC-GEN pair, for the stricter control (analyze),
-            # and the pair itself (a later configuration's prompt lists it when accepted)
-            exact = digest in instance.arcgen_digests()
-            shown = {"input": to_lists(pair[0]), "output": to_lists(pair[1])}
-            detail = {**verdict.detail, "arcgen_exact": exact, "pair": shown}
-            return replace(verdict, detail=detail)
-        if dim is Dimension.EDITING and answer.pair is not None:
-            return editing_verdict(
-                instance.shown_pair(),
-                answer.pair,
-                outputs.get((task_id, answer.pair[0]), missing),
-                self.config.edit_max_distance,
-            )
-        if dim is Dimension.INVERSION and answer.grid is not None:
-            return inversion_verdict(
-                instance.shown_output(), outputs.get((task_id, answer.grid), missing)
-            )
-        if dim is Dimension.OUTPUT_GRID and answer.outputs is not None:
-            return output_grid_verdict(
-                instance.test_outputs(), answer.outputs, self.config.attempts
-            )
-        raise ValueError(f"no rule for {dim!r} and this answer")
+        given = answer.verifier_input
+        verifier = missing if given is None else outputs.get((task_id, given), missing)
+        instance = self.instances[(task_id, dim)]
+        return rule(RuleCase(instance, answer.value, verifier, self._settings, earlier))
 
     def _definition_item(self, model: str, run: str, task_id: str) -> DimensionItem:
         record = self.definitions.get((model, run, task_id))
@@ -611,78 +300,6 @@ class DimensionScorer:
         if record.status:
             reason += f" ({record.status})"
         return DimensionItem(*cell, passed=False, reason=reason, detail=detail, how=how)
-
-    # ----------------------------------------------------------- consistency
-
-    def _consistency(self, engine: Engine, parsed: Mapping[AnswerKey, _Parsed]) -> None:
-        """Run each Definition program on its model's answers; annotate items."""
-        by_cell: dict[tuple[str, str, str], list[int]] = {}  # -> indices into self.items
-        for index, item in enumerate(self.items):
-            if item.dimension in CONSISTENCY_DIMENSIONS:
-                by_cell.setdefault((item.model, item.run, item.task_id), []).append(index)
-        # (item index, candidate position or None, input, output) per pair to check
-        Check = tuple[int, int | None, Grid, Grid]
-        programs: list[tuple[Program, list[tuple[object, object]]]] = []
-        plans: list[tuple[tuple[str, str, str], list[Check]]] = []
-        for cell in sorted(by_cell):
-            record = self.definitions.get(cell)
-            code = self.codes.get(str(record.code_sha256)) if record else None
-            if record is None or code is None:
-                continue
-            checks: list[Check] = []
-            for index in by_cell[cell]:
-                dim = self.items[index].dimension
-                answer = parsed.get((*cell, dim))
-                if answer is None or answer.problem is not None:
-                    continue
-                instance = self.instances[(cell[2], dim)]
-                if dim is Dimension.CLASSIFICATION:
-                    for i, (grid_in, grid_out) in enumerate(instance.candidates()):
-                        checks.append((index, i, grid_in, grid_out))
-                elif answer.pair is not None:  # generation
-                    checks.append((index, None, *answer.pair))
-                elif answer.grid is not None:  # inversion
-                    checks.append((index, None, answer.grid, instance.shown_output()))
-            if not checks:
-                continue
-            # The entry points score ran the program with (``--entrypoint``), so the same
-            # function is called here; the default list for results that do not say.
-            entry_points = record.entry_points or self.config.entry_points
-            program = Program(code.encode("utf-8"), entry_points, (), "list", str(record.program))
-            programs.append((program, [(c[2], c[3]) for c in checks]))
-            plans.append((cell, checks))
-
-        def done(index: int) -> None:
-            if self.progress:
-                self.progress(1)
-
-        runs = agrees_many(programs, engine, done)
-        for (cell, checks), agreement in zip(plans, runs, strict=True):
-            definition = self.definitions.get(cell)
-            passes = definition is not None and definition.passes_train_test()
-            judgments: tuple[bool, ...] = ()
-            labels: tuple[Judgment, ...] = ()
-            if any(position is not None for _, position, _, _ in checks):  # classification
-                judgments = parsed[(*cell, Dimension.CLASSIFICATION)].judgments
-                labels = self.instances[(cell[2], Dimension.CLASSIFICATION)].labels()
-            agree: dict[int, list[bool | None]] = {}
-            right: dict[int, list[bool | None]] = {}
-            for (index, position, _, _), says_valid in zip(checks, agreement, strict=True):
-                if position is None:
-                    self.items[index] = replace(
-                        self.items[index], consistency=Consistency(passes, says_valid)
-                    )
-                    continue
-                judged = judgments[position]
-                agree.setdefault(index, [None] * CLASSIFICATION_SIZE)[position] = (
-                    judged == says_valid
-                )
-                right.setdefault(index, [None] * CLASSIFICATION_SIZE)[position] = judged == (
-                    labels[position] == Judgment.VALID
-                )
-            for index, flags in agree.items():
-                info = Consistency(passes, tuple(flags), tuple(right[index]))
-                self.items[index] = replace(self.items[index], consistency=info)
 
     # -------------------------------------------------------------------- run
 
@@ -709,7 +326,13 @@ class DimensionScorer:
         """
         verifiers = Engine(sandbox, store, self.config.verifier_limits, PolicyMode.OFF, _CHUNK)
         if self._definition_scoring is not None:
-            self._score_definition_replies(self._definition_scoring, sandbox, store)
+            scored = score_definition_replies(
+                self.definition_replies, self._definition_scoring, sandbox, store, self.progress
+            )
+            self.definitions, self.codes = scored.definitions, scored.codes
+            self.definition_hows = scored.hows
+            self.definition_results = scored.result_lines
+            self.definition_generator = scored.generator_report
         parsed = self._parsed()
         outputs = self._verifier_outputs(verifiers, parsed)
         models = self._models()
@@ -720,7 +343,7 @@ class DimensionScorer:
                     for dim in BUILT_DIMENSIONS:
                         if (task_id, dim) not in self.instances:
                             continue
-                        if dim is Dimension.DEFINITION:
+                        if STRATEGIES[dim].rule is None:  # Definition: score's results
                             if self.config.definitions_dir is not None or self.definition_replies:
                                 self.items.append(self._definition_item(model, run, task_id))
                             continue
@@ -731,42 +354,15 @@ class DimensionScorer:
             definitions = Engine(
                 sandbox, store, self.config.definition_limits, PolicyMode.OFF, _CHUNK
             )
-            self._consistency(definitions, parsed)
-
-    def _score_definition_replies(
-        self, config: ScoreConfig, sandbox: Sandbox, store: ResultStore
-    ) -> None:
-        """Score the Definition replies as ``arcjudge score`` would, in the sandbox."""
-        records: list[ProgramRecord] = []
-        for reply in self.definition_replies:
-            fields = {
-                "id": f"replies:{reply.line}",
-                "task_id": reply.task_id,
-                "model": reply.model,
-                "run": reply.run,
-                "response": reply.reply if isinstance(reply.reply, str) else "",
-            }
-            record = program_record(reply.line, fields, config.entry_points)
-            assert record is not None  # a response string is always given
-            records.append(record)
-            code_hash = hashlib.sha256(record.code.encode("utf-8")).hexdigest()
-            self.codes[code_hash] = record.code
-        scorer = Scorer(config, sandbox, store, self.progress, records=records)
-        scorer.run()
-        for reply, result, record in zip(
-            self.definition_replies, scorer.scored(), records, strict=True
-        ):
-            cell = (reply.model, reply.run, reply.task_id)
-            self.definitions[cell] = _Definition.of(result)
-            if record.extraction is not None:
-                self.definition_hows[cell] = f"code: {record.extraction['reason']}"
-        self.definition_results = list(scorer.result_lines())
-        self.definition_generator = scorer.generator_report
+            programs = ProgramsOfModels(self.definitions, self.codes, self.config.entry_points)
+            self.items = with_consistency(
+                self.items, parsed, self.instances, programs, definitions, self.progress
+            )
 
     def _item(
         self,
         key: AnswerKey,
-        parsed: Mapping[AnswerKey, _Parsed],
+        parsed: Mapping[AnswerKey, ParsedAnswer],
         outputs: Mapping[tuple[str, Grid], VerifierOutput],
     ) -> DimensionItem:
         answer = parsed.get(key)
@@ -814,12 +410,12 @@ class DimensionScorer:
             "items": len(self.items),
             "answers_read": len(self.answers),
             "answers_problems": self.problems,
-            "answers_problem_count": self.problem_count,
-            "duplicate_answers": self.duplicates,
-            "unmatched_answers": self.unmatched,
+            "answers_problem_count": self.read_problems.count,
+            "duplicate_answers": self.read_problems.duplicates,
+            "unmatched_answers": self.read_problems.unmatched,
             "definition_notes": self.definition_notes,
             "definition_replies": len(self.definition_replies),
-            "definition_scoring": _scoring_json(self._definition_scoring),
+            "definition_scoring": scoring_json(self._definition_scoring),
             "failure_reasons": dict(sorted(reasons.items())),
             "models": model_statistics(self.items, self.full_tasks()),
             **self._after_summary(),
@@ -843,21 +439,6 @@ class DimensionScorer:
                 "unmatched": [list(c) for c in self.after_unmatched()],
             }
         }
-
-
-def _scoring_json(config: ScoreConfig | None) -> dict[str, Any] | None:
-    """Where Definition replies were scored (``None`` when there were none)."""
-    if config is None:
-        return None
-    generator = config.generator
-    return {
-        "tasks": str(config.tasks_dir),
-        "arcgen": str(config.arcgen_dir) if config.arcgen_dir else None,
-        "generator": {"kind": generator.kind, "path": str(generator.path)} if generator else None,
-        "samples": config.samples,
-        "seed": config.seed,
-        "verifiers": str(config.verifiers_dir) if config.verifiers_dir else None,
-    }
 
 
 def _reason_class(reason: str | None) -> str:

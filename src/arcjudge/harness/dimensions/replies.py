@@ -10,7 +10,7 @@ Pure functions, linear time.
 Nothing here runs reply text, and no parser raises on any reply: each returns a
 :class:`ParsedReply` holding the answer (``None`` when there is none) and ``how`` it was
 read (``"json"``, ``"code block rows"``, ``"rows of digits"``, ... or
-``"unparsable: <why>"``). The answers are the JSON values :func:`.rules.parse_answer`
+``"unparsable: <why>"``). The answers are the JSON values :func:`.strategies.parse_answer`
 takes: a grid as a list of lists of ints, five judgments as ``"valid"``/``"invalid"``,
 a pair as ``{"input": grid, "output": grid}``.
 
@@ -73,7 +73,7 @@ MAX_GRIDS = 4096
 grids are counted, not read (a reply of a million characters can hold 100,000 tiny ones)."""
 
 GridAnswer = list[list[int]]
-"""A grid as :func:`.rules.parse_answer` takes it."""
+"""A grid as :func:`.strategies.parse_answer` takes it."""
 
 PairAnswer = dict[str, GridAnswer]
 """``{"input": grid, "output": grid}``."""
@@ -88,7 +88,7 @@ class ParsedReply(Generic[T]):
     """What a parser made of one reply.
 
     Attributes:
-        answer: The answer in the shape :func:`.rules.parse_answer` takes, or ``None``.
+        answer: The answer in the shape :func:`.strategies.parse_answer` takes, or ``None``.
         how: How it was read (``"json"``, ``"code block rows"``, ...), or
             ``"unparsable: <why>"`` when ``answer`` is ``None``.
     """

@@ -3,8 +3,9 @@
 Nothing here runs a program: the scorer runs the task's verifier in the sandbox and hands
 its result for the relevant input to these functions as a :data:`VerifierOutput`
 ``(status, grid)``. Every rule returns a :class:`RuleVerdict` whose ``reason`` says why an
-item failed. Answers are parsed by :func:`parse_answer`, which never raises: a malformed
-answer becomes a failed item with the reason.
+item failed. Answers are parsed by their dimension's strategy (``parse_answer``, through
+:func:`..strategies.parse_answer`), which never raises: a malformed answer becomes a failed
+item with the reason; :func:`grid_answer` and :func:`pair_answer` are the shapes they share.
 
 Answer shapes (the ``answer`` field of an answers JSONL line):
 
@@ -29,11 +30,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from arcjudge.grids import Grid, canonicalize
 from arcjudge.sandbox.types import Status
-from arcjudge.vocabulary import ANSWER_DIMENSIONS, Dimension
+from arcjudge.vocabulary import ANSWER_DIMENSIONS
 
 __all__ = [
     "ANSWER_DIMENSIONS",
@@ -44,11 +45,13 @@ __all__ = [
     "distance",
     "editing_verdict",
     "generation_verdict",
+    "grid_answer",
     "inversion_verdict",
     "is_copy",
     "normalize_dimension",
     "output_grid_verdict",
-    "parse_answer",
+    "pair_answer",
+    "pair_input",
 ]
 
 VerifierOutput = tuple[Status, Grid | None]
@@ -63,15 +66,6 @@ DIMENSION_ALIASES: dict[str, str] = {
     "output-grid": "output_grid",
     "invert": "inversion",
     "classify": "classification",
-}
-
-_JUDGMENTS = {
-    "valid": True,
-    "invalid": False,
-    "true": True,
-    "false": False,
-    "correct": True,
-    "incorrect": False,
 }
 
 
@@ -99,94 +93,30 @@ def normalize_dimension(name: object) -> str | None:
     return text if text in (*ANSWER_DIMENSIONS, "definition") else None
 
 
-def _grid(value: object, what: str) -> tuple[Grid | None, str | None]:
+def grid_answer(value: object, what: str) -> tuple[Grid | None, str | None]:
+    """An answer's grid, or why ``value`` is none (``what``: the grid's name in it)."""
     grid, reason = canonicalize(value)
     if grid is None:
         return None, f"{what} is not a grid: {reason}"
     return grid, None
 
 
-def _pair(answer: object, what: str) -> tuple[tuple[Grid, Grid] | None, str | None]:
+def pair_answer(answer: object, what: str) -> tuple[tuple[Grid, Grid] | None, str | None]:
+    """An answer's ``{"input", "output"}`` pair, or why it is none (``what``: its dimension)."""
     if not isinstance(answer, Mapping) or "input" not in answer or "output" not in answer:
         return None, f"{what} answer must be an object with 'input' and 'output' grids"
-    grid_in, reason = _grid(answer["input"], "input")
+    grid_in, reason = grid_answer(answer["input"], "input")
     if grid_in is None:
         return None, reason
-    grid_out, reason = _grid(answer["output"], "output")
+    grid_out, reason = grid_answer(answer["output"], "output")
     if grid_out is None:
         return None, reason
     return (grid_in, grid_out), None
 
 
-def parse_answer(dimension: str, answer: object) -> tuple[object | None, str | None]:
-    """Check an answer's shape and turn it into values the rules take.
-
-    Args:
-        dimension: One of :data:`ANSWER_DIMENSIONS`.
-        answer: The decoded JSON answer.
-
-    Returns:
-        ``(parsed, None)`` or ``(None, reason)``. Parsed values: a tuple of 5 bools
-        (``True`` = valid) for classification; ``(input grid, output grid)`` for
-        generation and editing; the input grid for inversion.
-    """
-    if dimension == "classification":
-        if isinstance(answer, Mapping) and "judgments" in answer:
-            answer = answer["judgments"]
-        if not isinstance(answer, list):
-            return None, "classification answer must be a list of 5 judgments"
-        if len(answer) != 5:
-            return None, f"classification answer must have 5 judgments, got {len(answer)}"
-        judgments = []
-        for i, item in enumerate(answer):
-            if isinstance(item, bool):
-                judgments.append(item)
-            elif isinstance(item, str) and item.strip().lower() in _JUDGMENTS:
-                judgments.append(_JUDGMENTS[item.strip().lower()])
-            else:
-                return None, f"judgment {i} must be 'valid', 'invalid', true or false"
-        return tuple(judgments), None
-    if dimension in (Dimension.GENERATION, Dimension.EDITING):
-        return _pair(answer, dimension)
-    if dimension == Dimension.INVERSION:
-        if isinstance(answer, Mapping):
-            if "input" not in answer:
-                return None, "inversion answer must be a grid or an object with 'input'"
-            answer = answer["input"]
-        return _grid(answer, "input")
-    if dimension == Dimension.OUTPUT_GRID:
-        return _outputs(answer)
-    raise ValueError(f"no answer shape for dimension {dimension!r}")
-
-
-def _outputs(answer: object) -> tuple[tuple[tuple[Grid, ...], ...] | None, str | None]:
-    """Output-grid answers: per test input, the attempts (see the module docstring)."""
-    if isinstance(answer, Mapping) and "outputs" in answer:
-        answer = answer["outputs"]
-    grid, _ = canonicalize(answer)
-    if grid is not None:  # a bare grid: one test input, one attempt
-        return ((grid,),), None
-    if not isinstance(answer, list) or not answer:
-        return None, "output_grid answer must be a list with one grid (or attempts) per test input"
-    tests: list[tuple[Grid, ...]] = []
-    for i, entry in enumerate(answer):
-        grid, reason = canonicalize(entry)
-        if grid is not None:
-            tests.append((grid,))
-            continue
-        # A list of attempts is a list of grids: lists whose items are lists.
-        nested = isinstance(entry, list) and bool(entry)
-        nested = nested and all(isinstance(a, list) and a and isinstance(a[0], list) for a in entry)
-        if not nested:
-            return None, f"output {i} is not a grid: {reason}"
-        attempts = []
-        for j, attempt in enumerate(entry):
-            grid, why = canonicalize(attempt)
-            if grid is None:
-                return None, f"output {i}, attempt {j} is not a grid: {why}"
-            attempts.append(grid)
-        tests.append(tuple(attempts))
-    return tuple(tests), None
+def pair_input(answer: object) -> Grid | None:
+    """The input grid of a parsed pair answer (what the verifier runs on)."""
+    return cast(tuple[Grid, Grid], answer)[0]
 
 
 def _differing(a: Grid, b: Grid) -> tuple[int, int]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, cast
 
 from arcjudge.grids import Grid
 from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
@@ -22,11 +22,12 @@ from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pa
 from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionInstance
 from arcjudge.harness.dimensions.replies import ParsedReply, ReplyLines, split_reply, unparsable
 from arcjudge.harness.dimensions.rules import RuleVerdict, classification_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import INVALID_KINDS, Dimension, GridFormat, Judgment
 
-__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
+__all__ += ["consistency", "verifier_input", "visible"]
 __all__ += ["CLASSIFICATION_CANDIDATES", "parse_judgments"]
 
 DIMENSION = Dimension.CLASSIFICATION
@@ -105,7 +106,7 @@ _JUDGMENT_WORDS = {
     "correct": Judgment.VALID,
     "incorrect": Judgment.INVALID,
 }
-"""The words :func:`.rules.parse_answer` accepts."""
+"""The words :func:`parse_answer` accepts."""
 
 _LABELS = frozenset({"candidate", "pair", "item", "no", "number", "example", "c", "p"})
 _FILLERS = frozenset({"is", "verdict", "judgment", "answer", "label", "pair", "candidate"})
@@ -250,7 +251,7 @@ def parse_judgments(reply: object) -> ParsedReply[list[str]]:
     as per-candidate lines ("Candidate 3: invalid", "3. valid", "#4 is not valid",
     numbered 1..5 or 0..4; a later line for a candidate replaces an earlier one), or as a
     plain list of words (one line or one word a line). The words are those
-    :func:`.rules.parse_answer` takes (valid/invalid, correct/incorrect, true/false, any
+    :func:`parse_answer` takes (valid/invalid, correct/incorrect, true/false, any
     case). The last complete set of 5 wins.
 
     Args:
@@ -273,6 +274,46 @@ def parse_judgments(reply: object) -> ParsedReply[list[str]]:
     return unparsable("no judgments found")
 
 
-read_reply: ReadReply = whole_reply(parse_judgments)
+read_reply = whole_reply(parse_judgments)
 
-rule: Callable[..., RuleVerdict] = classification_verdict
+
+# ---------------------------------------------------------------------------- grade
+
+
+def parse_answer(answer: object) -> tuple[tuple[bool, ...] | None, str | None]:
+    """Five judgments (``True``: valid): a list of words or booleans, or ``{"judgments": ...}``."""
+    if isinstance(answer, Mapping) and "judgments" in answer:
+        answer = answer["judgments"]
+    if not isinstance(answer, list):
+        return None, "classification answer must be a list of 5 judgments"
+    if len(answer) != CLASSIFICATION_SIZE:
+        return None, f"classification answer must have 5 judgments, got {len(answer)}"
+    judgments = []
+    for i, item in enumerate(answer):
+        word = item.strip().lower() if isinstance(item, str) else None
+        if isinstance(item, bool):
+            judgments.append(item)
+        elif word in _JUDGMENT_WORDS:
+            judgments.append(_JUDGMENT_WORDS[word] is Judgment.VALID)
+        else:
+            return None, f"judgment {i} must be 'valid', 'invalid', true or false"
+    return tuple(judgments), None
+
+
+def verifier_input(answer: object) -> Grid | None:
+    """None: judgments are checked against the hidden labels, not by the verifier."""
+    return None
+
+
+def rule(case: RuleCase) -> RuleVerdict:
+    """:func:`..rules.classification_verdict`, with the candidate type per slot (``kinds``)."""
+    judgments = cast(tuple[bool, ...], case.answer)
+    verdict = classification_verdict(case.instance.labels(), judgments)
+    # the candidate type per slot, for failure rates per type (dimensions analyze)
+    return replace(verdict, detail={**verdict.detail, "kinds": list(case.instance.kinds())})
+
+
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck:
+    """Every candidate, with the answer's judgment and the hidden label of each."""
+    truths = tuple(label == Judgment.VALID for label in instance.labels())
+    return ConsistencyCheck(instance.candidates(), cast(tuple[bool, ...], answer), truths)

@@ -9,20 +9,25 @@ rule, so this strategy has no reply reader and no rule of :mod:`..rules`.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan
 from arcjudge.harness.dimensions.records import DimensionInstance, prompt_id
-from arcjudge.harness.dimensions.rules import RuleVerdict
 from arcjudge.harness.dimensions.strategies.output_grid import inputs_texts
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply
+from arcjudge.harness.dimensions.strategies.strategy import (
+    ConsistencyCheck,
+    ParseAnswer,
+    ReadReply,
+    Rule,
+)
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
+__all__ += ["consistency", "verifier_input", "visible"]
 
 DIMENSION = Dimension.DEFINITION
 
@@ -67,5 +72,18 @@ def texts(
 read_reply: ReadReply | None = None
 """Definition replies are programs, read by ``arcjudge score``'s extraction."""
 
-rule: Callable[..., RuleVerdict] | None = None
+rule: Rule | None = None
 """Scored by ``arcjudge score`` (its failure classes are the rule)."""
+
+parse_answer: ParseAnswer | None = None
+"""Definition answers are programs, not JSON values."""
+
+
+def verifier_input(answer: object) -> Grid | None:
+    """None: a program is scored by ``arcjudge score``."""
+    return None
+
+
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:
+    """None: no self-consistency check for this dimension."""
+    return None

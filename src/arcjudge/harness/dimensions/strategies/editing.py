@@ -9,9 +9,9 @@ reference edit). Prompt: the pair. Reply: a labelled input and output grid. Rule
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from arcjudge.grids import Grid
 from arcjudge.harness.dimensions.corruptions import CandidatePair
@@ -20,12 +20,19 @@ from arcjudge.harness.dimensions.mixture import draw as draw_kind
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
 from arcjudge.harness.dimensions.records import DimensionInstance
 from arcjudge.harness.dimensions.replies import parse_pair
-from arcjudge.harness.dimensions.rules import RuleVerdict, distance, editing_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
+from arcjudge.harness.dimensions.rules import (
+    RuleVerdict,
+    distance,
+    editing_verdict,
+    pair_answer,
+    pair_input,
+)
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
+__all__ += ["consistency", "verifier_input", "visible"]
 __all__ += ["EDIT_MAX_DISTANCE", "best_repair"]
 
 DIMENSION = Dimension.EDITING
@@ -100,6 +107,24 @@ def texts(
     return {"pair": pair_text(read_pairs([visible["pair"]])[0], grid_format)}
 
 
-read_reply: ReadReply = whole_reply(parse_pair)
+read_reply = whole_reply(parse_pair)
 
-rule: Callable[..., RuleVerdict] = editing_verdict
+verifier_input = pair_input
+
+
+def parse_answer(answer: object) -> tuple[tuple[Grid, Grid] | None, str | None]:
+    """The edited pair: ``{"input": grid, "output": grid}``."""
+    return pair_answer(answer, DIMENSION)
+
+
+def rule(case: RuleCase) -> RuleVerdict:
+    """:func:`..rules.editing_verdict` against the pair shown."""
+    edited = cast(tuple[Grid, Grid], case.answer)
+    return editing_verdict(
+        case.instance.shown_pair(), edited, case.verifier, case.settings.edit_max_distance
+    )
+
+
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:
+    """None: no self-consistency check for this dimension."""
+    return None

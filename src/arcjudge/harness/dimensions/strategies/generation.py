@@ -9,20 +9,28 @@ output grid. Rule: :func:`..rules.generation_verdict`.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, cast
 
-from arcjudge.grids import Grid
+from arcjudge.grids import Grid, to_lists
 from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
-from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
+from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_digest, pair_json
 from arcjudge.harness.dimensions.records import DimensionInstance
 from arcjudge.harness.dimensions.replies import parse_pair
-from arcjudge.harness.dimensions.rules import RuleVerdict, generation_verdict, is_copy
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
+from arcjudge.harness.dimensions.rules import (
+    RuleVerdict,
+    generation_verdict,
+    is_copy,
+    pair_answer,
+    pair_input,
+)
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
+__all__ += ["consistency", "verifier_input", "visible"]
 __all__ += ["DEFAULT_MIN_DISTANCE"]
 
 DIMENSION = Dimension.GENERATION
@@ -79,6 +87,39 @@ def texts(
     }
 
 
-read_reply: ReadReply = whole_reply(parse_pair)
+read_reply = whole_reply(parse_pair)
 
-rule: Callable[..., RuleVerdict] = generation_verdict
+verifier_input = pair_input
+
+
+def parse_answer(answer: object) -> tuple[tuple[Grid, Grid] | None, str | None]:
+    """The generated pair: ``{"input": grid, "output": grid}``."""
+    return pair_answer(answer, DIMENSION)
+
+
+def rule(case: RuleCase) -> RuleVerdict:
+    """:func:`..rules.generation_verdict`, with ``arcgen_exact`` and the pair itself."""
+    pair = cast(tuple[Grid, Grid], case.answer)
+    instance, settings = case.instance, case.settings
+    digest = pair_digest(*pair)
+    digests = set(instance.arcgen_digests()) if settings.exclude_arcgen else None
+    verdict = generation_verdict(
+        pair,
+        case.verifier,
+        instance.avoid(),
+        settings.min_distance,
+        digests,
+        digest if digests is not None else None,
+        strict=settings.strict_generation,
+        earlier=case.earlier,
+    )
+    # whether the pair equals an ARC-GEN pair, for the stricter control (analyze),
+    # and the pair itself (a later configuration's prompt lists it when accepted)
+    exact = digest in instance.arcgen_digests()
+    shown = {"input": to_lists(pair[0]), "output": to_lists(pair[1])}
+    return replace(verdict, detail={**verdict.detail, "arcgen_exact": exact, "pair": shown})
+
+
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck:
+    """The generated pair."""
+    return ConsistencyCheck((cast(tuple[Grid, Grid], answer),))

@@ -8,20 +8,21 @@ Rule: :func:`..rules.inversion_verdict`.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from arcjudge.grids import Grid, to_grid, to_lists
 from arcjudge.harness.dimensions.gridtext import grid_block
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan
 from arcjudge.harness.dimensions.records import DimensionInstance
 from arcjudge.harness.dimensions.replies import parse_grid
-from arcjudge.harness.dimensions.rules import RuleVerdict, inversion_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply, whole_reply
+from arcjudge.harness.dimensions.rules import RuleVerdict, grid_answer, inversion_verdict
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
+__all__ += ["consistency", "verifier_input", "visible"]
 
 DIMENSION = Dimension.INVERSION
 
@@ -50,6 +51,28 @@ def texts(
     return {"output": grid_block(to_grid(visible["output"]), grid_format)}
 
 
-read_reply: ReadReply = whole_reply(parse_grid)
+read_reply = whole_reply(parse_grid)
 
-rule: Callable[..., RuleVerdict] = inversion_verdict
+
+def parse_answer(answer: object) -> tuple[Grid | None, str | None]:
+    """The proposed input: a grid, or ``{"input": grid}``."""
+    if isinstance(answer, Mapping):
+        if "input" not in answer:
+            return None, "inversion answer must be a grid or an object with 'input'"
+        answer = answer["input"]
+    return grid_answer(answer, "input")
+
+
+def verifier_input(answer: object) -> Grid | None:
+    """The proposed input."""
+    return cast(Grid, answer)
+
+
+def rule(case: RuleCase) -> RuleVerdict:
+    """:func:`..rules.inversion_verdict` against the output shown."""
+    return inversion_verdict(case.instance.shown_output(), case.verifier)
+
+
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck:
+    """The proposed input with the output shown."""
+    return ConsistencyCheck(((cast(Grid, answer), instance.shown_output()),))

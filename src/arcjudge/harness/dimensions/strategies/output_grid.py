@@ -8,10 +8,10 @@ the test inputs and an answer block per input. Reply: the last grids of the repl
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
-from arcjudge.grids import Grid, to_lists
+from arcjudge.grids import Grid, canonicalize, to_lists
 from arcjudge.harness.dimensions.gridtext import grid_block, grid_lists, read_grids
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan
 from arcjudge.harness.dimensions.records import DimensionInstance
@@ -23,11 +23,12 @@ from arcjudge.harness.dimensions.replies import (
     unparsable,
 )
 from arcjudge.harness.dimensions.rules import RuleVerdict, output_grid_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ReadReply
+from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, ReadReply, RuleCase
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
-__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "read_reply", "rule", "texts", "visible"]
+__all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
+__all__ += ["consistency", "verifier_input", "visible"]
 __all__ += ["inputs_texts", "parse_outputs"]
 
 DIMENSION = Dimension.OUTPUT_GRID
@@ -98,8 +99,8 @@ def parse_outputs(
         attempts: Candidates per test input (ARC's pass@2 is 2).
 
     Returns:
-        A list per test input of its grids (what :func:`.rules.parse_answer` takes for
-        ``output_grid``) and how it was read, or ``unparsable: <why>``.
+        A list per test input of its grids (what :func:`parse_answer` takes) and how it
+        was read, or ``unparsable: <why>``.
 
     Raises:
         ValueError: When ``tests`` or ``attempts`` is below 1 (a programmer error).
@@ -129,4 +130,52 @@ def parse_outputs(
 
 read_reply: ReadReply = parse_outputs
 
-rule: Callable[..., RuleVerdict] = output_grid_verdict
+
+def parse_answer(answer: object) -> tuple[tuple[tuple[Grid, ...], ...] | None, str | None]:
+    """Per test input, the attempts (the answer's JSON checked and made grids).
+
+    One entry per test input, in order, each a grid or a list of grids (attempts);
+    ``{"outputs": [...]}`` is read too, and a bare grid for a task with one test input.
+    """
+    if isinstance(answer, Mapping) and "outputs" in answer:
+        answer = answer["outputs"]
+    grid, _ = canonicalize(answer)
+    if grid is not None:  # a bare grid: one test input, one attempt
+        return ((grid,),), None
+    if not isinstance(answer, list) or not answer:
+        return None, "output_grid answer must be a list with one grid (or attempts) per test input"
+    tests: list[tuple[Grid, ...]] = []
+    for i, entry in enumerate(answer):
+        grid, reason = canonicalize(entry)
+        if grid is not None:
+            tests.append((grid,))
+            continue
+        # A list of attempts is a list of grids: lists whose items are lists.
+        nested = isinstance(entry, list) and bool(entry)
+        nested = nested and all(isinstance(a, list) and a and isinstance(a[0], list) for a in entry)
+        if not nested:
+            return None, f"output {i} is not a grid: {reason}"
+        attempts = []
+        for j, attempt in enumerate(entry):
+            grid, why = canonicalize(attempt)
+            if grid is None:
+                return None, f"output {i}, attempt {j} is not a grid: {why}"
+            attempts.append(grid)
+        tests.append(tuple(attempts))
+    return tuple(tests), None
+
+
+def verifier_input(answer: object) -> Grid | None:
+    """None: the outputs are compared with the hidden test outputs."""
+    return None
+
+
+def rule(case: RuleCase) -> RuleVerdict:
+    """:func:`..rules.output_grid_verdict` (pass@k, ``attempts`` of the settings)."""
+    outputs = cast(tuple[tuple[Grid, ...], ...], case.answer)
+    return output_grid_verdict(case.instance.test_outputs(), outputs, case.settings.attempts)
+
+
+def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:
+    """None: no self-consistency check for this dimension."""
+    return None

@@ -139,7 +139,9 @@ class Mutator:
         self.store = store
         self.task_paths = task_files(config.tasks_dir)
         self.fingerprints = [module_fingerprint(s.module_dirs) for s in config.sources]
-        self.valid = read_manifest(config.manifest_dir).valid if config.manifest_dir else None
+        self.valid = None
+        if config.manifest_dir is not None:
+            self.valid = read_manifest(config.manifest_dir).manifest.valid
         self.mutants: dict[str, list[MutantRecord]] = {}
         self.corruptions: dict[str, list[CorruptionRecord]] = {}
         self.problems: dict[str, list[dict[str, str]]] = defaultdict(list)

@@ -326,7 +326,7 @@ class _SampleVerifier:
     """
 
     def __init__(self, verifiers_dir: Path, engine: Engine) -> None:
-        self.manifest = read_manifest(verifiers_dir)
+        self.manifest = read_manifest(verifiers_dir).manifest
         self.engine = engine
         self.built: dict[str, tuple[VerifierSource, str]] = {}  # name -> (source, fingerprint)
 

@@ -29,7 +29,12 @@ from arcjudge.harness.dimensions.records import (
     read_build_info,
     read_items,
 )
-from arcjudge.harness.mutate.records import MutantRecord
+from arcjudge.harness.mutate.records import (
+    MutantRecord,
+    MutateSummary,
+    MutationProblem,
+    OperatorYield,
+)
 from arcjudge.harness.score.records import ExtractionRecord, ScoreResult, TimingLine
 from arcjudge.harness.validate.records import (
     DisputedInput,
@@ -42,6 +47,7 @@ from arcjudge.harness.validate.records import (
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.types import ProgramStatus
 from arcjudge.vocabulary import (
+    MUTANT_STATUSES,
     Dimension,
     MutantStatus,
     ScoreFailure,
@@ -249,3 +255,31 @@ def test_mutants_corruptions_and_timings_round_trip(mutant, corruption, timing):
 )  # fmt: skip
 def test_items_round_trip(item):
     _round_trips(item)
+
+
+def test_an_operator_yield_counts_every_mutant_status_in_order():
+    fields = list(OperatorYield.of([]).to_json())
+    assert fields == ["tried", *MUTANT_STATUSES]
+    statuses = [MutantStatus.KILLED, MutantStatus.CRASHES, MutantStatus.KILLED]
+    counted = OperatorYield.of(statuses)
+    assert (counted.tried, counted.killed, counted.crashes, counted.invalid_output) == (3, 2, 1, 0)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.builds(
+        MutateSummary,
+        target_pairs=st.none() | st.integers(1, 9), seed=st.integers(0, 99),
+        inputs=st.integers(0, 99), demonstration_inputs=st.booleans(),
+        operator_set=st.sampled_from(["all", "given", "paper"]),
+        max_per_task=st.none() | st.integers(1, 9),
+        operators=st.dictionaries(TEXT, st.builds(OperatorYield, *[st.integers(0, 9)] * 5)),
+        tasks_with_valid_verifier=st.integers(0, 9), tasks_with_corrupted_pairs=st.integers(0, 9),
+        corrupted_pairs=st.integers(0, 99),
+        problems=st.dictionaries(TEXT, st.lists(st.builds(MutationProblem, TEXT, TEXT)).map(tuple)),
+        task_set=st.none() | st.dictionaries(TEXT, TEXT, min_size=1),
+    )
+)  # fmt: skip
+def test_mutate_summaries_round_trip(summary):
+    _round_trips(summary)
+    assert MutateSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from arcjudge import cli
+from arcjudge.harness.score.records import ScoreSummary
+from arcjudge.safetext import json_dumps
 from tests.support.canned import oracle_reply, wrong_reply
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "fixtures"))
@@ -184,8 +186,12 @@ def test_a_parc_export_scores_programs_and_replies(parc):
     results = {r["id"]: r for r in records(parc["root"] / "score" / "results.jsonl")}
     assert results["p4-right"]["splits"]["arc-gen"] == [50, 50]
     assert results["p1-right"]["splits"]["generator"] == [20, 20]
-    summary = json.loads((parc["root"] / "score" / "summary.json").read_text())
+    text = (parc["root"] / "score" / "summary.json").read_text(encoding="utf-8")
+    summary = json.loads(text)
     assert summary["task_set"]["format"] == "p-arc-csv"
+    record = ScoreSummary.from_json(summary)  # the task set is the record's own field
+    assert record.task_set == summary["task_set"]
+    assert json_dumps(record.to_json(), sort_keys=True, indent=1) + "\n" == text
     check_scored(parc["root"] / "scored", GOOD)
 
 

@@ -13,9 +13,10 @@ import pytest
 import arcjudge
 from arcjudge import cli
 from arcjudge.harness.core.corruption import CorruptionRecord
-from arcjudge.harness.mutate.records import MutantRecord
+from arcjudge.harness.mutate.records import MutantRecord, MutateSummary
 from arcjudge.harness.validate.cli import sample_dir
 from arcjudge.mutation.parsing import NESTED_TOO_DEEPLY
+from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Program
 from arcjudge.verifiers.sources import VerifierSource
 
@@ -75,9 +76,15 @@ def test_mutants_are_classified_and_capped(mutated):
     for r in corruptions(mutated):
         per_task[r.task_id] = per_task.get(r.task_id, 0) + 1
     assert max(per_task.values()) <= 5
-    summary = json.loads((mutated / "summary.json").read_text())
+    text = (mutated / "summary.json").read_text(encoding="utf-8")
+    summary = json.loads(text)
     assert summary["tasks_with_corrupted_pairs"] == len(per_task)
     assert summary["operators"]["stmt.drop_assign_rewire"]["tried"] > 0
+    record = MutateSummary.from_json(summary)  # read back through its record: same bytes
+    assert json_dumps(record.to_json(), sort_keys=True, indent=1) + "\n" == text
+    assert sum(y.tried for y in record.operators.values()) == len(records)
+    killed = [r for r in records if r.status == "killed"]
+    assert sum(y.killed for y in record.operators.values()) == len(killed)
 
 
 def test_nearest_misses_first(mutated):

@@ -1,59 +1,244 @@
-"""Reading a ``validate`` output directory's ``manifest.json`` (for mutate, score, dimensions)."""
+"""``validate``'s ``manifest.json``, declared once: written by validate, read by the others.
+
+:class:`Manifest` and its nested records are the file's fields (a
+:class:`~arcjudge.harness.core.record.Record` each); ``validate`` builds one and writes its
+``to_json`` (``sort_keys``, ``indent=1``); :func:`read_manifest` (for mutate, score
+``--verifiers`` and dimensions) reads it back through ``Manifest.from_json``, its errors
+naming the file and the field.
+"""
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arcjudge.errors import InputError
+from arcjudge.harness.core.jsonl import json_value
+from arcjudge.harness.core.record import OMIT_DEFAULT, Record, RecordError, spec
 from arcjudge.verifiers.sources import VerifierSource
+from arcjudge.vocabulary import Verdict
 
-__all__ = ["Manifest", "read_manifest"]
+__all__ = [
+    "Manifest",
+    "ManifestCoverage",
+    "ManifestDifferential",
+    "ManifestFile",
+    "ManifestGenerator",
+    "ManifestSource",
+    "ManifestTask",
+    "read_manifest",
+]
 
 
 @dataclass(frozen=True)
-class Manifest:
-    """What later commands need from a validate run.
+class ManifestSource(Record):
+    """A verifier source validate checked.
 
     Attributes:
-        path: The ``manifest.json`` read.
-        sources: Source name -> ``{"name", "kind", "path"}``.
-        chosen: Task id -> the source chosen for it (tasks without a valid source absent).
-        valid: Task id -> names of every source valid for it.
+        name: Its name (``--source NAME=...``).
+        kind: One of ``VERIFIER_KINDS``.
+        path: Its directory (as resolved by validate).
     """
 
-    path: Path
-    sources: dict[str, dict[str, Any]]
-    chosen: dict[str, str]
-    valid: dict[str, set[str]]
+    name: str
+    kind: str
+    path: str
+
+
+@dataclass(frozen=True)
+class ManifestGenerator(Record):
+    """The generator validate drew samples from.
+
+    Attributes:
+        kind: Its kind.
+        path: Its directory.
+    """
+
+    kind: str
+    path: str
+
+
+@dataclass(frozen=True)
+class ManifestCoverage(Record):
+    """How many tasks have a valid verifier.
+
+    Attributes:
+        tasks: Tasks validated.
+        covered: Tasks with at least one valid source.
+        fraction: ``covered / tasks`` rounded to 6 places (0.0 with no task).
+    """
+
+    tasks: int
+    covered: int
+    fraction: float
+
+
+def _not_quarantining(counts: ManifestDifferential) -> bool:
+    return counts.covered_quarantined is None
+
+
+@dataclass(frozen=True)
+class ManifestDifferential(Record):
+    """What the differential analysis found, in tasks.
+
+    Attributes:
+        tasks_with_suspects: Tasks with at least one suspect sample.
+        tasks_only_suspect_failures: Uncovered tasks whose sources fail only on suspects.
+        tasks_with_disputes: Tasks where valid sources disagree.
+        tasks_ambiguous: Tasks flagged ambiguous.
+        covered_quarantined: Tasks covered once suspects are quarantined (written only
+            with ``--quarantine-suspects``).
+    """
+
+    tasks_with_suspects: int
+    tasks_only_suspect_failures: int
+    tasks_with_disputes: int
+    tasks_ambiguous: int
+    covered_quarantined: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+
+
+def _not_quarantined(entry: ManifestTask) -> bool:
+    return entry.valid_quarantined is None
+
+
+@dataclass(frozen=True)
+class ManifestTask(Record):
+    """One task's line in the manifest.
+
+    Attributes:
+        chosen: The first valid source (``None``: none is valid).
+        valid: Every valid source, in the sources' order.
+        splits: Inputs per split the task had (splits sorted).
+        valid_quarantined: With ``--quarantine-suspects``: the sources valid once suspect
+            samples are quarantined, besides ``valid`` (else not written).
+        chosen_quarantined: With ``--quarantine-suspects``: the first source valid either
+            way (written, maybe ``null``, exactly when ``valid_quarantined`` is).
+        suspects: Suspect samples (with more than one source; else not written).
+        disputes: Disputed inputs (with more than one source).
+        ambiguous: Whether the task is ambiguous (with more than one source).
+        generator: What drawing the task's generator samples gave (with a generator).
+    """
+
+    chosen: str | None
+    valid: tuple[str, ...]
+    splits: Mapping[str, int]
+    valid_quarantined: tuple[str, ...] | None = field(
+        default=None, metadata=spec(omit=OMIT_DEFAULT)
+    )
+    chosen_quarantined: str | None = field(default=None, metadata=spec(omit=_not_quarantined))
+    suspects: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    disputes: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    ambiguous: bool | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    generator: Mapping[str, Any] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+
+
+@dataclass(frozen=True)
+class Manifest(Record):
+    """``manifest.json``: what validate decided, per task, and how it was run.
+
+    Attributes:
+        sources: The verifier sources, in the order given.
+        generator: The generator samples were drawn from (``None``: none).
+        seed: The generator seed.
+        samples: Generator samples per task that grade a verifier.
+        probe_samples: Further samples per task that only probe.
+        quarantine_suspects: Whether ``--quarantine-suspects`` was given.
+        wall_seconds: Seconds allowed per call (``limits.wall_seconds``).
+        coverage: How many tasks have a valid verifier.
+        differential: What the differential analysis found.
+        per_source: Source name -> verdict -> tasks (every verdict, in its order).
+        tasks: Task id -> its entry, sorted.
+        task_set: What ``--tasks`` named, when it was a task set (written only then).
+
+    Raises:
+        RecordError: (when read) A task's ``chosen`` source is not among ``sources``.
+    """
+
+    sources: tuple[ManifestSource, ...]
+    generator: ManifestGenerator | None
+    seed: int
+    samples: int
+    probe_samples: int
+    quarantine_suspects: bool
+    wall_seconds: float = field(metadata=spec(key=("limits", "wall_seconds")))
+    coverage: ManifestCoverage
+    differential: ManifestDifferential
+    per_source: Mapping[str, Mapping[Verdict, int]]
+    tasks: Mapping[str, ManifestTask]
+    task_set: Mapping[str, Any] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        names = {s.name for s in self.sources}
+        for task_id, entry in self.tasks.items():
+            if entry.chosen and entry.chosen not in names:
+                raise RecordError(
+                    f"source {entry.chosen!r} is not described in 'sources'",
+                    ("tasks", task_id, "chosen"),
+                )
+
+    @property
+    def chosen(self) -> dict[str, str]:
+        """Task id -> the source chosen for it (tasks without a valid source absent)."""
+        return {t: e.chosen for t, e in self.tasks.items() if e.chosen}
+
+    @property
+    def valid(self) -> dict[str, set[str]]:
+        """Task id -> names of every source valid for it."""
+        return {t: set(e.valid) for t, e in self.tasks.items()}
+
+    def source(self, name: str) -> ManifestSource:
+        """The source named ``name``.
+
+        Raises:
+            KeyError: No source has that name.
+        """
+        for source in self.sources:
+            if source.name == name:
+                return source
+        raise KeyError(name)
 
     def verifier_source(self, name: str) -> VerifierSource:
         """The :class:`VerifierSource` the manifest describes under ``name``."""
-        spec = self.sources[name]
-        return VerifierSource(name, spec["kind"], spec["path"])
+        source = self.source(name)
+        return VerifierSource(name, source.kind, source.path)
 
 
-def read_manifest(directory: Path) -> Manifest:
-    """Read ``DIRECTORY/manifest.json``.
+@dataclass(frozen=True)
+class ManifestFile:
+    """A manifest as read, and the file it was read from.
+
+    Attributes:
+        path: The ``manifest.json`` read.
+        manifest: Its record.
+    """
+
+    path: Path
+    manifest: Manifest
+
+
+def read_manifest(directory: Path) -> ManifestFile:
+    """Read ``DIRECTORY/manifest.json`` through :class:`Manifest`.
 
     Raises:
-        InputError: When it is missing, unreadable, or not a validate manifest (also when a
-            chosen source is not described).
+        InputError: When it is missing, unreadable, or not a validate manifest (naming the
+            file and the field: a missing or malformed field, a chosen source not
+            described).
     """
     path = directory / "manifest.json"
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        sources = {s["name"]: s for s in manifest["sources"]}
-        tasks = manifest["tasks"].items()
-        chosen = {t: e["chosen"] for t, e in tasks if e.get("chosen")}
-        valid = {t: set(e.get("valid", [])) for t, e in tasks}
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{directory}: no manifest.json (run arcjudge validate)") from None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    try:
+        data = json_value(text)
+        if not isinstance(data, dict):
+            raise TypeError("not a JSON object")
+        manifest = Manifest.from_json(data)
+    except (ValueError, TypeError) as exc:
         raise InputError(f"{path}: not a validate manifest ({exc})") from None
-    missing = sorted({name for name in chosen.values() if name not in sources})
-    if missing:
-        raise InputError(f"{path}: chosen sources not described: {', '.join(missing)}")
-    return Manifest(path, sources, chosen, valid)
+    return ManifestFile(path, manifest)

@@ -78,7 +78,7 @@ class BuildSources:
     """
 
     def __init__(self, tasks_dir: Path, manifest_dir: Path, human_errors_file: Path | None) -> None:
-        self.manifest = read_manifest(manifest_dir)
+        self.manifest = read_manifest(manifest_dir).manifest
         self.chosen = self.manifest.chosen
         self.task_paths = {p.stem: p for p in task_files(tasks_dir)}
         self.human = (
@@ -117,8 +117,8 @@ class BuildSources:
             why = "has no program for the task" if tp.refused is None else f"refused {tp.refused}"
             self.skipped[task_id] = f"source {name!r} {why}"
             return None
-        spec = self.manifest.sources[name]
-        return VerifierSpec(name, str(spec["kind"]), str(spec["path"])), program
+        described = self.manifest.source(name)
+        return VerifierSpec(name, described.kind, described.path), program
 
     def fingerprint(self, name: str) -> str:
         """``module_fingerprint`` of source ``name``'s module directories (computed once)."""

@@ -132,21 +132,21 @@ class MutateCommand(Command[MutateRun]):
         with Progress(total, "task", config.progress) as bar:
             mutator = Mutator(config.config, sandbox, store, bar.update)
             mutator.run()
-        task_set = config.task_set
-        summary = mutator.summary() | ({"task_set": task_set} if task_set else {})
+        summary = mutator.summary(config.task_set)
+        summary_json = summary.to_json()
         mutants = tuple(mutator.mutant_lines())
         corruptions = tuple(mutator.corruption_lines())
         files = {
             "mutants.jsonl": "".join(mutants),
             "corruptions.jsonl": "".join(corruptions),
-            "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
+            "summary.json": json_dumps(summary_json, sort_keys=True, indent=1) + "\n",
             "runtime.json": runtime_json(mutator.runtime),
         }
         return Outputs(
             out_dir=config.out,
             files=files,
             lines=(summary_text(summary),),
-            result=MutateOutcome(summary, mutants, corruptions),
+            result=MutateOutcome(summary_json, mutants, corruptions),
         )
 
 

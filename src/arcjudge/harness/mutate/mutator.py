@@ -35,7 +35,12 @@ from arcjudge.harness.core.keys import module_fingerprint, program_key
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.results import CandidateOutcome, TaskInput, is_right
 from arcjudge.harness.core.store import ResultStore
-from arcjudge.harness.mutate.records import MutantRecord
+from arcjudge.harness.mutate.records import (
+    MutantRecord,
+    MutateSummary,
+    MutationProblem,
+    OperatorYield,
+)
 from arcjudge.harness.mutate.schemata import BATCH, BatchRunner, confirmed_indexes, target_prefix
 from arcjudge.mutation import (
     Mutant,
@@ -59,7 +64,7 @@ from arcjudge.sandbox.types import (
 )
 from arcjudge.tasks import Task, load_task, task_files
 from arcjudge.verifiers.sources import VerifierSource
-from arcjudge.vocabulary import MUTANT_STATUSES, RUNTIME_STATUSES, MutantStatus, Split
+from arcjudge.vocabulary import RUNTIME_STATUSES, MutantStatus, Split
 
 
 @dataclass(frozen=True)
@@ -139,10 +144,12 @@ class Mutator:
         self.store = store
         self.task_paths = task_files(config.tasks_dir)
         self.fingerprints = [module_fingerprint(s.module_dirs) for s in config.sources]
-        self.valid = read_manifest(config.manifest_dir).valid if config.manifest_dir else None
+        self.valid = None
+        if config.manifest_dir is not None:
+            self.valid = read_manifest(config.manifest_dir).manifest.valid
         self.mutants: dict[str, list[MutantRecord]] = {}
         self.corruptions: dict[str, list[CorruptionRecord]] = {}
-        self.problems: dict[str, list[dict[str, str]]] = defaultdict(list)
+        self.problems: dict[str, list[MutationProblem]] = defaultdict(list)
         self.with_valid: set[str] = set()
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
@@ -177,7 +184,7 @@ class Mutator:
                 tp = source.program_for(task.task_id)
                 if tp.refused is not None:
                     self.problems[task.task_id].append(
-                        {"source": source.name, "error": f"refused: {tp.refused}"}
+                        MutationProblem(source.name, f"refused: {tp.refused}")
                     )
                 if tp.program is None:
                     continue
@@ -210,9 +217,7 @@ class Mutator:
                     mutants.error = f"{type(exc).__name__}: nested too deeply or too large"
                     programs = []
                 if mutants.error is not None:
-                    self.problems[task.task_id].append(
-                        {"source": source.name, "error": mutants.error}
-                    )
+                    self.problems[task.task_id].append(MutationProblem(source.name, mutants.error))
                     continue
                 fingerprint = self.fingerprints[s]
                 candidates.append(self._candidate(original, fingerprint, _Meta(s, None)))
@@ -331,50 +336,52 @@ class Mutator:
             for record in self.corruptions[task_id]:
                 yield json_dumps(record.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
-    def summary(self) -> dict[str, Any]:
-        """Yield per operator, and tasks with at least one corrupted pair."""
-        per_operator: dict[str, Counter[str]] = defaultdict(Counter)
+    def summary(self, task_set: Mapping[str, Any] | None = None) -> MutateSummary:
+        """Yield per operator, and tasks with at least one corrupted pair.
+
+        Args:
+            task_set: The record of the task set ``--tasks`` named (``None``, or empty:
+                ``summary.json`` has no ``task_set``).
+        """
+        per_operator: dict[str, list[MutantStatus]] = defaultdict(list)
         for records in self.mutants.values():
             for r in records:
-                per_operator[r.operator]["tried"] += 1
-                per_operator[r.operator][r.status] += 1
+                per_operator[r.operator].append(r.status)
         covered = sorted(t for t, pairs in self.corruptions.items() if pairs)
         operator_set = "all" if self.config.operators is None else "given"
         if self.config.study_operators:
             operator_set = "paper"
-        target = (
-            {} if self.config.target_pairs is None else {"target_pairs": self.config.target_pairs}
-        )
-        return target | {
-            "seed": self.config.seed,
-            "inputs": self.config.inputs,
-            "demonstration_inputs": self.config.demonstration_inputs,
-            "operator_set": operator_set,
-            "max_per_task": self.config.max_per_task,
-            "operators": {
-                name: {k: counts.get(k, 0) for k in ("tried", *MUTANT_STATUSES)}
-                for name, counts in sorted(per_operator.items())
+        return MutateSummary(
+            target_pairs=self.config.target_pairs,
+            seed=self.config.seed,
+            inputs=self.config.inputs,
+            demonstration_inputs=self.config.demonstration_inputs,
+            operator_set=operator_set,
+            max_per_task=self.config.max_per_task,
+            operators={
+                name: OperatorYield.of(statuses) for name, statuses in sorted(per_operator.items())
             },
-            "tasks_with_valid_verifier": len(self.with_valid),
-            "tasks_with_corrupted_pairs": len(covered),
-            "corrupted_pairs": sum(len(p) for p in self.corruptions.values()),
-            "problems": {t: self.problems[t] for t in sorted(self.problems)},
-        }
+            tasks_with_valid_verifier=len(self.with_valid),
+            tasks_with_corrupted_pairs=len(covered),
+            corrupted_pairs=sum(len(p) for p in self.corruptions.values()),
+            problems={t: tuple(self.problems[t]) for t in sorted(self.problems)},
+            task_set=task_set or None,
+        )
 
 
-def summary_text(summary: Mapping[str, Any]) -> str:
+def summary_text(summary: MutateSummary) -> str:
     """The printed yield table."""
     lines = [f"{'operator':<28} {'tried':>6} {'killed':>7}"]
-    for name, counts in summary["operators"].items():
-        lines.append(f"{name:<28} {counts['tried']:>6} {counts['killed']:>7}")
+    for name, counts in summary.operators.items():
+        lines.append(f"{name:<28} {counts.tried:>6} {counts.killed:>7}")
     lines.append(
-        f"tasks with >= 1 corrupted pair: {summary['tasks_with_corrupted_pairs']}"
-        f"/{summary['tasks_with_valid_verifier']} tasks with a valid verifier; "
-        f"{summary['corrupted_pairs']} pairs"
+        f"tasks with >= 1 corrupted pair: {summary.tasks_with_corrupted_pairs}"
+        f"/{summary.tasks_with_valid_verifier} tasks with a valid verifier; "
+        f"{summary.corrupted_pairs} pairs"
     )
-    for task_id, problems in summary["problems"].items():
+    for task_id, problems in summary.problems.items():
         for p in problems:
-            lines.append(f"  {task_id} {p['source']}: cannot mutate: {p['error']}")
+            lines.append(f"  {task_id} {p.source}: cannot mutate: {p.error}")
     return "\n".join(terminal_safe(line) for line in lines)
 
 

@@ -106,17 +106,11 @@ class ScoreCommand(Command[ScoreRun]):
         with Progress(len(scorer.records), "program", config.progress) as bar:
             scorer.progress = bar.update
             scorer.run()
-        summary = scorer.summary()
-        task_set = config.task_set
+        summary = scorer.summary(config.task_set)
         files = {
             "results.jsonl": "".join(scorer.result_lines()),
             "timings.jsonl": "".join(scorer.timing_lines()),
-            "summary.json": json_dumps(
-                summary.to_json() | ({"task_set": task_set} if task_set else {}),
-                sort_keys=True,
-                indent=1,
-            )
-            + "\n",
+            "summary.json": json_dumps(summary.to_json(), sort_keys=True, indent=1) + "\n",
             "runtime.json": runtime_json(scorer.runtime),
             "report.html": render_score_report(summary, scorer.scored()),
         }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -292,8 +292,13 @@ class Scorer:
         for line in self.timings_of():
             yield json_dumps(line.to_json(), sort_keys=True) + "\n"
 
-    def summary(self) -> ScoreSummary:
-        """Per model (when the field exists) and overall statistics."""
+    def summary(self, task_set: Mapping[str, Any] | None = None) -> ScoreSummary:
+        """Per model (when the field exists) and overall statistics.
+
+        Args:
+            task_set: The record of the task set ``--tasks`` named (``None``: an ARC JSON
+                directory; then, as when empty, ``summary.json`` has no ``task_set``).
+        """
         groups: dict[str, list[ScoreResult]] = defaultdict(list)
         for result in self.scored():
             groups["(all)"].append(result)
@@ -310,6 +315,7 @@ class Scorer:
                 for name in sorted(groups, key=lambda n: (n != "(all)", n))
             },
             generator={t: self.generator_report[t] for t in sorted(self.generator_report)},
+            task_set=task_set or None,
         )
 
 
@@ -320,7 +326,7 @@ class _SampleVerifier:
     """
 
     def __init__(self, verifiers_dir: Path, engine: Engine) -> None:
-        self.manifest = read_manifest(verifiers_dir)
+        self.manifest = read_manifest(verifiers_dir).manifest
         self.engine = engine
         self.built: dict[str, tuple[VerifierSource, str]] = {}  # name -> (source, fingerprint)
 

@@ -30,6 +30,14 @@ from arcjudge.harness.core.inputs import (
     task_inputs,
 )
 from arcjudge.harness.core.keys import module_fingerprint, program_key
+from arcjudge.harness.core.manifest import (
+    Manifest,
+    ManifestCoverage,
+    ManifestDifferential,
+    ManifestGenerator,
+    ManifestSource,
+    ManifestTask,
+)
 from arcjudge.harness.core.outputs import runtime_json, write_atomic
 from arcjudge.harness.core.results import CandidateOutcome, TaskInput
 from arcjudge.harness.core.store import ResultStore
@@ -245,71 +253,72 @@ class Validator:
 
     # ---------------------------------------------------------------- outputs
 
-    def manifest(self) -> dict[str, Any]:
+    def manifest_record(self) -> Manifest:
         """The manifest: chosen and valid sources per task, coverage, per-source counts."""
         names = [s.name for s in self.config.sources]
-        tasks: dict[str, dict[str, Any]] = {}
+        several = len(self.config.sources) > 1
+        quarantine = self.config.quarantine_suspects
+        tasks: dict[str, ManifestTask] = {}
         per_source = {n: dict.fromkeys(Verdict, 0) for n in names}
         for task_id in sorted(self.records):
             records = self.records[task_id]
             valid = [r.source for r in records if r.verdict is Verdict.VALID]
             for r in records:
                 per_source[r.source][r.verdict] += 1
-            entry: dict[str, Any] = {"chosen": valid[0] if valid else None, "valid": valid}
-            entry["splits"] = self.splits.get(task_id, {})  # which inputs the task had
-            if self.config.quarantine_suspects:
-                loose = [
-                    r.source
-                    for r in records
-                    if r.verdict in (Verdict.VALID, Verdict.VALID_QUARANTINED)
-                ]
-                entry["valid_quarantined"] = [r for r in loose if r not in valid]
-                entry["chosen_quarantined"] = loose[0] if loose else None
-            analysis = self.analyses.get(task_id)
-            if analysis is not None and len(self.config.sources) > 1:
-                entry["suspects"] = len(analysis.suspects)
-                entry["disputes"] = len(analysis.disputes)
-                entry["ambiguous"] = analysis.ambiguous is not None
-            if task_id in self.generator_report:
-                entry["generator"] = self.generator_report[task_id]
-            tasks[task_id] = entry
-        covered = sum(1 for t in tasks.values() if t["chosen"])
-        differential = {
-            "tasks_with_suspects": sum(1 for t in tasks.values() if t.get("suspects")),
-            "tasks_only_suspect_failures": sum(
-                1 for t_id, t in tasks.items()
-                if not t["chosen"] and self.analyses[t_id].quarantinable
-            ),
-            "tasks_with_disputes": sum(1 for t in tasks.values() if t.get("disputes")),
-            "tasks_ambiguous": sum(1 for t in tasks.values() if t.get("ambiguous")),
-        }  # fmt: skip
-        if self.config.quarantine_suspects:
-            differential["covered_quarantined"] = sum(
-                1 for t in tasks.values() if t.get("chosen_quarantined")
+            loose = [
+                r.source for r in records if r.verdict in (Verdict.VALID, Verdict.VALID_QUARANTINED)
+            ]
+            analysis = self.analyses.get(task_id) if several else None  # counted with several
+            tasks[task_id] = ManifestTask(
+                chosen=valid[0] if valid else None,
+                valid=tuple(valid),
+                splits=self.splits.get(task_id, {}),  # which inputs the task had
+                valid_quarantined=tuple(r for r in loose if r not in valid) if quarantine else None,
+                chosen_quarantined=loose[0] if quarantine and loose else None,
+                suspects=None if analysis is None else len(analysis.suspects),
+                disputes=None if analysis is None else len(analysis.disputes),
+                ambiguous=None if analysis is None else analysis.ambiguous is not None,
+                generator=self.generator_report.get(task_id),
             )
-        return {
-            "sources": [
-                {"name": s.name, "kind": s.kind, "path": str(s.path)} for s in self.config.sources
-            ],
-            "generator": (
-                {"kind": self.config.generator.kind, "path": str(self.config.generator.path)}
-                if self.config.generator
-                else None
+        entries = tasks.values()
+        covered = sum(1 for t in entries if t.chosen)
+        differential = ManifestDifferential(
+            tasks_with_suspects=sum(1 for t in entries if t.suspects),
+            tasks_only_suspect_failures=sum(
+                1 for t_id, t in tasks.items()
+                if not t.chosen and self.analyses[t_id].quarantinable
             ),
-            "seed": self.config.seed,
-            "samples": self.config.samples,
-            "probe_samples": self.config.probe_samples,
-            "quarantine_suspects": self.config.quarantine_suspects,
-            "limits": {"wall_seconds": self.config.limits.wall_seconds},
-            "coverage": {
-                "tasks": len(tasks),
-                "covered": covered,
-                "fraction": round(covered / len(tasks), 6) if tasks else 0.0,
-            },
-            "differential": differential,
-            "per_source": per_source,
-            "tasks": tasks,
-        } | ({"task_set": self.config.task_set} if self.config.task_set is not None else {})
+            tasks_with_disputes=sum(1 for t in entries if t.disputes),
+            tasks_ambiguous=sum(1 for t in entries if t.ambiguous),
+            covered_quarantined=(
+                sum(1 for t in entries if t.chosen_quarantined) if quarantine else None
+            ),
+        )  # fmt: skip
+        generator = self.config.generator
+        return Manifest(
+            sources=tuple(ManifestSource(s.name, s.kind, str(s.path)) for s in self.config.sources),
+            generator=(
+                ManifestGenerator(generator.kind, str(generator.path)) if generator else None
+            ),
+            seed=self.config.seed,
+            samples=self.config.samples,
+            probe_samples=self.config.probe_samples,
+            quarantine_suspects=quarantine,
+            wall_seconds=self.config.limits.wall_seconds,
+            coverage=ManifestCoverage(
+                tasks=len(tasks),
+                covered=covered,
+                fraction=round(covered / len(tasks), 6) if tasks else 0.0,
+            ),
+            differential=differential,
+            per_source=per_source,
+            tasks=tasks,
+            task_set=self.config.task_set,
+        )
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest's JSON object (``manifest.json``: :meth:`manifest_record`)."""
+        return self.manifest_record().to_json()
 
     def differential_records(self) -> Iterator[DifferentialRecord]:
         """Suspects, disputes and ambiguity flags, in task order (``suspects.jsonl``)."""
@@ -349,7 +358,7 @@ def output_files(validator: Validator) -> tuple[dict[str, Any], dict[str, str]]:
     """
     from arcjudge.harness.validate.report import render_validate_report
 
-    manifest = validator.manifest()
+    manifest = validator.manifest_record().to_json()
     verdicts = [r.to_json() for r in validator.verdict_records()]
     suspects = [r.to_json() for r in validator.differential_records()]
     outputs = {

@@ -10,7 +10,6 @@ items and the programs of self-consistency, as ``--definitions`` results would.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,10 +105,13 @@ def definition_score_config(
                 "(relative paths are read from the current directory)"
             )
     task_files(Path(tasks))
-    manifest = json.loads(read_manifest(Path(manifest_dir)).path.read_text(encoding="utf-8"))
+    recorded = read_manifest(Path(manifest_dir)).manifest
     # The build's generator when it drew its valid pairs from one, else validate's.
     where: Path | None = None
-    spec, samples = manifest.get("generator"), manifest.get("samples") or 0
+    spec: Mapping[str, Any] | None = None
+    if recorded.generator is not None:
+        spec = recorded.generator.to_json()
+    samples = recorded.samples
     if built_with:
         spec, samples, where = built_with, built_samples or 0, path
     if definition_samples is not None:

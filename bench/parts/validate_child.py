@@ -133,11 +133,11 @@ def child_validate(spec: dict) -> dict:
             else (kids.ru_utime + kids.ru_stime if spec["backend"] == "process" else None)
         ),
         "maxrss_bytes": me.ru_maxrss * 1024,
-        "verdicts": manifest["per_source"][SOURCE_NAME],
+        "verdicts": dict(manifest.per_source[SOURCE_NAME]),
         "jobs": counted["jobs"],
         "inputs": counted["inputs"],
         "sample_jobs": sum(1 for j in recorded["jobs"] if j[2] == "generate"),
-        "samples_ok": sum(t.get("generator", {}).get("ok", 0) for t in manifest["tasks"].values()),
+        "samples_ok": sum((t.generator or {}).get("ok", 0) for t in manifest.tasks.values()),
         "timeline": recorded,
     }
     if profiler:

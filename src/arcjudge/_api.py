@@ -58,7 +58,8 @@ def validate(
         store: The result cache (default ``OUT/cache.sqlite``): a rerun resumes.
 
     Returns:
-        The manifest and every verdict.
+        The manifest (``manifest.json``'s record, a
+        :class:`~arcjudge.harness.core.manifest.Manifest`) and every verdict.
     """
     from arcjudge.harness.validate.cli import COMMAND, ValidateOutcome, ValidateRun
 
@@ -109,7 +110,8 @@ def mutate(
         store: The result cache (default ``OUT/cache.sqlite``): a rerun resumes.
 
     Returns:
-        The summary and the files' lines.
+        The summary (``summary.json``'s record, a
+        :class:`~arcjudge.harness.mutate.records.MutateSummary`) and the files' lines.
     """
     from arcjudge.harness.mutate.cli import COMMAND, MutateOutcome, MutateRun
 

@@ -27,7 +27,15 @@ import psutil
 import pytest
 
 from arcjudge.harness.core.html import ARC_PALETTE, ERROR_LIMIT, grid_svg
+from arcjudge.harness.core.manifest import (
+    Manifest,
+    ManifestCoverage,
+    ManifestDifferential,
+    ManifestSource,
+    ManifestTask,
+)
 from arcjudge.harness.validate.report import render_validate_report
+from arcjudge.vocabulary import Verdict
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(1)</script>"
@@ -202,7 +210,33 @@ def _failure(split_index, status, grid_in, expected, produced, error=None):
     }
 
 
-def sample_run() -> tuple[dict, list[dict]]:
+def hand_manifest(
+    sources: list[str],
+    tasks: dict[str, ManifestTask],
+    covered: int = 0,
+    per_source: dict[str, dict[str, int]] | None = None,
+) -> Manifest:
+    """A manifest record of ``sources`` (golf, made up paths) and ``tasks``, seed 0, 10 samples."""
+    return Manifest(
+        sources=tuple(ManifestSource(name, "golf", f"/src/{name}") for name in sources),
+        generator=None,
+        seed=0,
+        samples=10,
+        probe_samples=0,
+        quarantine_suspects=False,
+        wall_seconds=1.0,
+        coverage=ManifestCoverage(
+            len(tasks), covered, round(covered / len(tasks), 6) if tasks else 0.0
+        ),
+        differential=ManifestDifferential(0, 0, 0, 0),
+        per_source={
+            s: {Verdict(k): n for k, n in c.items()} for s, c in (per_source or {}).items()
+        },
+        tasks=tasks,
+    )
+
+
+def sample_run() -> tuple[Manifest, list[dict]]:
     """A small hand-made manifest and verdicts: three tasks, three sources (one hostile)."""
     verdicts = [
         {
@@ -292,22 +326,20 @@ def sample_run() -> tuple[dict, list[dict]]:
             "error": None,
         },
     ]
-    manifest = {
-        "sources": ["re-arc", "golf1", HOSTILE],
-        "tasks": {
-            "007bbfb7": {"chosen": "re-arc", "valid": ["re-arc"]},
-            "0a938d79": {"chosen": None, "valid": []},
-            HOSTILE: {"chosen": None, "valid": []},
+    manifest = hand_manifest(
+        ["re-arc", "golf1", HOSTILE],
+        {
+            "007bbfb7": ManifestTask("re-arc", ("re-arc",), {}),
+            "0a938d79": ManifestTask(None, (), {}),
+            HOSTILE: ManifestTask(None, (), {}),
         },
-        "coverage": {"tasks": 3, "covered": 1},
-        "per_source": {
+        covered=1,
+        per_source={
             "re-arc": {"valid": 1, "invalid": 0, "missing": 1, "load_error": 1},
             "golf1": {"valid": 0, "invalid": 2, "missing": 1, "load_error": 0},
             HOSTILE: {"valid": 0, "invalid": 2, "missing": 1, "load_error": 0},
         },
-        "seed": 0,
-        "samples": 10,
-    }
+    )
     return manifest, verdicts
 
 
@@ -375,7 +407,7 @@ def test_report_produced_none_shows_status():
 
 def test_report_without_invalid_verdicts():
     page = render_validate_report(
-        {"sources": ["a"], "tasks": {"t": {"chosen": "a", "valid": ["a"]}}},
+        hand_manifest(["a"], {"t": ManifestTask("a", ("a",), {})}, covered=1),
         [{"task_id": "t", "source": "a", "verdict": "valid"}],
     )
     assert 'class="failure"' not in page
@@ -404,7 +436,7 @@ def test_report_size_is_reasonable_for_400_tasks_by_3_sources():
                 }
             )
     start = time.perf_counter()
-    page = render_validate_report({"sources": sources, "tasks": {}}, verdicts)
+    page = render_validate_report(hand_manifest(sources, {}), verdicts)
     elapsed = time.perf_counter() - start
     assert page.count('class="failure"') == 1200
     # A pessimistic case (every verifier invalid, striped 10..30-sided grids in ten colors,
@@ -600,7 +632,7 @@ def _is_alive(proc: psutil.Process) -> bool:
 
 
 @pytest.fixture(scope="module")
-def report_file(tmp_path_factory) -> tuple[Path, dict, list[dict]]:
+def report_file(tmp_path_factory) -> tuple[Path, Manifest, list[dict]]:
     manifest, verdicts = sample_run()
     path = tmp_path_factory.mktemp("report") / "validate report.html"
     path.write_text(render_validate_report(manifest, verdicts), encoding="utf-8")

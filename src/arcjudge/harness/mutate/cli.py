@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
@@ -21,6 +21,7 @@ from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.outputs import runtime_json
 from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
 from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
+from arcjudge.harness.mutate.records import MutateSummary
 from arcjudge.harness.mutate.schemata import BATCH
 from arcjudge.safetext import json_dumps
 from arcjudge.tasks import task_files
@@ -98,9 +99,15 @@ MutateRun = CommandRun[MutateConfig]
 
 @dataclass(frozen=True)
 class MutateOutcome:
-    """What ``arcjudge mutate`` made: the summary and the files' lines."""
+    """What ``arcjudge mutate`` made: the summary and the files' lines.
 
-    summary: dict[str, Any]
+    Attributes:
+        summary: The summary (``summary.json``'s record).
+        mutant_lines: The lines of ``mutants.jsonl``.
+        corruption_lines: The lines of ``corruptions.jsonl``.
+    """
+
+    summary: MutateSummary
     mutant_lines: tuple[str, ...]
     corruption_lines: tuple[str, ...]
 
@@ -133,20 +140,19 @@ class MutateCommand(Command[MutateRun]):
             mutator = Mutator(config.config, sandbox, store, bar.update)
             mutator.run()
         summary = mutator.summary(config.task_set)
-        summary_json = summary.to_json()
         mutants = tuple(mutator.mutant_lines())
         corruptions = tuple(mutator.corruption_lines())
         files = {
             "mutants.jsonl": "".join(mutants),
             "corruptions.jsonl": "".join(corruptions),
-            "summary.json": json_dumps(summary_json, sort_keys=True, indent=1) + "\n",
+            "summary.json": json_dumps(summary.to_json(), sort_keys=True, indent=1) + "\n",
             "runtime.json": runtime_json(mutator.runtime),
         }
         return Outputs(
             out_dir=config.out,
             files=files,
             lines=(summary_text(summary),),
-            result=MutateOutcome(summary_json, mutants, corruptions),
+            result=MutateOutcome(summary, mutants, corruptions),
         )
 
 

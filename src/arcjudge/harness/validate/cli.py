@@ -18,6 +18,7 @@ from arcjudge.harness.core.commandline import (
     use_task_set,
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
+from arcjudge.harness.core.manifest import Manifest
 from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
 from arcjudge.harness.validate.records import VerdictRecord
 from arcjudge.harness.validate.validator import (
@@ -93,9 +94,14 @@ ValidateRun = CommandRun[ValidateConfig]
 
 @dataclass(frozen=True)
 class ValidateOutcome:
-    """What ``arcjudge validate`` decided: the manifest and one verdict per verifier."""
+    """What ``arcjudge validate`` decided: the manifest and one verdict per verifier.
 
-    manifest: dict[str, Any]
+    Attributes:
+        manifest: The manifest (``manifest.json``'s record).
+        verdicts: One verdict per (task, source), in task then source order.
+    """
+
+    manifest: Manifest
     verdicts: tuple[VerdictRecord, ...]
 
 

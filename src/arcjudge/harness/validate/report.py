@@ -15,6 +15,7 @@ from arcjudge.harness.core.html import (
     shape,
     truncate,
 )
+from arcjudge.harness.core.manifest import Manifest
 from arcjudge.vocabulary import VERDICTS
 
 __all__ = ["render_validate_report"]
@@ -30,31 +31,28 @@ def _verdict_class(verdict: object) -> str:
     return f"v-{verdict}" if verdict in VERDICTS else "v-other"
 
 
-def _ordered_sources(
-    manifest: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
-) -> list[str]:
+def _ordered_sources(manifest: Manifest, records: Sequence[Mapping[str, Any]]) -> list[str]:
     """Return the manifest's sources in order, then any others seen in the verdicts."""
-    sources = [str(s) for s in manifest.get("sources") or []]
-    for name in [*(manifest.get("per_source") or {}), *(r.get("source") for r in records)]:
+    sources = [s.name for s in manifest.sources]
+    for name in [*manifest.per_source, *(r.get("source") for r in records)]:
         if name is not None and str(name) not in sources:
             sources.append(str(name))
     return sources
 
 
 def render_validate_report(
-    manifest: Mapping[str, Any],
+    manifest: Manifest,
     verdicts: Iterable[Mapping[str, Any]],
     suspects: Sequence[Mapping[str, Any]] = (),
 ) -> str:
     """Render the HTML report of one ``arcjudge validate`` run.
 
     Args:
-        manifest: The run manifest: ``sources``, ``tasks`` (task id to ``chosen`` and
-            ``valid``), ``coverage`` (``tasks``, ``covered``), ``per_source`` (verdict
-            counts), ``seed`` and ``samples``.
-        verdicts: Verdict records, one per (task, source): ``task_id``, ``source``,
-            ``verdict``, ``splits``, ``statuses``, ``first_failure``, ``provenance`` and
-            ``error``.
+        manifest: The run's manifest (its sources, tasks' chosen sources, coverage,
+            verdict counts per source, seed and samples).
+        verdicts: Verdict records' JSON objects, one per (task, source): ``task_id``,
+            ``source``, ``verdict``, ``splits``, ``statuses``, ``first_failure``,
+            ``provenance`` and ``error``.
         suspects: ``suspects.jsonl`` records (suspect samples, disputed inputs, ambiguity
             flags); drawn in a ``differential`` section when there are any.
 
@@ -65,7 +63,7 @@ def render_validate_report(
         attributes, every suspect or disputed input one ``class="suspect"`` block.
     """
     records = [r for r in verdicts if isinstance(r, Mapping)]
-    tasks_info: Mapping[str, Any] = manifest.get("tasks") or {}
+    tasks_info = manifest.tasks
     sources = _ordered_sources(manifest, records)
     task_ids = sorted({str(t) for t in tasks_info} | {str(r.get("task_id")) for r in records})
 
@@ -73,15 +71,8 @@ def render_validate_report(
     for record in records:
         by_key[(str(record.get("task_id")), str(record.get("source")))] = record
 
-    coverage = manifest.get("coverage") or {}
-    total = coverage.get("tasks", len(task_ids))
-    covered = coverage.get(
-        "covered", sum(1 for t in tasks_info.values() if isinstance(t, Mapping) and t.get("valid"))
-    )
-    try:
-        percent = f" ({100.0 * float(covered) / float(total):.1f}%)" if total else ""
-    except (TypeError, ValueError):
-        percent = ""
+    total, covered = manifest.coverage.tasks, manifest.coverage.covered
+    percent = f" ({100.0 * covered / total:.1f}%)" if total else ""
 
     out = [
         "<!DOCTYPE html>",
@@ -93,13 +84,13 @@ def render_validate_report(
         '<section id="coverage"><h2>Coverage</h2>',
         f"<p><b>{esc(covered)}</b> of <b>{esc(total)}</b> tasks have at least one valid "
         f"verifier{esc(percent)}.</p>",
-        f'<p class="meta">seed {esc(manifest.get("seed", "?"))}, '
-        f"{esc(manifest.get('samples', '?'))} generated samples per verifier, "
+        f'<p class="meta">seed {esc(manifest.seed)}, '
+        f"{esc(manifest.samples)} generated samples per verifier, "
         f"sources: {esc(', '.join(sources) or 'none')}.</p></section>",
     ]
 
     # Per-source counts: the manifest's, or counted from the verdicts when absent.
-    per_source: Mapping[str, Any] = manifest.get("per_source") or {}
+    per_source = manifest.per_source
     counted: dict[str, Counter[str]] = {s: Counter() for s in sources}
     for record in records:
         counted.setdefault(str(record.get("source")), Counter())[str(record.get("verdict"))] += 1
@@ -107,8 +98,8 @@ def render_validate_report(
     out.extend(f"<th>{esc(v)}</th>" for v in VERDICTS)
     out.append("</tr></thead><tbody>")
     for source in sources:
-        counts = per_source.get(source)
-        if not isinstance(counts, Mapping):
+        counts: Mapping[str, int] | None = per_source.get(source)
+        if counts is None:  # a source only the verdicts name
             counts = counted[source]
         out.append(f'<tr><td class="id">{esc(source)}</td>')
         for verdict in VERDICTS:
@@ -135,7 +126,7 @@ def render_validate_report(
     out.append("</tr></thead><tbody>")
     for task in task_ids:
         info = tasks_info.get(task)
-        chosen = info.get("chosen") if isinstance(info, Mapping) else None
+        chosen = info.chosen if info is not None else None
         chosen_text = esc(chosen) if chosen is not None else "\u2014"
         out.append(f'<tr><td class="id">{esc(task)}</td><td class="id">{chosen_text}</td>')
         for source in sources:

@@ -349,7 +349,7 @@ def _line(data: dict[str, Any]) -> str:
     return json_dumps(data, sort_keys=True, separators=(",", ":")) + "\n"
 
 
-def output_files(validator: Validator) -> tuple[dict[str, Any], dict[str, str]]:
+def output_files(validator: Validator) -> tuple[Manifest, dict[str, str]]:
     """The manifest and the text of every output file of a finished run.
 
     The files: ``verdicts.jsonl``, ``suspects.jsonl``, ``manifest.json``, ``runtime.json``
@@ -358,20 +358,20 @@ def output_files(validator: Validator) -> tuple[dict[str, Any], dict[str, str]]:
     """
     from arcjudge.harness.validate.report import render_validate_report
 
-    manifest = validator.manifest_record().to_json()
+    manifest = validator.manifest_record()
     verdicts = [r.to_json() for r in validator.verdict_records()]
     suspects = [r.to_json() for r in validator.differential_records()]
     outputs = {
         "verdicts.jsonl": "".join(map(_line, verdicts)),
         "suspects.jsonl": "".join(map(_line, suspects)),
-        "manifest.json": json_dumps(manifest, sort_keys=True, indent=1) + "\n",
+        "manifest.json": json_dumps(manifest.to_json(), sort_keys=True, indent=1) + "\n",
         "runtime.json": runtime_json(validator.runtime),
-        "report.html": render_validate_report(manifest_for_report(manifest), verdicts, suspects),
+        "report.html": render_validate_report(manifest, verdicts, suspects),
     }
     return manifest, outputs
 
 
-def write_outputs(validator: Validator, out_dir: Path) -> dict[str, Any]:
+def write_outputs(validator: Validator, out_dir: Path) -> Manifest:
     """Write :func:`output_files` into ``out_dir``, each file atomically.
 
     Each file is written to a temporary name and renamed into place, so an interrupted
@@ -385,26 +385,20 @@ def write_outputs(validator: Validator, out_dir: Path) -> dict[str, Any]:
     return manifest
 
 
-def manifest_for_report(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The manifest in the shape the report expects (source names as a list)."""
-    return {**manifest, "sources": [s["name"] for s in manifest["sources"]]}
-
-
-def summary_lines(manifest: dict[str, Any]) -> list[str]:
+def summary_lines(manifest: Manifest) -> list[str]:
     """The printed summary: coverage and per-source counts."""
-    cov = manifest["coverage"]
-    lines = [f"tasks with >= 1 valid verifier: {cov['covered']}/{cov['tasks']}"]
-    for name, counts in manifest["per_source"].items():
+    cov, diff = manifest.coverage, manifest.differential
+    lines = [f"tasks with >= 1 valid verifier: {cov.covered}/{cov.tasks}"]
+    for name, counts in manifest.per_source.items():
         parts = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
         lines.append(f"  {name}: {parts or 'nothing'}")
-    diff = manifest.get("differential") or {}
-    if len(manifest["sources"]) > 1:
-        quarantined = diff.get("covered_quarantined")
+    if len(manifest.sources) > 1:
+        quarantined = diff.covered_quarantined
         lines.append(
-            f"covered strictly {cov['covered']}, with quarantine "
+            f"covered strictly {cov.covered}, with quarantine "
             f"{quarantined if quarantined is not None else '(not asked: --quarantine-suspects)'}; "
-            f"tasks failing only on suspect samples {diff.get('tasks_only_suspect_failures', 0)}, "
-            f"with disputes {diff.get('tasks_with_disputes', 0)}, "
-            f"ambiguous {diff.get('tasks_ambiguous', 0)}"
+            f"tasks failing only on suspect samples {diff.tasks_only_suspect_failures}, "
+            f"with disputes {diff.tasks_with_disputes}, "
+            f"ambiguous {diff.tasks_ambiguous}"
         )
     return lines

@@ -21,6 +21,14 @@ from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.record import RecordError
 from arcjudge.harness.core.tally import FirstFailure, Tally
 from arcjudge.harness.dimensions.build_sources import read_corruptions
+from arcjudge.harness.dimensions.corruptions import CandidatePair
+from arcjudge.harness.dimensions.human_errors import (
+    HumanError,
+    human_errors_json,
+    read_human_errors_json,
+)
+from arcjudge.harness.dimensions.mixture import PRESETS, Mixture
+from arcjudge.harness.dimensions.prompts import Prompt, read_prompts
 from arcjudge.harness.dimensions.records import (
     BuildInfo,
     BuildInputs,
@@ -28,6 +36,12 @@ from arcjudge.harness.dimensions.records import (
     DimensionItem,
     read_build_info,
     read_items,
+)
+from arcjudge.harness.dimensions.statistics import model_statistics
+from arcjudge.harness.dimensions.summary import (
+    AfterSummary,
+    DefinitionScoring,
+    DimensionScoreSummary,
 )
 from arcjudge.harness.mutate.records import (
     MutantRecord,
@@ -47,6 +61,8 @@ from arcjudge.harness.validate.records import (
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.types import ProgramStatus
 from arcjudge.vocabulary import (
+    CANDIDATE_KINDS,
+    INVALID_KINDS,
     MUTANT_STATUSES,
     Dimension,
     MutantStatus,
@@ -283,3 +299,151 @@ def test_an_operator_yield_counts_every_mutant_status_in_order():
 def test_mutate_summaries_round_trip(summary):
     _round_trips(summary)
     assert MutateSummary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
+
+
+# The records of dimensions' files: prompts, score's summary, mixtures, pairs, human errors
+
+PROMPT = Prompt(
+    "t/editing",
+    "t",
+    Dimension.EDITING,
+    ({"role": "system", "content": "s"}, {"role": "user", "content": "u"}),
+    {"demonstrations": [{"input": [[1]], "output": [[2]]}], "input": [[1]], "output": [[3]]},
+)
+
+
+@pytest.mark.parametrize(
+    ("key", "named", "value"),
+    [
+        ("messages", "messages[1].content", [{"role": "system", "content": "s"}, {"role": "u"}]),
+        ("messages", "messages[0].role", [{"role": 1, "content": "s"}]),
+        ("messages", "messages", []),
+        ("dimension", "dimension", "poetry"),
+        ("id", "id", "other/editing"),
+        ("model_visible", "model_visible", [1]),
+    ],
+)
+def test_a_bad_prompt_field_is_named_with_its_file_and_line(tmp_path, key, named, value):
+    good = PROMPT.to_json()
+    path = _lines(tmp_path / "prompts.jsonl", good, {**good, key: value})
+    with pytest.raises(InputError) as caught:
+        read_prompts(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:2: not a prompt record"), message
+    assert f"field {named!r}: " in message, message
+
+
+def test_prompts_round_trip():
+    _round_trips(PROMPT)
+    assert Prompt.from_json(json.loads(json.dumps(PROMPT.to_json()))) == PROMPT
+    extra = {**PROMPT.to_json(), "messages": [{"role": "user", "content": "u", "name": "x"}]}
+    assert Prompt.from_json(extra).to_json()["messages"] == [{"role": "user", "content": "u"}]
+
+
+def test_a_bad_mixture_in_build_json_names_the_field(tmp_path):
+    path = tmp_path / "build.json"
+    mixture = Mixture("arc-agi-1", PRESETS["arc-agi-1"])
+    good = BuildInfo(seed=1, mixture=mixture).to_json()
+    assert good["mixture"]["weights"] == {k: PRESETS["arc-agi-1"].get(k, 0.0) for k in
+                                          CANDIDATE_KINDS}  # fmt: skip
+    path.write_text(json.dumps(good))
+    assert read_build_info(path).mixture == mixture
+    weights = {**good["mixture"]["weights"], "valid": "a quarter"}
+    path.write_text(json.dumps({**good, "mixture": {"name": "x", "weights": weights}}))
+    with pytest.raises(InputError, match=r"field 'mixture\.weights\.valid': expected number"):
+        read_build_info(path)
+    path.write_text(json.dumps({**good, "mixture": {"weights": good["mixture"]["weights"]}}))
+    with pytest.raises(InputError, match=r"field 'mixture\.name': missing"):
+        read_build_info(path)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(sorted(INVALID_KINDS)),
+    GRIDS,
+    GRIDS,
+    st.none() | GRIDS,
+    st.dictionaries(TEXT, st.integers(0, 9) | TEXT),
+)
+def test_candidate_pairs_round_trip(kind, grid_in, grid_out, correct, detail):
+    _round_trips(CandidatePair("t", kind, grid_in, grid_out, correct, detail))
+
+
+def test_a_bad_candidate_pair_or_human_error_names_the_field():
+    good = CandidatePair("t", "color_flip", GRID, GRID, None, {"a": 1}).to_json()
+    with pytest.raises(RecordError, match=r"field 'correct_output': not a grid"):
+        CandidatePair.from_json({**good, "correct_output": [[1, 2], [3]]})
+    with pytest.raises(RecordError, match=r"field 'count': expected int, got str"):
+        HumanError.from_json({"output": [[1]], "count": "2"})
+    assert HumanError.from_json({"output": [[1]]}) == HumanError(((1,),), 1, 0)
+
+
+def test_human_errors_json_reads_back_to_the_same_bytes(tmp_path):
+    path = tmp_path / "human_errors.json"
+    path.write_text(json.dumps({
+        "b": [[[1, 2]], {"output": [[3]], "count": 2, "test_index": 1}],
+        "a": [{"output": [[5]], "count": 0}, {"output": [[5]], "count": "x"}],
+    }))  # fmt: skip
+    read = read_human_errors_json(path)
+    assert read.skipped == ["task a entry 1: field 'count': expected int, got str"]
+    text = human_errors_json(read)
+    path.write_text(text)
+    assert human_errors_json(read_human_errors_json(path)) == text
+    assert json.loads(text)["b"][1] == {"output": [[3]], "count": 2, "test_index": 1}
+
+
+def _summary_items() -> list[DimensionItem]:
+    return [
+        DimensionItem(m, r, t, d, (i + j) % 3 > 0, None)
+        for i, (m, r) in enumerate([("m1", "1"), ("m1", "2"), ("m2", "1")])
+        for j, (t, d) in enumerate((t, d) for t in ("t1", "t2") for d in Dimension)
+    ]
+
+
+SUMMARIES = st.builds(
+    DimensionScoreSummary,
+    instances=TEXT, answers=st.none() | TEXT, replies=st.none() | TEXT,
+    attempts=st.integers(1, 3), definitions=st.none() | TEXT,
+    min_distance=st.floats(0, 1), edit_max_distance=st.floats(0, 1),
+    exclude_arcgen=st.booleans(), strict_generation=st.booleans(),
+    tasks=st.integers(0, 9), full_tasks=st.integers(0, 9), items=st.integers(0, 99),
+    answers_read=st.integers(0, 99), answers_problems=st.lists(TEXT, max_size=2).map(tuple),
+    answers_problem_count=st.integers(0, 9), duplicate_answers=st.integers(0, 9),
+    unmatched_answers=st.integers(0, 9), definition_notes=st.lists(TEXT, max_size=2).map(tuple),
+    definition_replies=st.integers(0, 9),
+    definition_scoring=st.none() | st.builds(
+        DefinitionScoring, TEXT, st.none() | TEXT,
+        st.none() | st.fixed_dictionaries({"kind": TEXT, "path": TEXT}),
+        st.integers(0, 99), st.integers(0, 99), st.none() | TEXT,
+    ),
+    failure_reasons=st.dictionaries(TEXT, st.integers(1, 9)),
+    models=st.just(model_statistics(_summary_items(), ["t1", "t2"])),
+    after=st.none() | st.builds(
+        AfterSummary, st.lists(TEXT, max_size=2).map(tuple),
+        st.dictionaries(TEXT, st.dictionaries(TEXT, st.integers(0, 9))),
+        st.lists(st.tuples(TEXT, TEXT), max_size=2).map(tuple),
+    ),
+)  # fmt: skip
+
+
+@settings(max_examples=100, deadline=None)
+@given(SUMMARIES)
+def test_dimension_score_summaries_round_trip(summary):
+    data = summary.to_json()
+    text = json_dumps(data, sort_keys=True, indent=1)
+    back = DimensionScoreSummary.from_json(json.loads(text))
+    assert json_dumps(back.to_json(), sort_keys=True, indent=1) == text
+    assert ("after" in data) is (summary.after is not None)
+
+
+def test_a_bad_dimension_score_summary_field_is_named():
+    good = DimensionScoreSummary(
+        "i.jsonl", "a.jsonl", None, 1, None, 0.1, 0.2, False, False, 2, 2, 30, 30, (), 0, 0, 0,
+        (), 0, DefinitionScoring("tasks", None, None, 10, 0, None), {}, {},
+    ).to_json()  # fmt: skip
+    assert DimensionScoreSummary.from_json(good).to_json() == good
+    bad = {**good, "definition_scoring": {**good["definition_scoring"], "samples": "ten"}}
+    with pytest.raises(RecordError, match=r"field 'definition_scoring\.samples': expected int"):
+        DimensionScoreSummary.from_json(bad)
+    with pytest.raises(RecordError, match=r"field 'answers_problems\[1\]': expected str"):
+        DimensionScoreSummary.from_json({**good, "answers_problems": ["line 1: x", 2]})

@@ -436,7 +436,9 @@ def test_human_errors_json_reads_grids_counts_and_test_indices(tmp_path):
     }
     assert result.by_task == {"007bbfc7": [(g("12", "34"), 3), (g("5"), 0)]}
     reasons = "\n".join(result.skipped)
-    for expected in ("entry 4:", "entry 5: no 'output'", "entry 6: count -1", "entry 7: count '1'",
+    for expected in ("entry 4: field 'output': not a grid", "entry 5: field 'output': missing",
+                     "entry 6: field 'count': -1 is not a non-negative integer",
+                     "entry 7: field 'test_index': expected int, got str",
                      "entry 8: unknown field(s) colour", "entry 9:", "task abc: not a list",
                      "empty task id"):  # fmt: skip
         assert expected in reasons, expected

@@ -20,7 +20,10 @@ from arcjudge import cli
 from arcjudge.grids import hamming_distance, to_grid, to_lists
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE
 from arcjudge.harness.dimensions.mixture import load_mixture
+from arcjudge.harness.dimensions.records import BuildInfo
+from arcjudge.harness.dimensions.summary import DimensionScoreSummary
 from arcjudge.harness.validate.cli import sample_dir
+from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, ProgramStatus, Status
 from arcjudge.tasks import load_task
@@ -519,7 +522,7 @@ def test_random_answerer_scores_near_zero(scored):
     assert stats["full_task"]["passed"] == 0
 
 
-def test_outputs_and_report(scored):
+def test_outputs_and_report(scored, built):
     items = read_jsonl(scored["dir"] / "items.jsonl")
     oracle_items = [i for i in items if i["model"] == "oracle"]
     assert len(oracle_items) == 50 and all(i["passed"] for i in oracle_items)
@@ -528,6 +531,12 @@ def test_outputs_and_report(scored):
     html = (scored["dir"] / "report.html").read_text()
     assert html.count('<svg class="bars"') == 3 and "always-valid" in html
     assert "<script" not in html
+    # summary.json and build.json read back through their records to the same bytes
+    for path, record in ((scored["dir"] / "summary.json", DimensionScoreSummary),
+                         (built / "build.json", BuildInfo)):  # fmt: skip
+        text = path.read_text()
+        again = record.from_json(json.loads(text)).to_json()
+        assert json_dumps(again, sort_keys=True, indent=1) + "\n" == text, path
 
 
 def test_malformed_answers_fail_their_item_and_never_crash(inputs, built, scored):

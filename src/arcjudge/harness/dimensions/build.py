@@ -488,7 +488,7 @@ class Builder:
             task_set=c.task_set,
             seed=c.seed,
             repeats=c.repeats,
-            mixture=c.mixture.to_json(),
+            mixture=c.mixture,
             per_kind=c.per_kind,
             min_distance=c.min_distance,
             edit_max_distance=EDIT_MAX_DISTANCE,

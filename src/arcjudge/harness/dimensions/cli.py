@@ -330,27 +330,27 @@ class GradeCommand(Command[GradePlan]):
         summary = scorer.summary()
         files = {
             "items.jsonl": "".join(scorer.item_lines()),
-            "summary.json": json_dumps(summary, sort_keys=True, indent=1) + "\n",
+            "summary.json": json_dumps(summary.to_json(), sort_keys=True, indent=1) + "\n",
             "report.html": render_dimensions_report(summary),
         }
         if scorer.definition_results:
             files["definitions.jsonl"] = "".join(scorer.definition_results)
         files["runtime.json"] = runtime_json(sandbox.runtime())
         warnings = []
-        if summary["answers_problem_count"]:
+        if summary.answers_problem_count:
             what = "reply" if scorer.config.replies_file else "answer"
             warnings.append(
-                f"{summary['answers_problem_count']} {what} line(s) not used (see summary.json)"
+                f"{summary.answers_problem_count} {what} line(s) not used (see summary.json)"
             )
-        warnings += [f"--definitions: {note}" for note in summary["definition_notes"][:5]]
-        extra = ", definitions.jsonl" if summary["definition_replies"] else ""
+        warnings += [f"--definitions: {note}" for note in summary.definition_notes[:5]]
+        extra = ", definitions.jsonl" if summary.definition_replies else ""
         return Outputs(
             out_dir=config.out,
             files=files,
             lines=(summary_table(summary),),
             wrote=f"items.jsonl, summary.json, runtime.json, report.html{extra}",
             warnings=tuple(warnings),
-            result=summary,
+            result=summary.to_json(),  # the Python API's grade() gives summary.json's object
         )
 
 

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arcjudge.grids import Grid, canonical_distance, to_lists
+from arcjudge.grids import Grid, canonical_distance
 from arcjudge.harness.core.jsonl import json_value
+from arcjudge.harness.core.record import Record
 from arcjudge.sandbox.runtime.untrusted_files import read_regular
 from arcjudge.tasks import Pair
 from arcjudge.vocabulary import INVALID_KINDS
@@ -88,8 +89,11 @@ def normalize_task_id(name: str) -> str:
 
 
 @dataclass(frozen=True)
-class CandidatePair:
+class CandidatePair(Record):
     """A candidate invalid pair for one task.
+
+    A record (:class:`~arcjudge.harness.core.record.Record`): its ``to_json`` writes the
+    grids as lists of lists and ``detail`` as it is.
 
     Attributes:
         task_id: The task the pair is meant to be invalid for.
@@ -111,27 +115,11 @@ class CandidatePair:
 
     def __post_init__(self) -> None:
         """Reject unknown kinds early."""
+        super().__post_init__()
         if self.kind not in INVALID_KINDS:
             raise ValueError(
                 f"unknown candidate kind {self.kind!r} (expected one of {', '.join(INVALID_KINDS)})"
             )
-
-    def to_json(self) -> dict[str, Any]:
-        """Return a JSON-ready dict: grids as lists of lists, ``detail`` copied.
-
-        Returns:
-            ``{"task_id", "kind", "input", "output", "correct_output", "detail"}``.
-        """
-        return {
-            "task_id": self.task_id,
-            "kind": self.kind,
-            "input": to_lists(self.input),
-            "output": to_lists(self.output),
-            "correct_output": (
-                None if self.correct_output is None else to_lists(self.correct_output)
-            ),
-            "detail": dict(self.detail),
-        }
 
 
 # --------------------------------------------------------------------------- color_flip

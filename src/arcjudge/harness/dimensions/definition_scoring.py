@@ -21,6 +21,7 @@ from arcjudge.harness.core.programs import ProgramRecord, program_record
 from arcjudge.harness.core.store import ResultStore
 from arcjudge.harness.dimensions.grade_inputs import DefinitionReply, DefinitionResult
 from arcjudge.harness.dimensions.records import DimensionInstance, read_build_info
+from arcjudge.harness.dimensions.summary import DefinitionScoring
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -33,7 +34,7 @@ __all__ = [
     "DefinitionsScored",
     "definition_score_config",
     "score_definition_replies",
-    "scoring_json",
+    "scoring_record",
 ]
 
 
@@ -189,16 +190,16 @@ def score_definition_replies(
     )
 
 
-def scoring_json(config: ScoreConfig | None) -> dict[str, Any] | None:
+def scoring_record(config: ScoreConfig | None) -> DefinitionScoring | None:
     """Where Definition replies were scored (``None`` when there were none)."""
     if config is None:
         return None
     generator = config.generator
-    return {
-        "tasks": str(config.tasks_dir),
-        "arcgen": str(config.arcgen_dir) if config.arcgen_dir else None,
-        "generator": {"kind": generator.kind, "path": str(generator.path)} if generator else None,
-        "samples": config.samples,
-        "seed": config.seed,
-        "verifiers": str(config.verifiers_dir) if config.verifiers_dir else None,
-    }
+    return DefinitionScoring(
+        tasks=str(config.tasks_dir),
+        arcgen=str(config.arcgen_dir) if config.arcgen_dir else None,
+        generator={"kind": generator.kind, "path": str(generator.path)} if generator else None,
+        samples=config.samples,
+        seed=config.seed,
+        verifiers=str(config.verifiers_dir) if config.verifiers_dir else None,
+    )

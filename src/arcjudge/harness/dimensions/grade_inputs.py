@@ -10,7 +10,6 @@ never stops a read: it is counted and listed in :class:`ReadProblems` (the summa
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from arcjudge.harness.core.jsonl import json_value, read_records, read_text_line
 from arcjudge.harness.core.programs import read_programs
 from arcjudge.harness.dimensions.records import DimensionAnswer, DimensionInstance
 from arcjudge.harness.dimensions.strategies import STRATEGIES, parse_answer, parse_reply
-from arcjudge.harness.score.records import ScoreResult
+from arcjudge.harness.score.records import ScoreResult, ScoreSummary
 from arcjudge.sandbox.types import ProgramStatus
 from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, ScoreFailure, ScoreVerdict, Split
 
@@ -303,9 +302,9 @@ def read_definitions(
     programs = programs_file
     if programs is None:
         try:
-            summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
-            recorded = summary.get("programs_file")
-        except (OSError, ValueError, AttributeError):
+            summary = json_value((directory / "summary.json").read_text(encoding="utf-8"))
+            recorded = ScoreSummary.from_json(summary).programs_file
+        except (OSError, ValueError):  # none, or not score's: the programs file is not known
             recorded = None
         programs = Path(recorded) if recorded and Path(recorded).is_file() else None
     if programs is None:

@@ -48,7 +48,7 @@ from arcjudge.harness.dimensions.configurations import EarlierPairs, read_earlie
 from arcjudge.harness.dimensions.definition_scoring import (
     definition_score_config,
     score_definition_replies,
-    scoring_json,
+    scoring_record,
 )
 from arcjudge.harness.dimensions.grade_inputs import (
     AnswerKey,
@@ -65,6 +65,7 @@ from arcjudge.harness.dimensions.self_consistency import ProgramsOfModels, with_
 from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.dimensions.strategies import STRATEGIES
 from arcjudge.harness.dimensions.strategies.strategy import GradeSettings, RuleCase
+from arcjudge.harness.dimensions.summary import AfterSummary, DimensionScoreSummary
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -388,38 +389,38 @@ class DimensionScorer:
         """Tasks with an instance of every dimension."""
         return [t for t in self.tasks if all((t, d) in self.instances for d in DIMENSIONS)]
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> DimensionScoreSummary:
         """``summary.json``: per-model statistics and what was read."""
         reasons: Counter[str] = Counter()
         for item in self.items:
             if not item.passed:
                 reasons[f"{item.dimension}: {_reason_class(item.reason)}"] += 1
         c = self.config
-        return {
-            "instances": str(c.instances_file),
-            "answers": str(c.answers_file) if c.answers_file else None,
-            "replies": str(c.replies_file) if c.replies_file else None,
-            "attempts": c.attempts,
-            "definitions": str(c.definitions_dir) if c.definitions_dir else None,
-            "min_distance": c.min_distance,
-            "edit_max_distance": c.edit_max_distance,
-            "exclude_arcgen": c.exclude_arcgen,
-            "strict_generation": c.strict_generation,
-            "tasks": len(self.tasks),
-            "full_tasks": len(self.full_tasks()),
-            "items": len(self.items),
-            "answers_read": len(self.answers),
-            "answers_problems": self.problems,
-            "answers_problem_count": self.read_problems.count,
-            "duplicate_answers": self.read_problems.duplicates,
-            "unmatched_answers": self.read_problems.unmatched,
-            "definition_notes": self.definition_notes,
-            "definition_replies": len(self.definition_replies),
-            "definition_scoring": scoring_json(self._definition_scoring),
-            "failure_reasons": dict(sorted(reasons.items())),
-            "models": model_statistics(self.items, self.full_tasks()),
-            **self._after_summary(),
-        }
+        return DimensionScoreSummary(
+            instances=str(c.instances_file),
+            answers=str(c.answers_file) if c.answers_file else None,
+            replies=str(c.replies_file) if c.replies_file else None,
+            attempts=c.attempts,
+            definitions=str(c.definitions_dir) if c.definitions_dir else None,
+            min_distance=c.min_distance,
+            edit_max_distance=c.edit_max_distance,
+            exclude_arcgen=c.exclude_arcgen,
+            strict_generation=c.strict_generation,
+            tasks=len(self.tasks),
+            full_tasks=len(self.full_tasks()),
+            items=len(self.items),
+            answers_read=len(self.answers),
+            answers_problems=tuple(self.problems),
+            answers_problem_count=self.read_problems.count,
+            duplicate_answers=self.read_problems.duplicates,
+            unmatched_answers=self.read_problems.unmatched,
+            definition_notes=tuple(self.definition_notes),
+            definition_replies=len(self.definition_replies),
+            definition_scoring=scoring_record(self._definition_scoring),
+            failure_reasons=dict(sorted(reasons.items())),
+            models=model_statistics(self.items, self.full_tasks()),
+            after=self._after_summary(),
+        )
 
     def after_unmatched(self) -> list[tuple[str, str]]:
         """``(model, run)`` with Generation answers but no item in the earlier items at all."""
@@ -428,17 +429,15 @@ class DimensionScorer:
         cells = {k[:2] for k in self.answers if k[3] is Dimension.GENERATION}
         return sorted(cells - self.earlier.cells)
 
-    def _after_summary(self) -> dict[str, Any]:
+    def _after_summary(self) -> AfterSummary | None:
         """``summary.json``'s ``after`` (with earlier configurations' items only)."""
         if self.earlier is None:
-            return {}
-        return {
-            "after": {
-                "files": [str(p) for p in self.earlier.files],
-                "accepted_pairs": self.earlier.counts(),
-                "unmatched": [list(c) for c in self.after_unmatched()],
-            }
-        }
+            return None
+        return AfterSummary(
+            files=tuple(str(p) for p in self.earlier.files),
+            accepted_pairs=self.earlier.counts(),
+            unmatched=tuple(self.after_unmatched()),
+        )
 
 
 def _reason_class(reason: str | None) -> str:

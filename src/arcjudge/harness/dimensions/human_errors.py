@@ -25,6 +25,7 @@ list of entries as above; :func:`human_errors_json` writes the merged result.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from dataclasses import dataclass, field
@@ -32,11 +33,13 @@ from pathlib import Path
 
 from arcjudge.grids import MAX_SIDE, Grid, to_grid
 from arcjudge.harness.core.jsonl import json_value
+from arcjudge.harness.core.record import Record, RecordError
 from arcjudge.harness.dimensions.corruptions import normalize_task_id, read_utf8
 from arcjudge.sandbox.runtime.untrusted_files import RefusedPath
 
 __all__ = [
     "HARC_COLUMNS",
+    "HumanError",
     "HumanErrors",
     "collect_human_errors",
     "human_errors_json",
@@ -170,10 +173,31 @@ def read_harc_csv(path: str | Path) -> HumanErrors:
     return result
 
 
-def _count(value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"count {value!r} is not a non-negative integer")
-    return value
+@dataclass(frozen=True)
+class HumanError(Record):
+    """One entry of a ``human_errors.json`` task list: a wrong output people gave.
+
+    Attributes:
+        output: The wrong output grid.
+        count: How many people gave it (default 1).
+        test_index: Which test input of the task it answers (default 0, the first).
+
+    Raises:
+        RecordError: A count or test index below 0.
+    """
+
+    output: Grid
+    count: int = 1
+    test_index: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for name in ("count", "test_index"):
+            if getattr(self, name) < 0:
+                raise RecordError(f"{getattr(self, name)} is not a non-negative integer", (name,))
+
+
+_ENTRY_KEYS = frozenset(f.name for f in dataclasses.fields(HumanError))
 
 
 def _merge(errors: list[tuple[Grid, int]], grid: Grid, count: int) -> None:
@@ -197,20 +221,16 @@ def _entries(
         at = f"{where} entry {number}"
         try:
             if isinstance(entry, dict):
-                unknown = sorted(set(entry) - {"output", "count", "test_index"})
+                unknown = sorted(set(entry) - _ENTRY_KEYS)
                 if unknown:
                     raise ValueError(f"unknown field(s) {', '.join(unknown)}")
-                grid = to_grid(entry["output"])
-                count = _count(entry.get("count", 1))
-                test = _count(entry.get("test_index", 0))
+                error = HumanError.from_json(entry)
             else:
-                grid, count, test = to_grid(entry), 1, 0
-        except KeyError:
-            result.skipped.append(f"{at}: no 'output'")
-            continue
+                error = HumanError(to_grid(entry))
         except (ValueError, TypeError) as exc:
             result.skipped.append(f"{at}: {exc}")
             continue
+        grid, count, test = error.output, error.count, error.test_index
         _merge(merged.setdefault(test, []), grid, count)
     if not merged:
         del result.tests[task]
@@ -313,7 +333,7 @@ def human_errors_json(errors: HumanErrors) -> str:
     """``errors`` as a ``human_errors.json`` text (tasks and test inputs sorted)."""
     data = {
         task: [
-            {"output": [list(row) for row in grid], "count": count, "test_index": test}
+            HumanError(grid, count, test).to_json()
             for test in sorted(errors.tests[task])
             for grid, count in errors.tests[task][test]
         ]

@@ -11,15 +11,15 @@ of ``valid`` never changes), and :meth:`Mixture.for_available` reports what move
 
 from __future__ import annotations
 
-import json
 import math
 import random
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from arcjudge.errors import InputError
+from arcjudge.harness.core.jsonl import json_value
+from arcjudge.harness.core.record import Codec, Record, codec_for, spec
 from arcjudge.vocabulary import CANDIDATE_KINDS, INVALID_KINDS
 
 __all__ = ["PRESETS", "Mixture", "load_mixture"]
@@ -48,20 +48,38 @@ PRESETS: dict[str, dict[str, float]] = {
 _TOLERANCE = 1e-6
 
 
+_WEIGHTS: Codec[Mapping[str, float]] = codec_for(Mapping[str, float])
+"""A mixture file's object: candidate type -> weight (a number)."""
+
+
+def _every_kind(weights: Mapping[str, float]) -> dict[str, float]:
+    return {k: float(weights.get(k, 0.0)) for k in CANDIDATE_KINDS}
+
+
 @dataclass(frozen=True)
-class Mixture:
-    """Weights per candidate type (they sum to 1).
+class Mixture(Record):
+    """Weights per candidate type (they sum to 1); ``build.json``'s ``mixture``.
+
+    Written as ``{"name", "weights"}`` with every type of :data:`CANDIDATE_KINDS` in its
+    order (missing ones as 0.0).
 
     Attributes:
         name: The preset name, or the file the weights came from.
         weights: Type -> weight, for every type of :data:`CANDIDATE_KINDS` (missing ones are 0).
+
+    Raises:
+        ValueError: An unknown type, a weight not a finite number >= 0, weights not summing
+            to 1, or no invalid type with a positive weight.
     """
 
     name: str
-    weights: Mapping[str, float]
+    weights: Mapping[str, float] = field(
+        metadata=spec(codec=Codec("weights", _WEIGHTS.decode, _every_kind, Mapping))
+    )
 
     def __post_init__(self) -> None:
         """Check the weights: known types, finite, non-negative, summing to 1."""
+        super().__post_init__()
         unknown = sorted(set(self.weights) - set(CANDIDATE_KINDS))
         if unknown:
             raise ValueError(
@@ -110,10 +128,6 @@ class Mixture:
             weights[kind] = round(self.weight(kind) * invalid_total / live_total, 12)
         return weights, moved
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"name", "weights"}`` with every type listed in :data:`CANDIDATE_KINDS` order."""
-        return {"name": self.name, "weights": {k: self.weight(k) for k in CANDIDATE_KINDS}}
-
 
 def draw(weights: Mapping[str, float], rng: random.Random) -> str:
     """Draw one type from ``weights`` (iterated in :data:`CANDIDATE_KINDS` order, so deterministic).
@@ -153,12 +167,12 @@ def load_mixture(spec: str | Path) -> Mixture:
     if not path.is_file():
         raise InputError(f"{text}: neither a mixture preset ({', '.join(PRESETS)}) nor a file")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json_value(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise InputError(f"{path}: cannot read JSON ({exc})") from None
     if not isinstance(raw, dict):
         raise InputError(f"{path}: expected a JSON object of candidate type -> weight")
     try:
-        return Mixture(str(path), {str(k): v for k, v in raw.items()})
+        return Mixture(str(path), _WEIGHTS.decode(raw))
     except ValueError as exc:
         raise InputError(f"{path}: {exc}") from None

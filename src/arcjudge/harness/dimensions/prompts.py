@@ -25,15 +25,17 @@ import functools
 import string
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.grids import GridRejected, to_lists
+from arcjudge.harness.core.codecs import expected, sequence
 from arcjudge.harness.core.jsonl import read_records
+from arcjudge.harness.core.record import Codec, Record, RecordError, spec
 from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
-from arcjudge.harness.dimensions.records import DimensionInstance, prompt_id
+from arcjudge.harness.dimensions.records import BUILT_DIMENSION, DimensionInstance, prompt_id
 from arcjudge.harness.dimensions.strategies import STRATEGIES
 from arcjudge.safetext import json_dumps
 from arcjudge.tasks import Task, load_task, task_files
@@ -105,65 +107,58 @@ TEMPLATE_NAMES: tuple[str, ...] = (SYSTEM_TEMPLATE, *BUILT_DIMENSIONS)
 # ---------------------------------------------------------------------------- records
 
 
+def _decode_message(value: object) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise expected("object", value)
+    message = {}
+    for key in ("role", "content"):
+        if key not in value:
+            raise RecordError("missing", (key,))
+        if not isinstance(value[key], str):
+            raise expected("str", value[key]).at(key)
+        message[key] = value[key]
+    return message
+
+
+def _encode_message(message: Mapping[str, str]) -> dict[str, str]:
+    return {"role": message["role"], "content": message["content"]}
+
+
+_MESSAGE: Codec[Mapping[str, str]] = Codec(
+    "chat message", _decode_message, _encode_message, Mapping
+)
+"""A chat message: ``{"role", "content"}``, both strings (other keys are not kept)."""
+
+
 @dataclass(frozen=True)
-class Prompt:
+class Prompt(Record):
     """One line of ``prompts.jsonl``: the messages for one instance.
 
     Attributes:
         id: ``TASK_ID/DIMENSION`` (:func:`.records.prompt_id`); replies name it.
         task_id: The task.
-        dimension: The instance's dimension.
+        dimension: The instance's dimension (a built one).
         messages: The chat messages, ``{"role", "content"}`` each: system, then user.
         model_visible: Exactly the data rendered into the messages (demonstrations and
             the dimension's material, grids as lists of lists), to render them again.
+
+    Raises:
+        RecordError: The id is not the task's and dimension's, or there is no message.
     """
 
     id: str
     task_id: str
-    dimension: Dimension
-    messages: tuple[Mapping[str, str], ...]
+    dimension: Dimension = field(metadata=spec(codec=BUILT_DIMENSION))
+    messages: tuple[Mapping[str, str], ...] = field(metadata=spec(codec=sequence(_MESSAGE)))
     model_visible: Mapping[str, Any]
 
-    def to_json(self) -> dict[str, Any]:
-        """``{"id", "task_id", "dimension", "messages", "model_visible"}``."""
-        return {
-            "id": self.id,
-            "task_id": self.task_id,
-            "dimension": self.dimension,
-            "messages": [{"role": m["role"], "content": m["content"]} for m in self.messages],
-            "model_visible": dict(self.model_visible),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        """Read what :meth:`to_json` wrote.
-
-        Raises:
-            KeyError: A field is missing.
-            TypeError, ValueError: A field has the wrong shape, the dimension is unknown,
-                or the id is not the task's and dimension's.
-        """
-        task_id, dimension = str(data["task_id"]), str(data["dimension"])
-        if dimension not in BUILT_DIMENSIONS:
-            raise ValueError(f"unknown dimension {dimension[:40]!r}")
-        expected = prompt_id(task_id, dimension)
-        if data["id"] != expected:
-            raise ValueError(f"id {str(data['id'])[:80]!r} is not {expected!r}")
-        raw = data["messages"]
-        if not isinstance(raw, list) or not raw:
-            raise TypeError("'messages' must be a non-empty list")
-        messages = []
-        for message in raw:
-            if not isinstance(message, Mapping):
-                raise TypeError("a message must be an object")
-            role, content = message["role"], message["content"]
-            if not isinstance(role, str) or not isinstance(content, str):
-                raise TypeError("a message's 'role' and 'content' must be strings")
-            messages.append({"role": role, "content": content})
-        visible = data["model_visible"]
-        if not isinstance(visible, Mapping):
-            raise TypeError("'model_visible' must be an object")
-        return cls(str(data["id"]), task_id, Dimension(dimension), tuple(messages), visible)
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        wanted = prompt_id(self.task_id, self.dimension)
+        if self.id != wanted:
+            raise RecordError(f"{self.id[:80]!r} is not {wanted!r}", ("id",))
+        if not self.messages:
+            raise RecordError("no message", ("messages",))
 
 
 def prompt_lines(prompts: Iterable[Prompt]) -> str:

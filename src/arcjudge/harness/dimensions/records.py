@@ -25,10 +25,12 @@ from arcjudge.errors import InputError
 from arcjudge.grids import Grid, to_grid
 from arcjudge.harness.core.jsonl import json_value, read_records
 from arcjudge.harness.core.record import OMIT_DEFAULT, Codec, Record, RecordError, spec
+from arcjudge.harness.dimensions.mixture import Mixture
 from arcjudge.harness.dimensions.rules import normalize_dimension
 from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension, Judgment
 
 __all__ = [
+    "BUILT_DIMENSION",
     "CLASSIFICATION_SIZE",
     "BuildInfo",
     "BuildInputs",
@@ -82,9 +84,10 @@ def _decode_built_dimension(value: object) -> Dimension:
     raise RecordError(f"unknown dimension {str(value)[:40]!r}")
 
 
-_BUILT_DIMENSION: Codec[Dimension] = Codec(
+BUILT_DIMENSION: Codec[Dimension] = Codec(
     "built dimension", _decode_built_dimension, lambda d: d, Dimension
 )
+"""A dimension ``dimensions build`` makes instances of (its value; others are an error)."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,7 @@ class DimensionInstance(Record):
     """
 
     task_id: str
-    dimension: Dimension = field(metadata=spec(codec=_BUILT_DIMENSION))
+    dimension: Dimension = field(metadata=spec(codec=BUILT_DIMENSION))
     seed: int
     verifier: VerifierSpec
     prompt: Mapping[str, Any]
@@ -199,6 +202,11 @@ class DimensionInstance(Record):
 @dataclass(frozen=True)
 class DimensionAnswer:
     """One line of an answers file.
+
+    Not a :class:`~arcjudge.harness.core.record.Record`, on purpose: an answers file is
+    model material, written by whoever ran the model, so it is read loosely (dimension
+    aliases in any case, numbers as text, ``answer`` any JSON or absent) rather than
+    field by field; what an answer holds is checked when it is graded.
 
     Attributes:
         task_id: The task.
@@ -381,7 +389,7 @@ class BuildInfo(Record):
     task_set: Mapping[str, Any] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
     seed: int | None = None
     repeats: int | None = None
-    mixture: Mapping[str, Any] | None = None
+    mixture: Mixture | None = None
     per_kind: int | None = None
     min_distance: float | None = None
     edit_max_distance: float | None = None

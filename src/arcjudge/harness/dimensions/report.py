@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arcjudge.harness.core.html import PAGE_CSS, esc
+from arcjudge.harness.dimensions.summary import DimensionScoreSummary
 from arcjudge.safetext import terminal_safe
 from arcjudge.vocabulary import BUILT_DIMENSIONS, CONSISTENCY_DIMENSIONS
 
@@ -164,28 +165,28 @@ def _consistency(models: Mapping[str, Any]) -> str:
     return "".join(blocks)
 
 
-def render_dimensions_report(summary: Mapping[str, Any]) -> str:
+def render_dimensions_report(summary: DimensionScoreSummary) -> str:
     """Return the HTML report of a ``dimensions score`` summary."""
-    models: Mapping[str, Any] = summary.get("models") or {}
+    models = summary.models
     charts = "".join(
         f"<figure><figcaption>{esc(model)}</figcaption>{_bars(model, stats)}</figure>"
         for model, stats in models.items()
     )
     reasons = "".join(
         f'<tr><td>{esc(reason)}</td><td class="n">{count}</td></tr>'
-        for reason, count in (summary.get("failure_reasons") or {}).items()
+        for reason, count in summary.failure_reasons.items()
     )
-    problems = summary.get("answers_problems") or []
+    problems = summary.answers_problems
     problem_list = "".join(f"<li>{esc(p)}</li>" for p in problems[:50])
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         "<title>arcjudge dimensions</title>"
         f"<style>{PAGE_CSS}{_EXTRA_CSS}</style></head><body>"
         "<h1>Dimension scores</h1>"
-        f'<p class="meta">{summary.get("tasks", 0)} tasks ({summary.get("full_tasks", 0)} with '
-        f"all five dimensions), {summary.get('items', 0)} items; generation threshold "
-        f"{esc(summary.get('min_distance'))}, editing limit "
-        f"{esc(summary.get('edit_max_distance'))}. Bars: accuracy pooled over runs with Wilson "
+        f'<p class="meta">{summary.tasks} tasks ({summary.full_tasks} with '
+        f"all five dimensions), {summary.items} items; generation threshold "
+        f"{esc(summary.min_distance)}, editing limit "
+        f"{esc(summary.edit_max_distance)}. Bars: accuracy pooled over runs with Wilson "
         "95% intervals; dashed line: independence baseline (product of the five PotARCin "
         "dimensions; full task is over those five, the output grid is the standard ARC test "
         "beside them).</p>"
@@ -196,7 +197,7 @@ def render_dimensions_report(summary: Mapping[str, Any]) -> str:
         f"{_consistency(models)}"
         f"<h2>Failure reasons</h2><table><tr><th>reason</th><th>items</th></tr>{reasons}</table>"
         + (
-            f"<h2>Answer lines not used ({summary.get('answers_problem_count', 0)})</h2>"
+            f"<h2>Answer lines not used ({summary.answers_problem_count})</h2>"
             f"<ul>{problem_list}</ul>"
             if problems
             else ""
@@ -205,11 +206,11 @@ def render_dimensions_report(summary: Mapping[str, Any]) -> str:
     )
 
 
-def summary_table(summary: Mapping[str, Any]) -> str:
+def summary_table(summary: DimensionScoreSummary) -> str:
     """The printed table: accuracy per dimension and full task, per model."""
     head = ("model", "runs", "grid", "def", "cls", "gen", "edit", "inv", "full", "drop", "indep")
     rows: list[tuple[str, ...]] = [head]
-    for model, stats in (summary.get("models") or {}).items():
+    for model, stats in summary.models.items():
         values = [stats["dimensions"].get(d) for d in BUILT_DIMENSIONS]
         values.append(stats["full_task"])
         rows.append((

@@ -16,7 +16,7 @@ from arcjudge.harness.core.html import (
     truncate,
 )
 from arcjudge.harness.core.manifest import Manifest
-from arcjudge.vocabulary import VERDICTS
+from arcjudge.vocabulary import VERDICTS, Verdict
 
 __all__ = ["render_validate_report"]
 
@@ -98,7 +98,7 @@ def render_validate_report(
     out.extend(f"<th>{esc(v)}</th>" for v in VERDICTS)
     out.append("</tr></thead><tbody>")
     for source in sources:
-        counts: Mapping[str, int] | None = per_source.get(source)
+        counts: Mapping[Verdict, int] | Mapping[str, int] | None = per_source.get(source)
         if counts is None:  # a source only the verdicts name
             counts = counted[source]
         out.append(f'<tr><td class="id">{esc(source)}</td>')

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from arcjudge.errors import InputError
 from arcjudge.harness.analyze.inputs import read_definition_results
+from arcjudge.harness.analyze.tables import Share
 from arcjudge.harness.core.corruption import CorruptionRecord
 from arcjudge.harness.core.record import RecordError
 from arcjudge.harness.core.tally import FirstFailure, Tally
@@ -447,3 +448,14 @@ def test_a_bad_dimension_score_summary_field_is_named():
         DimensionScoreSummary.from_json(bad)
     with pytest.raises(RecordError, match=r"field 'answers_problems\[1\]': expected str"):
         DimensionScoreSummary.from_json({**good, "answers_problems": ["line 1: x", 2]})
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 50).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
+def test_shares_round_trip_and_their_derived_keys_are_checked(counts):
+    share = Share(*counts)
+    _round_trips(share)
+    data = share.to_json()
+    assert list(data) == ["count", "total", "rate", "ci95"]
+    with pytest.raises(RecordError, match=r"field 'rate': expected .* \(from the other fields\)"):
+        Share.from_json({**data, "rate": -1})

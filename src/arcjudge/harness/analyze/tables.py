@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Literal
 
+from arcjudge.harness.core.record import Record, spec
 from arcjudge.harness.core.stats import wilson_interval
 
 __all__ = ["Cell", "Column", "Share", "Table", "rounded", "share_or_none"]
@@ -27,40 +28,35 @@ def rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+def _rate(share: Share) -> float | None:
+    return round(share.count / share.total, 6) if share.total else None
+
+
+def _ci95(share: Share) -> tuple[float, float] | None:
+    if not share.total:
+        return None
+    low, high = wilson_interval(share.count, share.total)
+    return round(low, 6), round(high, 6)
+
+
 @dataclass(frozen=True)
-class Share:
+class Share(Record):
     """``count`` out of ``total``, with its Wilson 95% interval.
+
+    A record: written (in ``analysis.json``) as ``{"count", "total", "rate", "ci95"}``,
+    the last two derived from the first two.
 
     Attributes:
         count: How many (passed, failed, agreed...: the table says which).
         total: Out of how many.
+        rate: ``count / total`` rounded to 6 decimals, ``None`` when ``total`` is 0.
+        ci95: The Wilson 95% interval rounded to 6 decimals, ``None`` when ``total`` is 0.
     """
 
     count: int
     total: int
-
-    @property
-    def rate(self) -> float | None:
-        """``count / total`` rounded to 6 decimals, ``None`` when ``total`` is 0."""
-        return round(self.count / self.total, 6) if self.total else None
-
-    @property
-    def ci95(self) -> tuple[float, float] | None:
-        """The Wilson 95% interval rounded to 6 decimals, ``None`` when ``total`` is 0."""
-        if not self.total:
-            return None
-        low, high = wilson_interval(self.count, self.total)
-        return round(low, 6), round(high, 6)
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"count", "total", "rate", "ci95"}``."""
-        ci = self.ci95
-        return {
-            "count": self.count,
-            "total": self.total,
-            "rate": self.rate,
-            "ci95": None if ci is None else list(ci),
-        }
+    rate: float | None = field(init=False, metadata=spec(derived=_rate))
+    ci95: tuple[float, float] | None = field(init=False, metadata=spec(derived=_ci95))
 
 
 Cell = str | int | float | Share | None

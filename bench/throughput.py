@@ -51,7 +51,8 @@ import sys
 from collections.abc import Callable, Sequence
 
 from arcjudge.sandbox import PolicyMode, Sandbox
-from arcjudge.sandbox.docker import DockerSandbox, DockerUnavailable
+from arcjudge.sandbox.docker import DockerSandbox
+from arcjudge.sandbox.docker_daemon import DockerUnavailable
 from arcjudge.sandbox.process import ProcessSandbox
 from common.measure import code_state, load_note
 from common.workload import build_workload

@@ -250,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             extra_raw["parallel"] = run_raw_parallel(raw_spec, work, cost, args.workers)
             print(f"  raw x{args.workers}: {extra_raw['parallel']['wall']:.1f} s", flush=True)
         if args.raw_in_image:
-            from arcjudge.sandbox.docker import expected_image
+            from arcjudge.sandbox.docker_daemon import expected_image
 
             image = expected_image()
             print(f"running raw in the image {image} ...", flush=True)

@@ -31,7 +31,7 @@ def sandbox():
 @pytest.fixture(scope="session")
 def docker_image() -> str:
     """The runtime image; skips (or fails, with ARCJUDGE_REQUIRE_DOCKER=1) without docker."""
-    from arcjudge.sandbox.docker import (
+    from arcjudge.sandbox.docker_daemon import (
         DockerUnavailable,
         check_image,
         docker_client,

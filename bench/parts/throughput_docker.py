@@ -8,7 +8,7 @@ import statistics
 import subprocess
 import sys
 
-from arcjudge.sandbox.docker import expected_image
+from arcjudge.sandbox.docker_daemon import expected_image
 from arcjudge.sandbox.runtime.canonical import canonicalize
 from common import containers
 from common.measure import now as _now

@@ -11,7 +11,8 @@ import pytest
 
 from arcjudge.sandbox import Job, Limits, Program, ProgramStatus, Status
 from arcjudge.sandbox.backends import make_sandbox
-from arcjudge.sandbox.docker import LABEL, DockerSandbox, DockerUnavailable, docker_client, prune
+from arcjudge.sandbox.docker import LABEL, DockerSandbox, prune
+from arcjudge.sandbox.docker_daemon import DockerUnavailable, docker_client
 
 G1 = ((1, 2), (3, 4))
 

@@ -14,18 +14,15 @@ import pytest
 from arcjudge import cli
 from arcjudge.sandbox import Limits, Program, ProgramStatus, Status
 from arcjudge.sandbox.backends import BackendUnavailable, make_sandbox
-from arcjudge.sandbox.docker import (
-    GVISOR_PIDS,
-    LABEL,
-    RUNC_PIDS,
+from arcjudge.sandbox.docker import GVISOR_PIDS, LABEL, RUNC_PIDS, DockerSandbox
+from arcjudge.sandbox.docker_daemon import (
     RUNTIME_ENV,
-    DockerSandbox,
     UnknownRuntime,
     check_runtime,
-    container_protections,
     docker_client,
     requested_runtime,
 )
+from arcjudge.sandbox.docker_worker import container_protections
 from arcjudge.sandbox.selfcheck import (
     CASES,
     GVISOR_VARIANT,

@@ -13,7 +13,7 @@ import pytest
 import arcjudge
 from arcjudge.cli import main
 from arcjudge.sandbox import image
-from arcjudge.sandbox.docker import DockerUnavailable, expected_image
+from arcjudge.sandbox.docker_daemon import DockerUnavailable, expected_image
 
 ROOT = Path(__file__).resolve().parents[2]
 INPUTS = (*image.TAG_FILES, "README.md")

@@ -278,7 +278,7 @@ class OutOfMemoryWorker(FakeWorker):
         self.requests = 0
 
     def request(self, message, timeout):
-        from arcjudge.sandbox.docker import out_of_memory
+        from arcjudge.sandbox.docker_worker import out_of_memory
 
         self.requests += 1
         raise WorkerLost("container gone", outcome=out_of_memory(message))

@@ -50,8 +50,8 @@ def auto_backend(options: BackendOptions) -> Sandbox:
     Raises:
         BackendUnavailable: For an unknown OCI runtime.
     """
-    from arcjudge.sandbox.docker import (
-        DockerSandbox,
+    from arcjudge.sandbox.docker import DockerSandbox
+    from arcjudge.sandbox.docker_daemon import (
         DockerUnavailable,
         UnknownRuntime,
         requested_runtime,

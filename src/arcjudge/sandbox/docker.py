@@ -14,6 +14,9 @@ owning process, and are removed on close, at interpreter exit and by
 They run under the daemon's default OCI runtime, or the one named by ``runtime=`` /
 ``$ARCJUDGE_DOCKER_RUNTIME`` (e.g. ``runsc``: gVisor); the runtime is read back from each
 container (``protections()["gvisor_kernel"]``, ``runtime()["oci_runtime"]``).
+
+What the daemon offers (client, image, OCI runtime) is found in ``docker_daemon.py``; one
+container, its stream and what it is read back to have, is ``docker_worker.py``.
 """
 
 from __future__ import annotations
@@ -21,30 +24,37 @@ from __future__ import annotations
 import atexit
 import os
 import socket
-import struct
-import time
 import uuid
 import weakref
 from typing import Any
 
-from arcjudge.sandbox import image as runtime_image
+from arcjudge.sandbox.docker_daemon import (
+    DockerUnavailable,
+    check_image,
+    check_runtime,
+    docker_client,
+    expected_image,
+    is_gvisor,
+    requested_runtime,
+)
+from arcjudge.sandbox.docker_worker import (
+    CONTAINER_PROTECTIONS,
+    SUPERVISOR_CAPABILITIES,
+    SUPERVISOR_USER,
+    DockerWorker,
+)
 from arcjudge.sandbox.pool import LocalPool
-from arcjudge.sandbox.process import RUNTIME_DIR, FrameWorker, supervisor_environment
+from arcjudge.sandbox.process import RUNTIME_DIR, supervisor_environment
 from arcjudge.sandbox.registry import BackendOptions, BackendUnavailable, sandbox_backend
-from arcjudge.sandbox.runtime import framing
 from arcjudge.sandbox.transport import WorkerLost
 from arcjudge.sandbox.types import Program
-from arcjudge.sandbox.wire import Frame
 
 IMAGE_REPO = "arcjudge-runtime"
 LABEL = "arcjudge"
-SUPERVISOR_USER = "0:0"  # root in the container, with only the capabilities below
-SUPERVISOR_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FOWNER", "SETUID", "SETGID", "KILL")
 MODULE_GROUP_BASE = 0x7A000000  # module directory k is readable by group BASE + k only
 CONTAINER_RUNTIME = "/opt/arcjudge/runtime"
 CONTAINER_MODULES = "/opt/arcjudge/modules"
 SCRUB = "/tmp:/dev/shm:/dev/mqueue"
-_HEADER = struct.Struct(">BxxxL")
 ZYGOTE_NAME = "arcjudge-zygote"
 # Run inside a container: the names of its processes but this one, one a line.
 _LIST_PROCESSES = (
@@ -58,333 +68,13 @@ _LIST_PROCESSES = (
 )
 
 
-RUNTIME_ENV = "ARCJUDGE_DOCKER_RUNTIME"
 # Files and directories a program may leave in /tmp: bounds the scrub after it.
 SCRATCH_INODES = 32768
-GVISOR_RUNTIME = "runsc"
 RUNC_PIDS = 128
 # Under gVisor the pids cgroup counts the sandbox kernel's host threads (about 40, plus
 # about 5 per guest task on the ptrace platform), not the container's processes; those are
 # bounded by each program's RLIMIT_NPROC, which gVisor enforces (threads included).
 GVISOR_PIDS = 1024
-
-
-OOM_EVENT_SECONDS = 1.0
-"""How long after a lost container its OOM event may still reach the daemon's log."""
-OUT_OF_MEMORY = (
-    "the container ran out of memory while this program ran: its processes together, "
-    "kernel memory included, filled the container's limit"
-)
-
-
-def out_of_memory(job: Frame) -> Frame:
-    """The reply a program gets whose allocations killed its container (every input)."""
-    inputs = job.get("inputs")
-    n = len(inputs) if isinstance(inputs, list) else 0
-    return {
-        "op": "result",
-        "status": "loaded",
-        "error": None,
-        "entry": None,
-        "results": [{"s": "memory", "e": OUT_OF_MEMORY, "t": 0.0} for _ in range(n)],
-        "output": "",
-        "seconds": 0.0,
-    }
-
-
-class DockerUnavailable(RuntimeError):
-    """Docker cannot be used here; the message says why and what to do."""
-
-
-class UnknownRuntime(DockerUnavailable):
-    """The OCI runtime asked for is not registered with the Docker daemon (bad input)."""
-
-
-def requested_runtime(runtime: str | None) -> str | None:
-    """Return the OCI runtime to run containers under, ``None`` for the daemon's default.
-
-    The argument (``--docker-runtime``) wins over ``$ARCJUDGE_DOCKER_RUNTIME``; an empty
-    value means the default.
-    """
-    chosen = runtime if runtime is not None else os.environ.get(RUNTIME_ENV, "")
-    return chosen.strip() or None
-
-
-def check_runtime(client: Any, runtime: str | None) -> tuple[str, dict[str, Any]]:
-    """Return the runtime containers will run under and the daemon's registered runtimes.
-
-    Args:
-        client: A docker client.
-        runtime: The OCI runtime asked for, or ``None`` for the daemon's default.
-
-    Returns:
-        The runtime's name (``runtime``, or the daemon's ``DefaultRuntime``) and
-        ``client.info()["Runtimes"]``.
-
-    Raises:
-        UnknownRuntime: If ``runtime`` is given and the daemon does not know it; the
-            message names the registered runtimes (and, for ``runsc``, how to register it).
-        DockerUnavailable: If the daemon does not answer.
-    """
-    try:
-        info = client.info()
-    except Exception as exc:  # the SDK raises many kinds; all mean "not usable"
-        raise DockerUnavailable(f"the Docker daemon does not answer ({exc})") from None
-    runtimes = dict(info.get("Runtimes") or {})
-    if runtime is not None and runtime not in runtimes:
-        known = ", ".join(sorted(runtimes)) or "none"
-        hint = ""
-        if runtime == GVISOR_RUNTIME:
-            hint = (
-                '; register gVisor in dockerd\'s daemon.json ("runtimes": {"runsc": {"path": '
-                '"/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}) and restart dockerd or '
-                "send it SIGHUP (see docs/docker.md)"
-            )
-        raise UnknownRuntime(
-            f"OCI runtime {runtime!r} is not registered with the Docker daemon "
-            f"(registered: {known}){hint}"
-        )
-    return runtime or str(info.get("DefaultRuntime") or "runc"), runtimes
-
-
-def expected_image() -> str:
-    """Return the image reference this version of arcjudge runs in.
-
-    ``$ARCJUDGE_IMAGE`` wins; otherwise the content tag of the image inputs shipped in the
-    package (``sandbox/images/``), what ``arcjudge image build`` builds.
-
-    Raises:
-        DockerUnavailable: If neither is available.
-    """
-    if os.environ.get(runtime_image.IMAGE_ENV):
-        return os.environ[runtime_image.IMAGE_ENV]
-    try:
-        return runtime_image.image_reference()
-    except runtime_image.ImageError as exc:
-        raise DockerUnavailable(
-            f"cannot tell which runtime image to use (set ARCJUDGE_IMAGE): {exc}"
-        ) from None
-
-
-def docker_client() -> Any:
-    """Return a connected docker client.
-
-    Raises:
-        DockerUnavailable: If the SDK is missing or the daemon does not answer.
-    """
-    try:
-        import docker
-    except ImportError:
-        raise DockerUnavailable("the docker Python package is not installed") from None
-    try:
-        client = docker.from_env(timeout=30)
-        client.ping()
-    except Exception as exc:  # the SDK raises many kinds; all mean "not usable"
-        raise DockerUnavailable(f"the Docker daemon does not answer ({exc})") from None
-    return client
-
-
-def check_image(client: Any, image: str) -> None:
-    """Raise ``DockerUnavailable`` naming the build command if ``image`` is missing."""
-    import docker.errors
-
-    try:
-        client.images.get(image)
-    except docker.errors.ImageNotFound:
-        raise DockerUnavailable(
-            f"runtime image {image} not found (missing or stale); build it with: "
-            "arcjudge image build"
-        ) from None
-
-
-CONTAINER_PROTECTIONS = (
-    "container_no_network",
-    "container_read_only_root",
-    "container_minimal_capabilities",
-    "container_no_new_privileges",
-    "container_memory_limit",
-    "container_pids_limit",
-    "container_no_docker_socket",
-    "privilege_drop",
-    "uid_per_program",
-    "programs_not_dumpable",
-    "seccomp_filter",
-    "clean_fork_point",
-    "kill_all_after_program",
-)
-
-
-def container_runtime(attrs: dict[str, Any]) -> str:
-    """The OCI runtime a container runs under, read back from its inspect data."""
-    return str((attrs.get("HostConfig") or {}).get("Runtime") or "?")
-
-
-def is_gvisor(runtime: str, runtimes: dict[str, Any]) -> bool:
-    """Whether the daemon's ``runtime`` is gVisor: registered with a ``runsc`` binary."""
-    entry = runtimes.get(runtime)
-    path = str(entry.get("path") or "") if isinstance(entry, dict) else ""
-    return os.path.basename(path) == GVISOR_RUNTIME
-
-
-def container_protections(
-    attrs: dict[str, Any], runtimes: dict[str, Any] | None = None
-) -> dict[str, bool]:
-    """Read back from a container's inspect data which protections are in force.
-
-    Args:
-        attrs: The container's inspect data (``container.attrs``, after ``reload``).
-        runtimes: The daemon's registered runtimes (``client.info()["Runtimes"]``), to
-            tell whether the runtime read back is gVisor.
-    """
-    host = attrs.get("HostConfig", {})
-    config = attrs.get("Config", {})
-    mounts = attrs.get("Mounts", [])
-    added = {str(c).upper().removeprefix("CAP_") for c in host.get("CapAdd") or []}
-    return {
-        "container_no_network": host.get("NetworkMode") == "none",
-        "container_read_only_root": bool(host.get("ReadonlyRootfs")),
-        "container_minimal_capabilities": "ALL" in (host.get("CapDrop") or [])
-        and added <= set(SUPERVISOR_CAPABILITIES),
-        "container_no_new_privileges": "no-new-privileges" in (host.get("SecurityOpt") or []),
-        "container_user": str(config.get("User") or "") == SUPERVISOR_USER,
-        "container_memory_limit": bool(host.get("Memory"))
-        and host.get("Memory") == host.get("MemorySwap"),
-        "container_pids_limit": bool(host.get("PidsLimit")),
-        "container_no_docker_socket": not any("docker.sock" in str(m.get("Source")) for m in mounts)
-        and all(m.get("RW") is False for m in mounts),
-        "gvisor_kernel": is_gvisor(container_runtime(attrs), runtimes or {}),
-    }
-
-
-def _create_container(client: Any, image: str, argv: list[str], options: dict[str, Any]) -> Any:
-    """``client.containers.create`` with ``StdinOnce`` set (the SDK has no option for it)."""
-    from docker.models.containers import _create_container_args  # type: ignore[attr-defined]
-
-    kwargs = _create_container_args(
-        {**options, "image": image, "command": argv, "version": client.api._version}
-    )
-    config = client.api.create_container_config(**kwargs)
-    config["StdinOnce"] = True
-    created = client.api.create_container_from_config(config)
-    return client.containers.get(created["Id"])
-
-
-class DockerWorker(FrameWorker):
-    """A container whose supervisor is reached over the attached stdin/stdout stream."""
-
-    def __init__(
-        self,
-        client: Any,
-        image: str,
-        options: dict[str, Any],
-        argv: list[str],
-        runtimes: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__()
-        self.client = client
-        self.container = _create_container(client, image, argv, options)
-        self._raw = b""
-        try:
-            attached = client.api.attach_socket(
-                self.container.id, params={"stdin": 1, "stdout": 1, "stderr": 0, "stream": 1}
-            )
-            self._sock: socket.socket = getattr(attached, "_sock", attached)
-            self._attached = attached
-            self.container.start()
-            self.container.reload()
-            self._sock.setblocking(False)
-            self._handshake()
-            self.protections.update(container_protections(self.container.attrs, runtimes))
-            self.runtime["image"] = str(self.container.attrs.get("Image", "?"))
-            self.runtime["oci_runtime"] = container_runtime(self.container.attrs)
-        except Exception:
-            self.close()
-            raise
-
-    def request(self, message: Frame, timeout: float) -> Frame:
-        """Send one request and wait for its reply (see ``FrameWorker.request``).
-
-        Raises:
-            WorkerLost: If the container's supervisor is gone. When the container was
-                killed for memory while a program ran (gVisor's sandbox is killed whole:
-                it holds the programs' memory), that is the program's failure: the error
-                carries a reply with every input ``memory`` (``WorkerLost.outcome``).
-        """
-        started = time.time()
-        try:
-            return super().request(message, timeout)
-        except WorkerLost as exc:
-            if message.get("op") == "run" and self.killed_for_memory(started):
-                raise WorkerLost(
-                    f"{exc}: the container ran out of memory", outcome=out_of_memory(message)
-                ) from None
-            raise
-
-    def killed_for_memory(self, since: float) -> bool:
-        """Whether the container's memory cgroup ran out since ``since`` (docker's events).
-
-        The daemon keeps a container's events after it is gone (auto-removed).
-        """
-        try:
-            events = self.client.events(
-                since=since - 1.0,
-                until=time.time() + OOM_EVENT_SECONDS,
-                filters={"container": self.container.id, "event": "oom"},
-                decode=True,
-            )
-            return any(True for _ in events)
-        except Exception:  # the daemon cannot tell: not the program's fault then
-            return False
-
-    def _fileno(self) -> int:
-        return self._sock.fileno()
-
-    def _read_chunk(self) -> bytes | None:
-        try:
-            data = self._sock.recv(1 << 20)
-        except (BlockingIOError, InterruptedError):
-            return None
-        except OSError:
-            return b""
-        if not data:
-            return b""
-        self._raw += data
-        out = bytearray()
-        while len(self._raw) >= _HEADER.size:
-            stream, size = _HEADER.unpack_from(self._raw)
-            if len(self._raw) < _HEADER.size + size:
-                break
-            if stream == 1:
-                out += self._raw[_HEADER.size : _HEADER.size + size]
-            self._raw = self._raw[_HEADER.size + size :]
-        return bytes(out) if out else None
-
-    def _send(self, data: bytes) -> None:
-        self._sock.setblocking(True)
-        try:
-            self._sock.sendall(data)
-        finally:
-            self._sock.setblocking(False)
-
-    def _gone(self) -> str:
-        return "container's supervisor exited"
-
-    def close(self) -> None:
-        """Ask the supervisor to exit and remove the container."""
-        try:
-            self._send(framing.encode({"op": "exit"}))
-        except (OSError, AttributeError):
-            pass
-        try:
-            self.container.remove(force=True)
-        except Exception:  # already gone is fine
-            pass
-        for closable in (getattr(self, "_attached", None), getattr(self, "_sock", None)):
-            try:
-                if closable is not None:
-                    closable.close()
-            except OSError:
-                pass
 
 
 _LIVE: weakref.WeakSet[DockerSandbox] = weakref.WeakSet()

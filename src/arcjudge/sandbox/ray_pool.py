@@ -552,7 +552,7 @@ def ray_executor(executor: ExecutorOptions, options: BackendOptions) -> Sandbox:
     """
     runtime = None
     if executor.backend in DOCKER_RUNTIME_BACKENDS:
-        from arcjudge.sandbox.docker import requested_runtime
+        from arcjudge.sandbox.docker_daemon import requested_runtime
 
         runtime = requested_runtime(options.docker_runtime)
     return RaySandbox(

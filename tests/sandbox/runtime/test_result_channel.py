@@ -24,8 +24,8 @@ from arcjudge.sandbox import Limits, Program, ProgramStatus, Status
 # the runtime's modules as they run: by bare name, from their own directory
 sys.path.insert(0, arcjudge.sandbox.runtime.__path__[0])
 try:
-    framing, program, child = (
-        importlib.import_module(name) for name in ("framing", "program", "child")
+    framing, entry_calls, child = (
+        importlib.import_module(name) for name in ("framing", "entry_calls", "child")
     )
 finally:
     del sys.path[0]
@@ -62,7 +62,7 @@ def test_input_bytes_off_the_fast_path(item: object) -> None:
 @given(st.integers(0, 10**6), wires)
 def test_ok_answer_bytes_are_the_encoders(index: int, wire: list[object]) -> None:
     msg = {"k": "out", "i": index, "s": "ok", "g": wire}
-    assert program._out_frame(msg) == framing.encode(msg)
+    assert entry_calls.out_frame(msg) == framing.encode(msg)
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_ok_answer_bytes_are_the_encoders(index: int, wire: list[object]) -> Non
      {"k": "out", "i": 1, "s": "invalid_output", "e": "not a grid: int"}],
 )  # fmt: skip
 def test_other_answers_go_through_the_encoder(msg: dict[str, object]) -> None:
-    assert program._out_frame(msg) == framing.encode(msg)
+    assert entry_calls.out_frame(msg) == framing.encode(msg)
 
 
 def _pipe_with(data: bytes) -> int:

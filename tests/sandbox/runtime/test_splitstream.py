@@ -1,11 +1,14 @@
-"""``runtime/splitstream.py`` in this process, on our own sources (no sandbox needed)."""
+"""``runtime/splitstream.py`` (and its ``split_syntax``, ``split_values``) in this process, on
+our own sources (no sandbox needed)."""
 
 from __future__ import annotations
 
 import functools
 
 from arcjudge.sandbox.runtime import splitstream
-from arcjudge.sandbox.runtime.splitstream import FULL, Splitter, frozen, read_function, same
+from arcjudge.sandbox.runtime.split_syntax import read_function
+from arcjudge.sandbox.runtime.split_values import frozen, same
+from arcjudge.sandbox.runtime.splitstream import FULL, Splitter
 
 BASE = b"""
 def inc(g, k):

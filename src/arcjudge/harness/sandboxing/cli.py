@@ -336,7 +336,8 @@ class PruneCommand(Command[Prune]):
 
     def run(self, config: Prune, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
         """Remove the containers; one line naming them."""
-        from arcjudge.sandbox.docker import DockerUnavailable, docker_client, prune
+        from arcjudge.sandbox.docker import prune
+        from arcjudge.sandbox.docker_daemon import DockerUnavailable, docker_client
 
         try:
             removed = prune(docker_client(), everything=config.everything)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from . import cgroups, rootfs, seccomp
     from . import isolation as iso
-    from .program import Settings
+    from .program_setup import Settings
 else:
     import cgroups
     import isolation as iso

@@ -43,8 +43,9 @@ sys.path.insert(0, _HERE)
 # sys.path[0] (inserted above) and they are imported by bare name, as nothing here may
 # import arcjudge
 if TYPE_CHECKING:
-    from . import canonical, framing, modcode, rootfs, zygote
+    from . import framing, modcode, rootfs, zygote
     from . import isolation as iso
+    from .call_records import ERROR_CHARS, call_record, child_fate
     from .child import (
         OUTPUT_KEEP,
         Child,
@@ -52,42 +53,36 @@ if TYPE_CHECKING:
         Output,
         answers,
         drain_output,
-        drain_output_nowait,
         input_bytes,
-        input_frame,
     )
     from .framing import JsonObject
     from .protections import UID_RANGE, Isolation
     from .startup import DEFAULT_PRELOAD, pin_to_slot, preload, scrub
+    from .variant_batches import run_variants
 
 else:
-    import canonical
     import framing
     import isolation as iso
     import modcode
     import rootfs
     import zygote
+    from call_records import ERROR_CHARS, call_record, child_fate
     from child import (
         OUTPUT_KEEP,
         Child,
         Event,
         answers,
         drain_output,
-        drain_output_nowait,
         input_bytes,
-        input_frame,
     )
     from protections import UID_RANGE, Isolation
     from startup import DEFAULT_PRELOAD, pin_to_slot, preload, scrub
+    from variant_batches import run_variants
 
 del sys.path[0]
 
 PROTOCOL = 3
-ERROR_CHARS = 2000
 SETUP_SECONDS = 30.0
-CHILD_STATUSES = ("ok", "invalid_output", "error", "memory")
-SAME = "same"
-"""A variant's answer "what the base answered" (``splitstream.SAME``), on marked inputs."""
 _now = time.monotonic
 
 
@@ -187,7 +182,7 @@ class Supervisor:
 
     # ----------------------------------------------------------------------------------
 
-    def _pump(self, child: Child, deadline: float, output: Output) -> Event:
+    def pump(self, child: Child, deadline: float, output: Output) -> Event:
         """Wait for the next frame from the child, writing what is queued for it."""
         if child.pending:
             return Event("msg", child.pending.pop(0))
@@ -239,27 +234,9 @@ class Supervisor:
                     if output["total"] > output["limit"]:
                         return Event("output_limit")
 
-    def _fate(self, child: Child) -> tuple[str, str]:
-        """After EOF: how did the child end? Returns (status, error)."""
-        status = child.wait_exit(1.0)
-        if status is None:
-            return "error", "the program closed its result channel"
-        if os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            name = (
-                signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-            )
-            if sig == signal.SIGXCPU:
-                return "timeout", "CPU time limit exceeded (SIGXCPU)"
-            if sig == signal.SIGKILL:
-                return "memory", "killed by SIGKILL (out of memory)"
-            return "crashed", f"killed by signal {name}"
-        code = os.waitstatus_to_exitcode(status)
-        return "error", f"the program exited (code {code}) before returning"
-
-    def _await_ready(self, child: Child, output: Output) -> str | None:
+    def await_ready(self, child: Child, output: Output) -> str | None:
         """Wait for the program's ``ready``; return why set-up failed, or ``None``."""
-        ev = self._pump(child, _now() + SETUP_SECONDS, output)
+        ev = self.pump(child, _now() + SETUP_SECONDS, output)
         msg = ev.value if ev.kind == "msg" else None
         if isinstance(msg, dict) and msg.get("k") == "ready":
             return None
@@ -303,11 +280,11 @@ class Supervisor:
                 break
             child = Child(self, job, max_frame)
             try:
-                problem = self._await_ready(child, output)
+                problem = self.await_ready(child, output)
                 if problem is not None:
                     return finish("infra", problem)
                 t0 = _now()
-                ev = self._pump(child, min(t0 + wall, budget_end), output)
+                ev = self.pump(child, min(t0 + wall, budget_end), output)
                 load = ev.value if ev.kind == "msg" else None
                 if not (isinstance(load, dict) and load.get("k") == "load"):
                     error = {
@@ -319,7 +296,7 @@ class Supervisor:
                     if ev.kind == "harness_gone":
                         return finish("infra", error)
                     if error is None:
-                        error = "the program ended while loading: " + self._fate(child)[1]
+                        error = "the program ended while loading: " + child_fate(child)[1]
                     if not loaded:
                         return finish("load_error", error)
                     for i in range(next_i, n):
@@ -341,12 +318,12 @@ class Supervisor:
                 child.send_bytes(input_bytes(next_i, inputs[next_i], mode))
                 while next_i < n:
                     output["total"] = 0  # the output cap applies to each call
-                    ev = self._pump(child, min(sent + wall, budget_end), output)
+                    ev = self.pump(child, min(sent + wall, budget_end), output)
                     now = _now()
                     answered = ev.kind == "msg" and answers(ev.value, next_i)
                     if answered and next_i + 1 < n:  # the next input goes out right after
                         child.send_bytes(input_bytes(next_i + 1, inputs[next_i + 1], mode))
-                    record = self._record(ev, next_i, wall, now >= budget_end, child, mode)
+                    record = call_record(ev, next_i, wall, now >= budget_end, child, mode)
                     record["t"] = round(now - sent, 6)
                     results[next_i] = record
                     next_i += 1
@@ -362,235 +339,9 @@ class Supervisor:
                     self.harness_gone = True  # processes we could not kill: be replaced
         return finish("loaded")
 
-    def _variant_child(
-        self, job: JsonObject, max_frame: int, output: Output
-    ) -> tuple[Child | None, str | None]:
-        """A fresh child with the batch's base program loaded (never called)."""
-        child = Child(self, job, max_frame)
-        problem = self._await_ready(child, output)
-        if problem is None:
-            wall = float(job["limits"]["wall_seconds"])
-            ev = self._pump(child, _now() + wall, output)
-            load = ev.value if ev.kind == "msg" else None
-            if ev.kind == "harness_gone":
-                problem = "harness went away"
-            elif not (isinstance(load, dict) and load.get("k") == "load" and load.get("ok")):
-                problem = f"the base program did not load ({ev.kind})"
-        if problem is not None:
-            drain_output(child, output)
-            if child.kill():
-                self.harness_gone = True
-            return None, problem
-        return child, None
-
     def run_variants(self, job: JsonObject) -> dict[str, object]:
-        """Run a batch of variants of one base program, each over every input.
-
-        A child loads the base program once (the imports every variant shares), then
-        runs the variants one after another, each in a fresh module namespace, one call
-        at a time with a deadline of ``call_seconds`` each. After a variant that timed out
-        (its remaining inputs are not run), crashed, exited, printed too much or corrupted
-        the channel, or that changed the modules the variants share, the child is
-        replaced; a crash or exit mid-variant continues that variant in the fresh child,
-        as ``run`` does. The reply holds one result frame per variant (``run``'s fields).
-
-        Unlike ``run``'s, a variant's inputs go out together once it has loaded (the
-        variants of a batch are trusted not to be adversarial: one could read ahead);
-        each call's deadline runs from the answer before it. On the inputs in the job's
-        ``same`` a variant may answer ``same`` (``splitstream``: what the base answered,
-        which the harness fills in); anywhere else that is a corrupted channel.
-        """
-        limits = job["limits"]
-        wall = float(limits["wall_seconds"])
-        call = min(wall, float(job.get("call_seconds") or wall))
-        total = float(limits["total_seconds"])
-        inputs = job["inputs"]
-        n = len(inputs)
-        max_frame = int(limits["output_bytes"]) + 65536
-        shareable = {i for i in job.get("same") or () if type(i) is int and 0 <= i < n}
-        frames = []
-        for i in range(n):
-            frame = input_frame(i, inputs[i], "transform")
-            if i in shareable:
-                frame["m"] = 1  # the variant may answer "same as the base" (splitstream)
-            frames.append(framing.encode(frame))
-        start = _now()
-        replies: list[dict[str, object]] = []
-        child: Child | None = None
-        born = 0.0
-
-        def drop() -> None:
-            nonlocal child
-            if child is not None:
-                if child.kill():
-                    self.harness_gone = True  # processes we could not kill: be replaced
-                child = None
-
-        try:
-            for number, source in enumerate(job["variants"]):
-                v_start = _now()
-                budget_end = v_start + total
-                output: Output = {"total": 0, "kept": b"", "limit": int(limits["output_bytes"])}
-                results: list[dict[str, object] | None] = [None] * n
-                status, error, entry, shared = "loaded", None, None, None
-                loaded = False
-                next_i = 0
-                while next_i < n or not loaded:
-                    if child is not None and _now() - born > total / 2:
-                        drop()  # its CPU limit counts every variant it ran: recycle it
-                    if child is None:
-                        child, problem = self._variant_child(job, max_frame, output)
-                        born = _now()
-                        if child is None:
-                            if self.harness_gone:
-                                return {"op": "result", "status": "infra", "error": problem}
-                            status, error = "infra", problem
-                            break
-                    child.send({"v": number, "s": source})
-                    ev = self._pump(child, min(_now() + wall, budget_end), output)
-                    load = ev.value if ev.kind == "msg" else None
-                    problem = None
-                    if ev.kind == "harness_gone":
-                        return {"op": "result", "status": "infra", "error": "harness went away"}
-                    if not (isinstance(load, dict) and load.get("k") == "load"):
-                        problem = {
-                            "timeout": f"loading took longer than {wall:g} s",
-                            "output_limit": "printed more than the output limit while loading",
-                            "bad_frame": f"corrupted result channel while loading: {ev.value}",
-                        }.get(ev.kind)
-                        if problem is None:
-                            problem = "the program ended while loading: " + self._fate(child)[1]
-                        drop()
-                    elif load.get("v") != number or (
-                        load.get("ok") and load.get("entry") not in job["entry_points"]
-                    ):
-                        problem = "corrupted result channel: unknown entry point"
-                        drop()
-                    elif not load.get("ok"):
-                        problem = str(load.get("error", ""))[:ERROR_CHARS]
-                    if problem is not None:
-                        if not loaded:
-                            status, error = "load_error", problem
-                        else:
-                            for i in range(next_i, n):
-                                results[i] = {"s": "crashed", "e": f"reload failed: {problem}",
-                                              "t": 0.0}  # fmt: skip
-                        next_i = n
-                        break
-                    assert isinstance(load, dict)
-                    loaded = True
-                    entry = str(load.get("entry"))[:100]
-                    sent = _now()
-                    if next_i < n:  # all at once: each answer's wait is the next call's time
-                        child.send_bytes(b"".join(frames[next_i:]))
-                    while next_i < n:
-                        output["total"] = 0  # the output cap applies to each call
-                        ev = self._pump(child, min(sent + call, budget_end), output)
-                        now = _now()
-                        record = self._record(ev, next_i, call, now >= budget_end, child, None,
-                                              same=next_i in shareable)  # fmt: skip
-                        record["t"] = round(now - sent, 6)
-                        results[next_i] = record
-                        next_i += 1
-                        sent = now
-                        if ev.kind == "harness_gone":
-                            return {"op": "result", "status": "infra",
-                                    "error": "harness went away"}  # fmt: skip
-                        if ev.kind != "msg" or record.get("bad"):
-                            record.pop("bad", None)
-                            drop()
-                            if ev.kind == "timeout":  # a variant stops at its first timeout
-                                skipped = "not run: an earlier call timed out"
-                                for i in range(next_i, n):
-                                    results[i] = {"s": "timeout", "e": skipped, "t": 0.0}
-                                next_i = n
-                            break
-                if child is not None:
-                    child.send({"end": number})
-                    ev = self._pump(child, _now() + wall, output)
-                    end = ev.value if ev.kind == "msg" else None
-                    if not (isinstance(end, dict) and end.get("k") == "end" and end.get("clean")):
-                        shared = (
-                            str(end.get("e"))[:ERROR_CHARS]
-                            if isinstance(end, dict) and end.get("k") == "end"
-                            else f"no state check after the variant ({ev.kind})"
-                        )
-                        drop()
-                    drain_output_nowait(child, output)
-                kept = output["kept"].decode("utf-8", "replace")
-                replies.append({
-                    "status": status, "error": error, "entry": entry,
-                    "results": results if status == "loaded" else [], "output": kept,
-                    "seconds": _now() - v_start, "shared_state": shared,
-                })  # fmt: skip
-        finally:
-            drop()
-        return {"op": "result", "status": "loaded", "variants": replies, "seconds": _now() - start}
-
-    def _record(
-        self,
-        ev: Event,
-        index: int,
-        wall: float,
-        over_budget: bool,
-        child: Child,
-        mode: str | None,
-        *,
-        same: bool = False,
-    ) -> dict[str, object]:
-        """The record of one call from what the program sent (or why it sent nothing).
-
-        ``same``: the input is one where a variant may answer ``same`` (its base's
-        answer, filled in by the harness); anywhere else that answer is a corrupted
-        channel.
-        """
-        if ev.kind == "timeout":
-            if over_budget:
-                return {"s": "timeout", "e": "total budget exhausted"}
-            return {"s": "timeout", "e": f"no result within {wall:g} s"}
-        if ev.kind == "output_limit":
-            return {"s": "output_limit", "e": "printed more than the output limit"}
-        if ev.kind == "bad_frame":
-            return {"s": "invalid_output", "e": f"corrupted result channel: {ev.value}"}
-        if ev.kind == "harness_gone":
-            return {"s": "infra", "e": "harness went away"}
-        if ev.kind == "eof":
-            fate, why = self._fate(child)
-            return {"s": fate, "e": why}
-        msg = ev.value
-        if not (isinstance(msg, dict) and msg.get("k") == "out" and msg.get("i") == index):
-            return {
-                "s": "invalid_output",
-                "e": "corrupted result channel: unexpected frame",
-                "bad": 1,
-            }
-        status = msg.get("s")
-        if status == SAME and same:
-            return {"s": SAME}
-        if status not in CHILD_STATUSES:
-            return {"s": "invalid_output", "e": "corrupted result channel: bad status", "bad": 1}
-        if status == "ok":
-            grid, reason = canonical.check_wire(msg.get("g"))  # checked, never decoded here
-            if grid is None:
-                return {"s": "invalid_output", "e": f"corrupted result channel: {reason}", "bad": 1}
-            record: dict[str, object] = {
-                "s": "ok",
-                "g": msg["g"],
-            }  # checked: passed on in its wire form
-            if ("o" in msg) != (mode == "generate"):  # a pair only, and always, from generators
-                return {
-                    "s": "invalid_output",
-                    "e": "corrupted result channel: bad fields",
-                    "bad": 1,
-                }
-            if "o" in msg:
-                other, reason = canonical.check_wire(msg.get("o"))
-                if other is None:
-                    return {"s": "invalid_output", "e": f"corrupted channel: {reason}", "bad": 1}
-                record["o"] = msg["o"]
-            return record
-        error = msg.get("e")
-        return {"s": status, "e": error[:ERROR_CHARS] if isinstance(error, str) else None}
+        """Run a batch of variants of one base program (``variant_batches.run_variants``)."""
+        return run_variants(self, job)
 
 
 def main(argv: list[str]) -> int:

@@ -31,361 +31,43 @@ the base, a mutable value) runs the variant's whole entry point, as without this
 from __future__ import annotations
 
 import ast
-import functools
-import itertools
-import sys
-import types
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from . import pinned
+    from .split_syntax import EntryFunction, StatementFacts, Step, compile_statements, read_function
+    from .split_values import frozen, same
 else:
     try:  # tests import this module from the package, the supervisor by bare name
         from . import pinned
+        from .split_syntax import (
+            EntryFunction,
+            StatementFacts,
+            Step,
+            compile_statements,
+            read_function,
+        )
+        from .split_values import frozen, same
     except ImportError:
         import pinned
+        from split_syntax import (
+            EntryFunction,
+            StatementFacts,
+            Step,
+            compile_statements,
+            read_function,
+        )
+        from split_values import frozen, same
 
 pinned.pin(globals())  # this module runs beside programs: see pinned.py
 
 SAME = "same"
 """The status a variant answers when it computes what the base computes (see above)."""
 
-_PLAIN = (int, bool, str, bytes, float, complex, type(None))
-_PLAIN_SET = frozenset(_PLAIN)
-_PLAIN_OR_TUPLE = _PLAIN_SET | {tuple}
 _Env = dict[str, object]
-_Step = Callable[..., object]
-_Node = TypeVar("_Node", bound=ast.AST)
 FULL = object()
 """What :meth:`Splitter.call` returns when the input runs the whole entry point."""
-
-
-@dataclass(frozen=True)
-class _Facts:
-    """What one statement binds and reads (kept per statement text: variants share most)."""
-
-    targets: tuple[str, ...] | None  # the names a straight-line assignment binds, or None
-    bound: frozenset[str]  # every name it binds in the function's scope
-    loads: frozenset[str]  # every name it reads (nested scopes included)
-    supported: bool  # no ``global``, ``nonlocal``, ``:=``, ``yield``, ``await``, ``match``
-    nested: bool  # it makes a scope of its own (a lambda, comprehension, def or class)
-
-
-@dataclass(frozen=True)
-class _Function:
-    """An entry point's syntax, read from its module's source."""
-
-    arg: str
-    body: list[ast.stmt]
-    plain: list[bytes]  # per statement: its text
-    exact: list[tuple[bytes, int, int]]  # per statement: its text, line and column
-    facts: list[_Facts]
-    locals: frozenset[str]  # every name the function binds (its argument included)
-    others: tuple[object, ...]  # the module but the entry point's body, and where it is
-
-
-def _assign_targets(node: ast.stmt) -> tuple[str, ...] | None:
-    """The names a straight-line assignment binds (``None``: not one)."""
-    if not isinstance(node, ast.Assign):
-        return None
-    names: list[str] = []
-    for target in node.targets:
-        items = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
-        for item in items:
-            if not isinstance(item, ast.Name):
-                return None
-            if item.id not in names:
-                names.append(item.id)
-    return tuple(names)
-
-
-_UNSUPPORTED = (
-    ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal, ast.Match,
-)  # fmt: skip
-_SCOPES = (
-    ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ListComp, ast.SetComp,
-    ast.DictComp, ast.GeneratorExp,
-)  # fmt: skip
-
-
-def _facts(stmt: ast.stmt) -> _Facts:
-    targets = _assign_targets(stmt)
-    nodes = list(ast.walk(stmt))
-    return _Facts(
-        targets=targets,
-        bound=frozenset(targets) if targets is not None else frozenset(_bound_names(stmt)),
-        loads=frozenset(
-            n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        ),
-        supported=not any(isinstance(n, _UNSUPPORTED) for n in nodes),
-        nested=any(isinstance(n, _SCOPES) for n in nodes),
-    )
-
-
-def _offsets(lines: list[bytes]) -> list[int]:
-    return [0, *itertools.accumulate(map(len, lines))]
-
-
-def read_function(
-    source: bytes, entry: str, known: dict[bytes, _Facts] | None = None
-) -> _Function | None:
-    """The entry point's syntax when it can be run statement by statement (else ``None``).
-
-    Args:
-        source: The module's source (UTF-8, no coding declaration: else ``None``).
-        entry: The entry point's name (a module-level ``def``, defined once).
-        known: Facts of statements by their text, filled as statements are read.
-
-    Returns:
-        Its statements and names; ``None`` when the source does not parse, the entry point
-        is defined more than once or not by a plain ``def f(x):``, binds a name in more
-        than one statement or a name in a nested scope before it is bound (a closure
-        would see another value), or uses ``global``, ``nonlocal``, ``:=``, ``yield``,
-        ``await`` or ``match``.
-    """
-    lines = source.splitlines(keepends=True)
-    if any(b"coding" in line for line in lines[:2]):
-        return None  # positions are UTF-8 offsets: only UTF-8 text is cut by them
-    try:
-        source.decode("utf-8")
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    defs = [
-        n
-        for n in tree.body
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == entry
-    ]
-    if len(defs) != 1 or not isinstance(defs[0], ast.FunctionDef):
-        return None
-    fdef = defs[0]
-    a = fdef.args
-    if (
-        fdef.decorator_list
-        or a.posonlyargs
-        or len(a.args) != 1
-        or a.vararg
-        or a.kwonlyargs
-        or a.kwarg
-        or a.defaults
-        or a.args[0].annotation
-        or fdef.returns
-        or not fdef.body
-    ):
-        return None
-    starts = _offsets(lines)
-
-    def offset(line: int, col: int) -> int:
-        return starts[line - 1] + col
-
-    if known is None:
-        known = {}
-    arg = a.args[0].arg
-    seen = {arg}
-    plain: list[bytes] = []
-    exact: list[tuple[bytes, int, int]] = []
-    facts: list[_Facts] = []
-    for stmt in fdef.body:
-        end_line, end_col = stmt.end_lineno, stmt.end_col_offset
-        if end_line is None or end_col is None:
-            return None
-        text = source[offset(stmt.lineno, stmt.col_offset) : offset(end_line, end_col)]
-        fact = known.get(text)
-        if fact is None:
-            fact = known[text] = _facts(stmt)
-        if not fact.supported or fact.bound & seen:
-            return None
-        seen |= fact.bound
-        plain.append(text)
-        exact.append((text, stmt.lineno, stmt.col_offset))
-        facts.append(fact)
-    later: set[str] = set()
-    for fact in reversed(facts):  # a closure must not see a name bound from here on
-        later |= fact.bound
-        if fact.nested and fact.loads & later:
-            return None
-    if fdef.end_lineno is None or fdef.end_col_offset is None:
-        return None
-    first = offset(fdef.lineno, fdef.col_offset)
-    last = offset(fdef.end_lineno, fdef.end_col_offset)
-    body_at = offset(fdef.body[0].lineno, fdef.body[0].col_offset)
-    after = source[last:]
-    return _Function(
-        arg=arg,
-        body=fdef.body,
-        plain=plain,
-        exact=exact,
-        facts=facts,
-        locals=frozenset(seen),
-        others=(
-            source[:first],
-            source[first:body_at],
-            after,
-            fdef.end_lineno if after.strip() else None,  # what follows keeps its lines
-        ),
-    )
-
-
-def _bound_names(stmt: ast.stmt) -> set[str]:
-    """Every name a statement binds in the function's scope (not in nested scopes)."""
-    bound: set[str] = set()
-    todo: list[ast.AST] = [stmt]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-            bound.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(node.name)
-            todo.extend(node.decorator_list)
-            continue
-        elif isinstance(node, ast.Lambda | ast.comprehension):
-            continue
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-        todo.extend(ast.iter_child_nodes(node))
-    return bound
-
-
-def _compile(
-    entry: str,
-    params: tuple[str, ...],
-    body: list[ast.stmt],
-    ret: tuple[str, ...] | None,
-    dead: frozenset[str],
-    namespace: dict[str, object],
-) -> _Step | None:
-    """Statements as a function named ``entry`` over ``params`` (``None``: did not compile).
-
-    ``ret``: return these names' values as a tuple after ``body``. ``dead``: names kept
-    local by an assignment nothing reaches.
-    """
-    last, first = body[-1], body[0]
-
-    def at(node: _Node, where: ast.stmt = last) -> _Node:
-        return ast.copy_location(node, where)
-
-    extra: list[ast.stmt] = []
-    if ret is not None:
-        names: list[ast.expr] = [at(ast.Name(n, ast.Load())) for n in ret]
-        extra.append(at(ast.Return(at(ast.Tuple(names, ast.Load())))))
-    if dead:
-        stores: list[ast.expr] = [at(ast.Name(n, ast.Store())) for n in sorted(dead)]
-        extra.append(at(ast.Assign(stores, at(ast.Constant(None)), None)))
-    args = ast.arguments([], [at(ast.arg(p), first) for p in params], None, [], [], None, [])
-    fdef = at(ast.FunctionDef(entry, args, [*body, *extra], [], None, None), first)
-    module = ast.Module([fdef], [])
-    try:
-        code = compile(module, "program.py", "exec", dont_inherit=True)
-    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
-        return None
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType) and const.co_name == entry:
-            return types.FunctionType(const, namespace, entry)
-    return None
-
-
-def frozen(value: object) -> bool:
-    """Whether a value is deeply immutable.
-
-    Plain scalars, tuples and frozensets of such, builtin types, and functions, builtins
-    and partials over such.
-    """
-    todo = [value]
-    seen: set[int] = set()
-    while todo:
-        v = todo.pop()
-        kind = type(v)
-        if kind in _PLAIN:
-            continue
-        if id(v) in seen:
-            continue
-        seen.add(id(v))
-        if kind is tuple or kind is frozenset:
-            if not set(map(type, v)) <= _PLAIN_SET:  # type: ignore[call-overload]
-                todo.extend(v)  # type: ignore[arg-type]
-        elif kind is types.FunctionType:
-            fn: types.FunctionType = v  # type: ignore[assignment]
-            for cell in fn.__closure__ or ():
-                try:
-                    todo.append(cell.cell_contents)
-                except ValueError:  # an empty cell: filled later, by someone
-                    return False
-            todo.append(fn.__defaults__)
-            if fn.__kwdefaults__:
-                todo.extend(fn.__kwdefaults__.values())
-            if fn.__dict__:
-                return False
-        elif kind is types.BuiltinFunctionType:
-            owner = getattr(v, "__self__", None)
-            if owner is not None and not isinstance(owner, types.ModuleType):
-                todo.append(owner)
-        elif kind is functools.partial:
-            part: functools.partial[object] = v  # type: ignore[assignment]
-            todo.append(part.func)
-            todo.extend(part.args)
-            todo.extend(part.keywords.values())
-        elif kind is type:
-            if getattr(v, "__module__", None) != "builtins":
-                return False
-        else:
-            return False
-    return True
-
-
-def same(a: object, b: object) -> bool:
-    """Whether two values are the same for any computation that follows (strictly)."""
-    if a is b:
-        return True
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    try:
-        if kind is types.FunctionType:
-            fa: types.FunctionType = a  # type: ignore[assignment]
-            fb: types.FunctionType = b  # type: ignore[assignment]
-            if (
-                fa.__code__ is not fb.__code__
-                or fa.__globals__ is not fb.__globals__
-                or fa.__dict__
-                or fb.__dict__
-                or not same(fa.__defaults__, fb.__defaults__)
-                or not same(fa.__kwdefaults__ or None, fb.__kwdefaults__ or None)
-            ):
-                return False
-            ca, cb = fa.__closure__ or (), fb.__closure__ or ()
-            return len(ca) == len(cb) and all(
-                same(x.cell_contents, y.cell_contents) for x, y in zip(ca, cb, strict=True)
-            )
-        if kind is functools.partial:
-            pa: functools.partial[object] = a  # type: ignore[assignment]
-            pb: functools.partial[object] = b  # type: ignore[assignment]
-            return (
-                same(pa.func, pb.func)
-                and same(pa.args, pb.args)
-                and list(pa.keywords) == list(pb.keywords)
-                and all(same(pa.keywords[k], pb.keywords[k]) for k in pa.keywords)
-            )
-        if kind is types.BuiltinFunctionType:
-            return bool(a == b)
-        if kind is tuple:
-            ta: tuple[object, ...] = a  # type: ignore[assignment]
-            tb: tuple[object, ...] = b  # type: ignore[assignment]
-            if len(ta) != len(tb):
-                return False
-            if not set(map(type, ta)) <= _PLAIN_OR_TUPLE:
-                return all(same(x, y) for x, y in zip(ta, tb, strict=True))
-        elif kind is frozenset:
-            if sys.getsizeof(a) != sys.getsizeof(b):
-                return False
-        elif kind not in _PLAIN:
-            return False  # mutable or unknown: never the same for what follows
-        return bool(a == b) and repr(a) == repr(b)
-    except Exception:
-        return False
 
 
 @dataclass
@@ -413,7 +95,7 @@ class Plan:
     """
 
     def __init__(
-        self, mine: _Function, base_locals: frozenset[str], start: int, shift: int,
+        self, mine: EntryFunction, base_locals: frozenset[str], start: int, shift: int,
         suffix: int, cut: int, entry: str, namespace: dict[str, object],
     ) -> None:  # fmt: skip
         self.mine = mine
@@ -421,7 +103,7 @@ class Plan:
         self.shift = shift
         self.entry = entry
         self.namespace = namespace
-        self._runner: tuple[_Step, tuple[str, ...]] | None = None
+        self._runner: tuple[Step, tuple[str, ...]] | None = None
         self._compiled = False
         self.have: dict[int, tuple[str, ...]] = {}  # q -> names bound and read from q on
         self.missing: dict[int, tuple[str, ...]] = {}  # q -> names read but not bound
@@ -448,7 +130,7 @@ class Plan:
             names |= fact.bound
         return tuple(sorted(names))
 
-    def runner(self) -> tuple[_Step, tuple[str, ...]] | None:
+    def runner(self) -> tuple[Step, tuple[str, ...]] | None:
         """The variant's statements from ``start`` on: (generator function, parameters)."""
         if not self._compiled:
             self._compiled = True
@@ -470,7 +152,9 @@ class Plan:
             for node in (*end, never):
                 ast.copy_location(node, last)
             params = self.bound_before(self.start)
-            fn = _compile(self.entry, params, [*body, *end], None, frozenset(), self.namespace)
+            fn = compile_statements(
+                self.entry, params, [*body, *end], None, frozenset(), self.namespace
+            )
             self._runner = (fn, params) if fn is not None else None
         return self._runner
 
@@ -486,10 +170,10 @@ class Splitter:
 
     def __init__(self, source: bytes, entry: str, namespace: dict[str, object]) -> None:
         self.entry = entry
-        self.known: dict[bytes, _Facts] = {}
+        self.known: dict[bytes, StatementFacts] = {}
         self.base = read_function(source, entry, self.known)
         self.traces: dict[int, _Trace] = {}
-        self.steps: list[tuple[_Step, tuple[str, ...]] | None] = []
+        self.steps: list[tuple[Step, tuple[str, ...]] | None] = []
         self.cut = 0
         base = self.base
         if base is None:
@@ -507,7 +191,7 @@ class Splitter:
                 self.cut = j
                 break
             params = tuple(sorted(bound))
-            step = _compile(entry, params, [base.body[j]], names,
+            step = compile_statements(entry, params, [base.body[j]], names,
                             base.locals - bound - set(names), namespace)  # fmt: skip
             if step is None:
                 self.cut = j

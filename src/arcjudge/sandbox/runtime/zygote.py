@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from . import isolation as iso
     from . import program, seccomp
     from .framing import JsonObject
-    from .program import Settings
+    from .program_setup import Settings
 else:
     import isolation as iso
     import program

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from arcjudge.errors import InputError
 from arcjudge.sandbox.runtime.untrusted_files import RefusedPath, read_regular
-from arcjudge.sandbox.types import Program
+from arcjudge.sandbox.types import InputFormat, Program
 from arcjudge.verifiers.slicing import FunctionIndex, index_functions, slice_function
 from arcjudge.vocabulary import GENERATOR_ENTRY_POINT, VERIFIER_ENTRY_POINTS
 
@@ -149,6 +149,28 @@ class _SlicedFile:
         prov |= {"file": str(resolved), "sha256": _sha256(data)}
         return TaskProgram(make(source), prov)
 
+    def task_program(
+        self,
+        task_id: str,
+        kind: str,
+        module_dirs: tuple[str, ...],
+        input_format: InputFormat,
+        name: str,
+    ) -> TaskProgram:
+        """A task's function (``prefix`` + task id) as the program ``name``, or why none.
+
+        Args:
+            task_id: The task.
+            kind: The source's kind (for the provenance).
+            module_dirs: What the program may import from.
+            input_format: How it takes grids (``list`` or ``tuple``).
+            name: The program's name in outputs.
+        """
+        entry = f"{self.prefix}{task_id}"
+        return self.program_for(
+            entry, kind, lambda source: Program(source, (entry,), module_dirs, input_format, name)
+        )
+
 
 def _file_program(
     file: Path, within: Path, prov: dict[str, str], make: Callable[[bytes], Program]
@@ -211,12 +233,7 @@ class VerifierSource:
         """
         name = f"{self.name}:{task_id}"
         if self.kind == "re-arc":
-            entry = f"verify_{task_id}"
-            return self._file.program_for(
-                entry,
-                self.kind,
-                lambda source: Program(source, (entry,), self.module_dirs, "tuple", name),
-            )
+            return self._file.task_program(task_id, self.kind, self.module_dirs, "tuple", name)
         if self.kind == "golf":
             number = self._numbers.get(task_id)
             prov = {"kind": self.kind, "file": "", "entry_point": "p"}
@@ -273,12 +290,7 @@ class GeneratorSource:
         """
         name = f"generator:{task_id}"
         if self.kind == "re-arc":
-            entry = f"generate_{task_id}"
-            return self._file.program_for(
-                entry,
-                self.kind,
-                lambda source: Program(source, (entry,), self.module_dirs, "list", name),
-            )
+            return self._file.task_program(task_id, self.kind, self.module_dirs, "list", name)
         entry = GENERATOR_ENTRY_POINT
         file = self.path / "tasks" / f"task_{task_id}.py"
         prov = {"kind": self.kind, "file": str(file), "entry_point": entry}

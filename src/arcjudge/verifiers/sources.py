@@ -110,6 +110,21 @@ class _SlicedFile:
     within: Path
     prefix: str
 
+    @classmethod
+    def of_checkout(
+        cls, directory: Path, file: str, prefix: str, owner: str, given: str | Path
+    ) -> _SlicedFile:
+        """A RE-ARC checkout's many-function ``file`` (its functions named ``prefix<id>``).
+
+        Raises:
+            SourceError: ``OWNER: GIVEN: no FILE (not a RE-ARC checkout)`` when it is not
+                there (``given``: the directory as the spec named it).
+        """
+        sliced = cls(directory / file, directory, prefix)
+        if not sliced.path.is_file():
+            raise SourceError(f"{owner}: {given}: no {file} (not a RE-ARC checkout)")
+        return sliced
+
     @cached_property
     def read(self) -> tuple[bytes, Path] | str:
         """The file's bytes and resolved path, or why it is refused."""
@@ -215,9 +230,7 @@ class VerifierSource:
         if not self.path.is_dir():
             raise SourceError(f"{name}: {path}: no such directory")
         if kind == "re-arc":
-            self._file = _SlicedFile(self.path / "verifiers.py", self.path, "verify_")
-            if not self._file.path.is_file():
-                raise SourceError(f"{name}: {path}: no verifiers.py (not a RE-ARC checkout)")
+            self._file = _SlicedFile.of_checkout(self.path, "verifiers.py", "verify_", name, path)
         if kind == "golf":
             self._numbers = {tid: f"task{i:03d}" for i, tid in enumerate(training_ids(), 1)}
 
@@ -267,9 +280,9 @@ class GeneratorSource:
         if not self.path.is_dir():
             raise SourceError(f"generator: {path}: no such directory")
         if kind == "re-arc":
-            self._file = _SlicedFile(self.path / "generators.py", self.path, "generate_")
-            if not self._file.path.is_file():
-                raise SourceError(f"generator: {path}: no generators.py (not a RE-ARC checkout)")
+            self._file = _SlicedFile.of_checkout(
+                self.path, "generators.py", "generate_", "generator", path
+            )
         elif not (self.path / "tasks").is_dir():
             raise SourceError(f"generator: {path}: no tasks/ directory (not an ARC-GEN checkout)")
 

@@ -35,7 +35,7 @@ log = logging.getLogger("arcjudge")
 T = TypeVar("T")
 
 
-def _perform(command: Command[Any], config: object) -> Outputs:
+def _perform(command: Command[Any, Any], config: object) -> Outputs:
     outputs = perform(command, config, warn=log.warning, report=log.info)
     write_outputs(outputs)
     return outputs
@@ -169,9 +169,8 @@ def grade(
         The summary (``summary.json``): per model and dimension.
     """
     from arcjudge.harness.dimensions.cli import COMMANDS, GradePlan
-    from arcjudge.harness.dimensions.grading import DimensionScorer
 
-    plan = GradePlan(DimensionScorer(config), Path(out), store, sandbox or SandboxOptions())
+    plan = GradePlan(config, Path(out), store, sandbox or SandboxOptions())
     return _result(_perform(COMMANDS["score"], plan), dict)
 
 

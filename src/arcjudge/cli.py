@@ -35,7 +35,7 @@ class _Entry:
     run: Callable[[argparse.Namespace], int]
 
 
-def _entry(command: Command[Any]) -> _Entry:
+def _entry(command: Command[Any, Any]) -> _Entry:
     """A command run by the shared runner (``execute``)."""
     return _Entry(command.help, command.add_arguments, partial(execute, command))
 

@@ -20,8 +20,9 @@ Python import this package first, and the sandbox's modules import the value lay
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from arcjudge.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from arcjudge.sandbox.backends import SandboxOptions, describe_protections, make_sandbox
@@ -124,15 +125,4 @@ _HOMES = {
 """The module each public name lives in."""
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use (then kept here)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals(), __all__)

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from arcjudge.errors import InputError
 from arcjudge.sandbox.runtime.untrusted_files import RefusedPath, read_regular
-from arcjudge.sandbox.types import Program
+from arcjudge.sandbox.types import InputFormat, Program
 from arcjudge.verifiers.slicing import FunctionIndex, index_functions, slice_function
 from arcjudge.vocabulary import GENERATOR_ENTRY_POINT, VERIFIER_ENTRY_POINTS
 
@@ -110,6 +110,21 @@ class _SlicedFile:
     within: Path
     prefix: str
 
+    @classmethod
+    def of_checkout(
+        cls, directory: Path, file: str, prefix: str, owner: str, given: str | Path
+    ) -> _SlicedFile:
+        """A RE-ARC checkout's many-function ``file`` (its functions named ``prefix<id>``).
+
+        Raises:
+            SourceError: ``OWNER: GIVEN: no FILE (not a RE-ARC checkout)`` when it is not
+                there (``given``: the directory as the spec named it).
+        """
+        sliced = cls(directory / file, directory, prefix)
+        if not sliced.path.is_file():
+            raise SourceError(f"{owner}: {given}: no {file} (not a RE-ARC checkout)")
+        return sliced
+
     @cached_property
     def read(self) -> tuple[bytes, Path] | str:
         """The file's bytes and resolved path, or why it is refused."""
@@ -148,6 +163,28 @@ class _SlicedFile:
         data, resolved = self.read
         prov |= {"file": str(resolved), "sha256": _sha256(data)}
         return TaskProgram(make(source), prov)
+
+    def task_program(
+        self,
+        task_id: str,
+        kind: str,
+        module_dirs: tuple[str, ...],
+        input_format: InputFormat,
+        name: str,
+    ) -> TaskProgram:
+        """A task's function (``prefix`` + task id) as the program ``name``, or why none.
+
+        Args:
+            task_id: The task.
+            kind: The source's kind (for the provenance).
+            module_dirs: What the program may import from.
+            input_format: How it takes grids (``list`` or ``tuple``).
+            name: The program's name in outputs.
+        """
+        entry = f"{self.prefix}{task_id}"
+        return self.program_for(
+            entry, kind, lambda source: Program(source, (entry,), module_dirs, input_format, name)
+        )
 
 
 def _file_program(
@@ -193,9 +230,7 @@ class VerifierSource:
         if not self.path.is_dir():
             raise SourceError(f"{name}: {path}: no such directory")
         if kind == "re-arc":
-            self._file = _SlicedFile(self.path / "verifiers.py", self.path, "verify_")
-            if not self._file.path.is_file():
-                raise SourceError(f"{name}: {path}: no verifiers.py (not a RE-ARC checkout)")
+            self._file = _SlicedFile.of_checkout(self.path, "verifiers.py", "verify_", name, path)
         if kind == "golf":
             self._numbers = {tid: f"task{i:03d}" for i, tid in enumerate(training_ids(), 1)}
 
@@ -211,12 +246,7 @@ class VerifierSource:
         """
         name = f"{self.name}:{task_id}"
         if self.kind == "re-arc":
-            entry = f"verify_{task_id}"
-            return self._file.program_for(
-                entry,
-                self.kind,
-                lambda source: Program(source, (entry,), self.module_dirs, "tuple", name),
-            )
+            return self._file.task_program(task_id, self.kind, self.module_dirs, "tuple", name)
         if self.kind == "golf":
             number = self._numbers.get(task_id)
             prov = {"kind": self.kind, "file": "", "entry_point": "p"}
@@ -250,9 +280,9 @@ class GeneratorSource:
         if not self.path.is_dir():
             raise SourceError(f"generator: {path}: no such directory")
         if kind == "re-arc":
-            self._file = _SlicedFile(self.path / "generators.py", self.path, "generate_")
-            if not self._file.path.is_file():
-                raise SourceError(f"generator: {path}: no generators.py (not a RE-ARC checkout)")
+            self._file = _SlicedFile.of_checkout(
+                self.path, "generators.py", "generate_", "generator", path
+            )
         elif not (self.path / "tasks").is_dir():
             raise SourceError(f"generator: {path}: no tasks/ directory (not an ARC-GEN checkout)")
 
@@ -273,12 +303,7 @@ class GeneratorSource:
         """
         name = f"generator:{task_id}"
         if self.kind == "re-arc":
-            entry = f"generate_{task_id}"
-            return self._file.program_for(
-                entry,
-                self.kind,
-                lambda source: Program(source, (entry,), self.module_dirs, "list", name),
-            )
+            return self._file.task_program(task_id, self.kind, self.module_dirs, "list", name)
         entry = GENERATOR_ENTRY_POINT
         file = self.path / "tasks" / f"task_{task_id}.py"
         prov = {"kind": self.kind, "file": str(file), "entry_point": entry}

@@ -2,7 +2,7 @@
 
 A fake sandbox (answers computed here, calls counted) drives the real ``Engine`` and
 ``ResultStore``, so each test sees exactly which inputs ran and what rows were written.
-The generator samples drawn per task (``SampleDrawer``) are checked against
+The generator samples drawn per task (``SamplePlan``) are checked against
 ``draw_samples`` on the bundled sample's generator, through the real process sandbox.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arcjudge.harness.core.engine import Candidate, Engine
-from arcjudge.harness.core.inputs import SampleDrawer, draw_samples
+from arcjudge.harness.core.inputs import SamplePlan, draw_samples
 from arcjudge.harness.core.keys import PART, input_digest, program_part, result_key, result_keys
 from arcjudge.harness.core.results import CandidateOutcome, Expected, StoredResult, TaskInput
 from arcjudge.harness.core.store import CACHE_KIB, SCHEMA_VERSION, ResultStore, StoreError
@@ -306,7 +306,7 @@ def test_samples_drawn_per_task_in_chunks_are_those_drawn_at_once(sandbox, tmp_p
     drawn, report = draw_samples(sandbox, store, generator, task_ids, 5, 77)
     store.close()
     store = ResultStore(tmp_path / "b.sqlite")
-    drawer = SampleDrawer(sandbox, store, generator, 5, 77, chunk=2)
+    drawer = SamplePlan(sandbox, store, generator, 5, 77, chunk=2)
     for task_id in task_ids:
         samples, entry = drawer.draw(task_id)
         assert entry == report[task_id]
@@ -314,7 +314,7 @@ def test_samples_drawn_per_task_in_chunks_are_those_drawn_at_once(sandbox, tmp_p
     store.close()
     assert any(drawn.values())
     store = ResultStore(tmp_path / "b.sqlite")  # again: every job from the store
-    drawer = SampleDrawer(sandbox, store, generator, 5, 77, chunk=2)
+    drawer = SamplePlan(sandbox, store, generator, 5, 77, chunk=2)
     drawer.sandbox = None  # type: ignore[assignment]  # would fail if anything ran
     for task_id in task_ids:
         if "requested" in report[task_id]:

@@ -192,6 +192,28 @@ def test_malformed_answer_lines_are_problems_not_crashes(run, tmp_path):
     assert key == ("m", "1", "1e0a9b12", Dimension.INVERSION) and answer.line == 3
 
 
+def test_the_progress_counts_one_verifier_call_per_task_with_a_proposed_input(run, tmp_path):
+    # Generation, Editing and Inversion propose an input the task's verifier runs on (the
+    # strategies that have a verifier_input); Output grid and Classification do not.
+    answers = tmp_path / "answers.jsonl"
+    first, second = TASKS[0], TASKS[1]
+    answers.write_text(
+        "".join(
+            json.dumps({"task_id": t, "dimension": d, "model": "m", "run": "1", "answer": a}) + "\n"
+            for t, d, a in (
+                (first, "inversion", [[1]]),
+                (first, "generation", {"input": [[1]], "output": [[1]]}),
+                (first, "output_grid", [[1]]),
+                (second, "output_grid", [[1]]),
+                (second, "classification", ["valid"] * 5),
+            )
+        )
+    )
+    scorer = DimensionScorer(DimensionScoreConfig(run / "built" / "instances.jsonl", answers))
+    assert len(scorer.answers) == 5
+    assert scorer.work() == 1
+
+
 @pytest.mark.parametrize(
     "change",
     [

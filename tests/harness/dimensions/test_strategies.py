@@ -65,8 +65,8 @@ def test_each_strategy_is_its_dimensions(dimension):
     for name in members:
         assert hasattr(strategy, name), f"{dimension}: no {name}"
     assert strategy.DIMENSION is dimension
-    functions = (strategy.draw, strategy.visible, strategy.texts, strategy.verifier_input)
-    for function in (*functions, strategy.consistency):
+    functions = (strategy.draw, strategy.visible, strategy.texts, strategy.consistency)
+    for function in functions:
         assert callable(function)
     answered = dimension in ANSWER_DIMENSIONS  # Definition: programs, score's rule
     assert (strategy.read_reply is not None) == answered
@@ -93,7 +93,9 @@ def test_the_verifier_runs_on_a_proposed_input_only(dimension):
     value, problem = strategy.parse_answer(answers[dimension])
     assert problem is None
     proposed = dimension in ("generation", "editing", "inversion")
-    assert strategy.verifier_input(value) == (((1,),) if proposed else None)
+    assert (strategy.verifier_input is not None) == proposed
+    if strategy.verifier_input is not None:
+        assert strategy.verifier_input(value) == ((1,),)
 
 
 def test_every_strategy_module_is_in_the_table():

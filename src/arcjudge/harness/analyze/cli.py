@@ -18,7 +18,7 @@ from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, read_inputs
 from arcjudge.harness.analyze.report import render_analysis_report
 from arcjudge.harness.core.commandline import require_files
 from arcjudge.harness.core.inputs import DEFAULT_SEED
-from arcjudge.harness.core.runner import Command, Outputs
+from arcjudge.harness.core.runner import DirectCommand, Outputs
 from arcjudge.safetext import json_dumps
 
 if TYPE_CHECKING:
@@ -102,15 +102,8 @@ class AnalyzeConfig:
     configurations: tuple[tuple[Path, Path], ...] = ()
 
 
-class AnalyzeCommand(Command[AnalyzeConfig]):
+class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
     """``arcjudge dimensions analyze``: the study's tables from scored items."""
-
-    name = "analyze"
-    help = HELP
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add the options of ``dimensions analyze`` to its parser."""
-        add_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> AnalyzeConfig:
         """The analysis the options ask for; every input file checked first."""
@@ -198,5 +191,5 @@ class AnalyzeCommand(Command[AnalyzeConfig]):
 TABLES_DIR = "tables"
 """Where in the output directory the tables go (``.csv`` and ``.md`` each)."""
 
-COMMAND = AnalyzeCommand()
+COMMAND = AnalyzeCommand("analyze", HELP, add_arguments)
 """The ``dimensions analyze`` command."""

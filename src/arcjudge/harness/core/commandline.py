@@ -1,6 +1,8 @@
 """Command-line plumbing the workflows' ``cli.py`` modules share.
 
-The options every sandboxed command takes (backend, workers, executor), ``--tasks`` as any
+The options every sandboxed command takes (backend, workers, executor) and those several
+commands share (``--tasks``, ``--arcgen``, ``--samples``, ``--policy``, ``--store``, the
+``--wall``/``--out``/``--store``/``--no-progress`` tail), ``--tasks`` as any
 task set (:func:`use_task_set`: materialized, with the set's defaults), the warning and
 interruption messages, and the one place that turns a library's :class:`ArcjudgeError` into
 ``arcjudge: error: ...``. Library modules never import this: they raise and return; only
@@ -18,16 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from arcjudge.errors import InputError, UsageError
+from arcjudge.harness.core.inputs import DEFAULT_SAMPLES
 from arcjudge.harness.core.runner import (
     Command,
     CommandRun,
     ConfigT,
+    PreparedT,
     WorkT,
     perform,
     write_outputs,
 )
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import EXECUTORS, SandboxOptions
+from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.registry import backend_names
 from arcjudge.sandbox.types import Limits
 from arcjudge.tasksets import EXPORT_SUFFIXES, detect_format, read_task_set
@@ -37,8 +42,14 @@ __all__ = [
     "INTERRUPTED",
     "Progress",
     "TaskSetChoice",
+    "add_arcgen_argument",
     "add_backend_arguments",
     "add_docker_runtime_argument",
+    "add_policy_argument",
+    "add_run_arguments",
+    "add_samples_argument",
+    "add_store_argument",
+    "add_tasks_argument",
     "command_run",
     "execute",
     "limits_from",
@@ -87,6 +98,52 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="Ray cluster to join (default: auto if RAY_ADDRESS is set, else a local Ray)",
     )
+
+
+TASKS_HELP = "ARC task JSON directory, task folders or a P-ARC export"
+"""``--tasks``' help: every command that reads tasks takes any task set."""
+
+
+def add_tasks_argument(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """Add ``--tasks`` (an ARC JSON directory, task folders or a P-ARC export)."""
+    parser.add_argument("--tasks", type=Path, required=required, help=TASKS_HELP)
+
+
+def add_arcgen_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--arcgen DIR`` (ARC-GEN's stable-set files)."""
+    parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+
+
+def add_samples_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--samples N`` (generator samples per task; the default named in its help)."""
+    parser.add_argument(
+        "--samples",
+        type=int,
+        help=f"generator samples per task (default {DEFAULT_SAMPLES} with --generator)",
+    )
+
+
+def add_policy_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--policy`` (the static policy's mode, ``warn`` by default)."""
+    parser.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
+
+
+def add_store_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--store FILE`` (the result cache, by default ``OUT/cache.sqlite``)."""
+    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, wall_help: str) -> None:
+    """Add the options that end a ``dimensions`` command writing a directory.
+
+    ``--wall`` (10 s, its help ``wall_help``), ``--out``, ``--store``, ``--no-progress``
+    and the sandbox options (:func:`add_backend_arguments`), in that order.
+    """
+    parser.add_argument("--wall", type=float, default=10.0, help=wall_help)
+    parser.add_argument("--out", type=Path, required=True, help="output directory")
+    add_store_argument(parser)
+    parser.add_argument("--no-progress", action="store_true")
+    add_backend_arguments(parser)
 
 
 def sandbox_options(args: argparse.Namespace) -> SandboxOptions:
@@ -312,7 +369,7 @@ def use_task_set(
     return dataclasses.replace(chosen, record={**made.record(), "defaults": defaults})
 
 
-def execute(command: Command[ConfigT], args: argparse.Namespace) -> int:
+def execute(command: Command[ConfigT, PreparedT], args: argparse.Namespace) -> int:
     """Run ``command`` from the command line: config, run, write, print; the exit code.
 
     Ctrl-C or SIGTERM (raised as ``KeyboardInterrupt``) during the run or the writing

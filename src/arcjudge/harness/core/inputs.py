@@ -7,7 +7,7 @@ worker count and of which other tasks run. A generator that fails is reported pe
 A task's samples are drawn in jobs of ``SAMPLE_CHUNK`` calls (``SamplePlan``,
 ``TaskSamples``), which ``validate`` runs in its engine's pool next to the verifiers and
 ``draw_samples`` runs all at once for the commands that need every sample first.
-``SampleDrawer`` draws one task's at a time, its jobs run in parallel, so a caller that
+``SamplePlan.draw`` draws one task's at a time, its jobs run in parallel, so a caller that
 streams tasks (``score``) holds only the samples of the tasks in flight, however many
 samples per task (10,000 for the increased-sampling study) it asks for.
 """
@@ -194,8 +194,12 @@ class TaskSamples:
 class SamplePlan:
     """How a run draws generator samples: ``task`` gives one task's ``TaskSamples``.
 
+    A caller that runs the jobs itself (``validate``, in its engine's pool) takes
+    ``task``; one that streams tasks (``score``) takes ``draw``, one task at a time.
+
     Args:
-        sandbox: The sandbox (for its runtime fingerprint, part of every key).
+        sandbox: The sandbox (its runtime fingerprint is part of every key; ``draw`` runs
+            the jobs in it).
         store: The result store the samples are cached in.
         generator: The generator source.
         samples: Samples per task.
@@ -214,6 +218,7 @@ class SamplePlan:
         policy: PolicyMode = PolicyMode.WARN,
         chunk: int = 0,
     ) -> None:
+        self.sandbox = sandbox
         self.store = store
         self.generator = generator
         self.policy = policy
@@ -241,6 +246,19 @@ class SamplePlan:
         keys = [result_key(key, input_digest(c)) for c in self.calls]
         drawing = _Drawing(self.store, tp.program, key, keys, self.policy, self.chunk)
         return TaskSamples(task_id, self.calls, drawing=drawing)
+
+    def draw(self, task_id: str) -> tuple[list[TaskInput], dict[str, Any]]:
+        """One task's valid samples (as ``generator`` instances) and its report, drawn now.
+
+        Its jobs are served from the store when all of their calls are there and run in
+        parallel otherwise; the samples and the report are those ``draw_samples`` gives.
+        """
+        draw = self.task(task_id)
+        if draw.jobs:
+            for index, result in self.sandbox.map(iter(draw.jobs), mode="generate"):
+                draw.absorb(index, result)
+        good, report = draw.finish()
+        return good or [], report
 
 
 def draw_samples(
@@ -283,43 +301,3 @@ def draw_samples(
         if good is not None:
             drawn[draw.task_id] = good
     return drawn, report
-
-
-class SampleDrawer:
-    """Draws one task's generator samples at a time (cached in the store).
-
-    A task's calls are cut into jobs of ``chunk`` calls (``SamplePlan``), served from the
-    store per job when all of its calls are there and run in parallel otherwise; the
-    samples and the report are those ``draw_samples`` gives.
-
-    Args:
-        sandbox: Where the generator runs.
-        store: The result cache.
-        generator: The generator source.
-        samples: Samples per task.
-        seed: Sample i is drawn after ``random.seed(seed + i)``.
-        policy: Policy mode for the generator.
-        chunk: Calls per job.
-    """
-
-    def __init__(
-        self,
-        sandbox: Sandbox,
-        store: ResultStore,
-        generator: GeneratorSource,
-        samples: int,
-        seed: int,
-        policy: PolicyMode = PolicyMode.WARN,
-        chunk: int = 512,
-    ) -> None:
-        self.sandbox = sandbox
-        self._plan = SamplePlan(sandbox, store, generator, samples, seed, policy, chunk)
-
-    def draw(self, task_id: str) -> tuple[list[TaskInput], dict[str, Any]]:
-        """The task's valid samples (as ``generator`` instances) and its report."""
-        draw = self._plan.task(task_id)
-        if draw.jobs:
-            for index, result in self.sandbox.map(iter(draw.jobs), mode="generate"):
-                draw.absorb(index, result)
-        good, report = draw.finish()
-        return good or [], report

@@ -1,11 +1,14 @@
 """One runner for every command: the sandbox and store lifecycle, atomic outputs.
 
-A command is a :class:`Command`: its arguments, a typed config built from the parsed
-arguments (:meth:`Command.configure`, which reads the ``Namespace`` and never writes it),
-what it needs (:meth:`Command.needs`: a sandbox, and with it which directories programs may
-import from, a result store) and :meth:`Command.run`, which takes the config and what it
-needs and returns :class:`Outputs` (files, lines to print) without writing or printing
-anything itself. :func:`execute` is the one place that opens the sandbox and the store,
+A command is a :class:`Command`: its name, help line and argument adder (given to its
+instance), a typed config built from the parsed arguments (:meth:`Command.configure`,
+which reads the ``Namespace`` and never writes it), the live objects its run works on, made
+from the config before anything opens (:meth:`Command.prepare`: inputs read, so bad input
+fails first; a :class:`DirectCommand` runs on its config as it is), what it needs
+(:meth:`Command.needs`: a sandbox, and with it which directories programs may import from,
+a result store) and :meth:`Command.run`, which takes the prepared work and what it needs
+and returns :class:`Outputs` (files, lines to print) without writing or printing anything
+itself. :func:`perform` is the one place that prepares, opens the sandbox and the store,
 closes them on every way out, and :func:`write_outputs` writes the files atomically; the
 command line's ``execute`` (``commandline.py``) adds Ctrl-C (or SIGTERM: exit code 130 with
 the resume hint) and the printing, the ``wrote ...`` line included. The public Python API
@@ -29,10 +32,23 @@ if TYPE_CHECKING:
     from arcjudge.harness.core.store import ResultStore
     from arcjudge.sandbox.interface import Sandbox
 
-__all__ = ["STORE_NAME", "Command", "CommandRun", "Needs", "Outputs", "perform", "write_outputs"]
+__all__ = [
+    "STORE_NAME",
+    "Command",
+    "CommandRun",
+    "DirectCommand",
+    "Needs",
+    "Outputs",
+    "perform",
+    "write_outputs",
+]
 
 ConfigT = TypeVar("ConfigT")
+PreparedT = TypeVar("PreparedT")
 WorkT = TypeVar("WorkT")
+
+ArgumentAdder = Callable[[argparse.ArgumentParser], None]
+"""A function that adds a command's options to its sub-parser."""
 
 
 @dataclass(frozen=True)
@@ -106,18 +122,28 @@ class Outputs:
     result: object = None
 
 
-class Command(ABC, Generic[ConfigT]):
-    """A subcommand: its arguments, its typed config, what it needs, and its run.
+class Command(ABC, Generic[ConfigT, PreparedT]):
+    """A subcommand: its arguments, its typed config, its prepared work, needs and run.
 
-    Subclasses set :attr:`name` and :attr:`help` and implement the four methods.
+    A subclass implements :meth:`configure`, :meth:`prepare` (a :class:`DirectCommand`
+    has it) and :meth:`run` (and :meth:`needs` when it runs programs or keeps results);
+    its instance is given the name, help line and argument adder
+    (``BuildCommand("build", "evaluation instances ...", build_arguments)``).
+
+    Args:
+        name: The sub-command's name.
+        help: Its one-line help (``arcjudge --help`` lists it).
+        arguments: Adds its options to its sub-parser.
     """
 
-    name: str = ""
-    help: str = ""
+    def __init__(self, name: str, help: str, arguments: ArgumentAdder) -> None:
+        self.name = name
+        self.help = help
+        self._arguments = arguments
 
-    @abstractmethod
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add this command's options to its sub-parser."""
+        """Add this command's options to its sub-parser (the argument adder it was given)."""
+        self._arguments(parser)
 
     @abstractmethod
     def configure(self, args: argparse.Namespace) -> ConfigT:
@@ -127,27 +153,48 @@ class Command(ABC, Generic[ConfigT]):
             UsageError: A bad option or input (one line naming it).
         """
 
-    def needs(self, config: ConfigT) -> Needs:
+    @abstractmethod
+    def prepare(self, config: ConfigT, warn: Callable[[str], None]) -> PreparedT:
+        """The live objects the run works on, its inputs read; before anything opens.
+
+        Args:
+            config: The config.
+            warn: Receives one-line warnings about the inputs.
+
+        Raises:
+            InputError: An input file cannot be read.
+        """
+
+    def needs(self, work: PreparedT) -> Needs:
         """What :meth:`run` needs opened (default: nothing)."""
         return Needs()
 
     @abstractmethod
-    def run(self, config: ConfigT, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+    def run(self, work: PreparedT, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
         """Do the work; return what to write and print (write and print nothing here)."""
 
 
+class DirectCommand(Command[ConfigT, ConfigT]):
+    """A command whose run works on its config as it is (nothing to prepare)."""
+
+    def prepare(self, config: ConfigT, warn: Callable[[str], None]) -> ConfigT:
+        """The config itself."""
+        return config
+
+
 def perform(
-    command: Command[ConfigT],
+    command: Command[ConfigT, PreparedT],
     config: ConfigT,
     warn: Callable[[str], None] | None = None,
     report: Callable[[str], None] | None = None,
 ) -> Outputs:
-    """Open what ``command`` needs, run it on ``config``, close everything: no file, no print.
+    """Prepare ``config``, open what the work needs, run it, close everything: no file, no print.
 
     Args:
         command: The command.
         config: Its config.
-        warn: Receives the sandbox's one-line warnings (e.g. ``auto`` falling back).
+        warn: Receives the inputs' and the sandbox's one-line warnings (e.g. ``auto``
+            falling back).
         report: Receives the sandbox's closing lines (``ray``: one per node).
 
     Returns:
@@ -155,18 +202,23 @@ def perform(
     """
     from arcjudge.harness.core.store import ResultStore
 
-    needs = command.needs(config)
+    work = command.prepare(config, warn or _ignore)
+    needs = command.needs(work)
     with ExitStack() as stack:
         store = None
         if needs.store is not None:
             store = ResultStore(needs.store)
             stack.callback(store.close)
         if needs.sandbox is None:
-            return command.run(config, None, store)
+            return command.run(work, None, store)
         sandbox = needs.sandbox.make(needs.module_dirs, warn=warn, report=report)
         with sandbox:
-            outputs = command.run(config, sandbox, store)
+            outputs = command.run(work, sandbox, store)
         return outputs
+
+
+def _ignore(message: str) -> None:
+    """A ``warn`` that drops the warning."""
 
 
 def write_outputs(outputs: Outputs) -> None:

@@ -9,35 +9,32 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arcjudge.harness.core.commandline import add_backend_arguments
-from arcjudge.harness.dimensions.build import (
-    DEFAULT_MIN_DISTANCE,
-    DEFAULT_PER_KIND,
-    DEFAULT_SAMPLES,
-    DEFAULT_SEED,
+from arcjudge.harness.core.commandline import (
+    add_arcgen_argument,
+    add_run_arguments,
+    add_samples_argument,
+    add_tasks_argument,
 )
+from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, DEFAULT_PER_KIND, DEFAULT_SEED
 from arcjudge.harness.dimensions.configurations import CONFIGURATIONS_FILE, SEED_STRIDE
 from arcjudge.harness.dimensions.embeddings import DEFAULT_NEIGHBOURS
 from arcjudge.vocabulary import EDITING_KINDS, GRID_FORMATS, GridFormat
 
-TASKS_HELP = "ARC task JSON directory, task folders or a P-ARC export"
+VERIFIER_WALL_HELP = "seconds per verifier call"
+"""``--wall``'s help in ``build`` and ``score`` (each verifier call gets that long)."""
 
 
 def build_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``dimensions build``."""
-    parser.add_argument("--tasks", type=Path, required=True, help=TASKS_HELP)
-    parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    add_tasks_argument(parser)
+    add_arcgen_argument(parser)
     parser.add_argument("--manifest", type=Path, required=True, help="validate output dir")
     parser.add_argument(
         "--generator",
         help="KIND:PATH (arc-gen or re-arc): valid pairs are fresh samples of it "
         "(default: the ARC-GEN pairs)",
     )
-    parser.add_argument(
-        "--samples",
-        type=int,
-        help=f"generator samples per task (default {DEFAULT_SAMPLES} with --generator)",
-    )
+    add_samples_argument(parser)
     parser.add_argument(
         "--editing-kinds",
         default=",".join(EDITING_KINDS),
@@ -98,11 +95,7 @@ def build_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--per-kind", type=int, default=DEFAULT_PER_KIND, help="candidates tried per kind"
     )
-    parser.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
-    parser.add_argument("--out", type=Path, required=True, help="output directory")
-    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
-    parser.add_argument("--no-progress", action="store_true")
-    add_backend_arguments(parser)
+    add_run_arguments(parser, wall_help=VERIFIER_WALL_HELP)
 
 
 def score_arguments(parser: argparse.ArgumentParser) -> None:
@@ -148,11 +141,7 @@ def score_arguments(parser: argparse.ArgumentParser) -> None:
         help="generation: items.jsonl of an earlier configuration (repeatable); each model's "
         "and run's pairs accepted there are pairs it must not copy (as prompts --after shows)",
     )
-    parser.add_argument("--wall", type=float, default=10.0, help="seconds per verifier call")
-    parser.add_argument("--out", type=Path, required=True, help="output directory")
-    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
-    parser.add_argument("--no-progress", action="store_true")
-    add_backend_arguments(parser)
+    add_run_arguments(parser, wall_help=VERIFIER_WALL_HELP)
 
 
 def replies_from_inspect_arguments(parser: argparse.ArgumentParser) -> None:
@@ -173,7 +162,7 @@ def human_errors_arguments(parser: argparse.ArgumentParser) -> None:
 def prompts_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``dimensions prompts``."""
     parser.add_argument("--instances", type=Path, required=True, help="instances.jsonl")
-    parser.add_argument("--tasks", type=Path, required=True, help=TASKS_HELP)
+    add_tasks_argument(parser)
     parser.add_argument("--out", type=Path, required=True, help="the prompts JSONL to write")
     parser.add_argument(
         "--grid-format",

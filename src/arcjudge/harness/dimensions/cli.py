@@ -6,6 +6,7 @@ Each is a :class:`~arcjudge.harness.core.runner.Command` run by the shared runne
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ from arcjudge.harness.core.commandline import (
     warn,
 )
 from arcjudge.harness.core.outputs import runtime_json
-from arcjudge.harness.core.runner import STORE_NAME, Command, Needs, Outputs
+from arcjudge.harness.core.runner import STORE_NAME, Command, DirectCommand, Needs, Outputs
 from arcjudge.harness.dimensions.arguments import (
     build_arguments,
     human_errors_arguments,
@@ -58,10 +59,7 @@ from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
-from arcjudge.vocabulary import (
-    INVALID_KINDS,
-    CandidateKind,
-)
+from arcjudge.vocabulary import INVALID_KINDS, CandidateKind, GridFormat
 
 if TYPE_CHECKING:
     from arcjudge.harness.core.store import ResultStore
@@ -85,11 +83,11 @@ def add_arguments(
 
 @dataclass(frozen=True)
 class BuildPlan:
-    """``arcjudge dimensions build`` as a plan: each build's directory and builder.
+    """``arcjudge dimensions build`` as a plan: each build's directory and config.
 
     Attributes:
-        builds: ``(directory, builder)`` per configuration (one without
-            ``--configurations``), its inputs already read.
+        builds: ``(directory, config)`` per configuration (one without
+            ``--configurations``).
         out: The output directory.
         store: The result cache all builds share (default ``OUT/cache.sqlite``).
         sandbox: The sandbox the verifiers and generators run in.
@@ -97,7 +95,7 @@ class BuildPlan:
         progress: Show a progress bar per build on stderr.
     """
 
-    builds: tuple[tuple[Path, Builder], ...]
+    builds: tuple[tuple[Path, BuildConfig], ...]
     out: Path
     store: Path | None = None
     sandbox: SandboxOptions = field(default_factory=SandboxOptions)
@@ -115,35 +113,36 @@ class BuildPlan:
         sandbox: SandboxOptions | None = None,
         progress: bool = False,
     ) -> BuildPlan:
-        """The plan of one build, or of K configurations (``OUT/configuration-k``).
-
-        Raises:
-            InputError: An input file (manifest, corruptions, human errors, neighbours)
-                cannot be read.
-        """
+        """The plan of one build, or of K configurations (``OUT/configuration-k``)."""
         options = sandbox or SandboxOptions()
         if configurations == 1:
-            return cls(((out, Builder(config)),), out, store, options, None, progress)
+            return cls(((out, config),), out, store, options, None, progress)
         record = configurations_record(config.seed, configurations)
         builds = tuple(
             (
                 out / entry["directory"],
-                Builder(replace(config, seed=entry["seed"], configuration=entry["configuration"])),
+                replace(config, seed=entry["seed"], configuration=entry["configuration"]),
             )
             for entry in record["configurations"]
         )
         return cls(builds, out, store, options, record, progress)
 
 
-class BuildCommand(Command[BuildPlan]):
+@dataclass(frozen=True)
+class BuildWork:
+    """``arcjudge dimensions build`` prepared: the plan and a builder per build.
+
+    Attributes:
+        plan: The plan.
+        builders: One per ``plan.builds``, in its order, its inputs already read.
+    """
+
+    plan: BuildPlan
+    builders: tuple[Builder, ...]
+
+
+class BuildCommand(Command[BuildPlan, BuildWork]):
     """``arcjudge dimensions build``: evaluation instances for every task and dimension."""
-
-    name = "build"
-    help = "evaluation instances for every task and dimension"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add its options (``arguments.build_arguments``)."""
-        build_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> BuildPlan:
         """The plan the options ask for (``--configurations K``: K builds)."""
@@ -161,14 +160,24 @@ class BuildCommand(Command[BuildPlan]):
             progress=not args.no_progress,
         )
 
-    def needs(self, config: BuildPlan) -> Needs:
+    def prepare(self, config: BuildPlan, warn: Callable[[str], None]) -> BuildWork:
+        """A builder per build, its inputs read.
+
+        Raises:
+            InputError: An input file (manifest, corruptions, human errors, neighbours)
+                cannot be read.
+        """
+        return BuildWork(config, tuple(Builder(build) for _, build in config.builds))
+
+    def needs(self, work: BuildWork) -> Needs:
         """A sandbox (the chosen sources' and the generator's directories) and the store."""
         dirs: list[str] = []
-        for _, builder in config.builds:
+        for builder in work.builders:
             dirs.extend(d for d in builder.module_dirs() if d not in dirs)
-        return Needs(config.sandbox, tuple(dirs), config.store or config.out / STORE_NAME)
+        plan = work.plan
+        return Needs(plan.sandbox, tuple(dirs), plan.store or plan.out / STORE_NAME)
 
-    def run(self, config: BuildPlan, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+    def run(self, work: BuildWork, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
         """Every build in turn; each one's instances, build.json and runtime.json.
 
         All builds share the store, so a rerun after an interruption builds every
@@ -176,10 +185,12 @@ class BuildCommand(Command[BuildPlan]):
         once all are written.
         """
         assert sandbox is not None and store is not None
+        config = work.plan
         files: dict[str, str] = {}
         lines: list[str] = []
         summaries = []
-        for number, (directory, builder) in enumerate(config.builds, 1):
+        builds = zip(config.builds, work.builders, strict=True)
+        for number, ((directory, _), builder) in enumerate(builds, 1):
             total = len(builder.sources.task_paths)
             with Progress(total, "task", config.progress) as bar:
                 builder.progress = bar.update
@@ -280,50 +291,66 @@ def _build_config(args: argparse.Namespace) -> BuildConfig:
 
 @dataclass(frozen=True)
 class GradePlan:
-    """``arcjudge dimensions score`` as a plan: the grader, its inputs read.
+    """``arcjudge dimensions score`` as a plan: what to grade, where the files go.
 
     Attributes:
-        scorer: The grader (instances, answers or replies, Definition programs read).
+        config: The grading (instances, answers or replies, Definition programs).
         out: The output directory.
         store: The result cache (default ``OUT/cache.sqlite``).
         sandbox: The sandbox the verifiers and Definition programs run in.
         progress: Show a progress bar on stderr.
     """
 
-    scorer: DimensionScorer
+    config: DimensionScoreConfig
     out: Path
     store: Path | None = None
     sandbox: SandboxOptions = field(default_factory=SandboxOptions)
     progress: bool = False
 
 
-class GradeCommand(Command[GradePlan]):
+@dataclass(frozen=True)
+class GradeWork:
+    """``arcjudge dimensions score`` prepared: the plan and its grader.
+
+    Attributes:
+        plan: The plan.
+        scorer: The grader, its inputs read (instances, answers or replies, Definition
+            programs).
+    """
+
+    plan: GradePlan
+    scorer: DimensionScorer
+
+
+class GradeCommand(Command[GradePlan, GradeWork]):
     """``arcjudge dimensions score``: answers or replies graded, per item."""
 
-    name = "score"
-    help = "grade model answers; statistics per model"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add its options (``arguments.score_arguments``)."""
-        score_arguments(parser)
-
     def configure(self, args: argparse.Namespace) -> GradePlan:
-        """The grading the options ask for; the inputs read (``--after`` cells checked)."""
-        scorer = DimensionScorer(_score_config(args))
+        """The grading the options ask for; every input file checked first."""
+        config = _score_config(args)
+        return GradePlan(config, args.out, args.store, sandbox_options(args), not args.no_progress)
+
+    def prepare(self, config: GradePlan, warn: Callable[[str], None]) -> GradeWork:
+        """The grader, its inputs read; a warning per ``--after`` cell without items.
+
+        Raises:
+            InputError: An input file cannot be read.
+        """
+        scorer = DimensionScorer(config.config)
         for model, run in scorer.after_unmatched():
             warn(f"--after: no item of {model} run {run} in the earlier items (its pairs "
                  "there, if any, are not avoided: are the runs named alike?)")  # fmt: skip
-        return GradePlan(scorer, args.out, args.store, sandbox_options(args), not args.no_progress)
+        return GradeWork(config, scorer)
 
-    def needs(self, config: GradePlan) -> Needs:
+    def needs(self, work: GradeWork) -> Needs:
         """A sandbox (the instances' sources' directories) and the store."""
-        store = config.store or config.out / STORE_NAME
-        return Needs(config.sandbox, config.scorer.module_dirs(), store)
+        plan = work.plan
+        return Needs(plan.sandbox, work.scorer.module_dirs(), plan.store or plan.out / STORE_NAME)
 
-    def run(self, config: GradePlan, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+    def run(self, work: GradeWork, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
         """Grade every item; items, summary, report (and Definition results)."""
         assert sandbox is not None and store is not None
-        scorer = config.scorer
+        config, scorer = work.plan, work.scorer
         with Progress(scorer.work(), "job", config.progress) as bar:
             scorer.progress = bar.update
             scorer.run(sandbox, store)
@@ -389,36 +416,33 @@ def _score_config(args: argparse.Namespace) -> DimensionScoreConfig:
 
 
 @dataclass(frozen=True)
-class OneFile:
-    """A command that writes one file: the parsed options and the file.
+class InspectRepliesConfig:
+    """``arcjudge dimensions replies-from-inspect`` as a value.
 
     Attributes:
-        args: The parsed options (read only).
-        out: The file to write.
+        log: The inspect_ai eval log to read.
+        out: The replies JSONL to write.
+        model: The replies' model name (``None``: the eval's model).
     """
 
-    args: argparse.Namespace
+    log: Path
     out: Path
+    model: str | None = None
 
 
-class RepliesFromInspectCommand(Command[OneFile]):
+class RepliesFromInspectCommand(DirectCommand[InspectRepliesConfig]):
     """``arcjudge dimensions replies-from-inspect``: an inspect_ai log as replies JSONL."""
 
-    name = "replies-from-inspect"
-    help = "an inspect_ai eval log -> replies JSONL (score --replies)"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add its options (``arguments.replies_from_inspect_arguments``)."""
-        replies_from_inspect_arguments(parser)
-
-    def configure(self, args: argparse.Namespace) -> OneFile:
+    def configure(self, args: argparse.Namespace) -> InspectRepliesConfig:
         """The log to read (it must be a file)."""
         require_files(("LOG", args.log))
-        return OneFile(args, args.out)
+        return InspectRepliesConfig(args.log, args.out, args.model)
 
-    def run(self, config: OneFile, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+    def run(
+        self, config: InspectRepliesConfig, sandbox: Sandbox | None, store: ResultStore | None
+    ) -> Outputs:
         """The replies of the log's model, one line each."""
-        found = replies_from_inspect_log(config.args.log, config.args.model)
+        found = replies_from_inspect_log(config.log, config.model)
         warnings: tuple[str, ...] = ()
         if found.errored:
             warnings = (f"{len(found.errored)} sample(s) ended in an error and have no reply",)
@@ -434,17 +458,35 @@ class RepliesFromInspectCommand(Command[OneFile]):
         )
 
 
-class PromptsCommand(Command[OneFile]):
+@dataclass(frozen=True)
+class PromptsConfig:
+    """``arcjudge dimensions prompts`` as a value.
+
+    Attributes:
+        instances: The instances file.
+        tasks: The ARC JSON task directory (a task set's materialized copy).
+        out: The prompts JSONL to write.
+        grid_format: How grids are written in the prompts.
+        templates: A directory of templates overriding the bundled ones.
+        after: Earlier configurations' items (``--after``): accepted pairs to add.
+        model: With ``after``: whose pairs (``None``: the only model).
+        run: With ``after``: which run (``None``: the model's only run).
+    """
+
+    instances: Path
+    tasks: Path
+    out: Path
+    grid_format: GridFormat = GridFormat.DIGITS
+    templates: Path | None = None
+    after: tuple[Path, ...] = ()
+    model: str | None = None
+    run: str | None = None
+
+
+class PromptsCommand(DirectCommand[PromptsConfig]):
     """``arcjudge dimensions prompts``: the instances as prompts, one per line."""
 
-    name = "prompts"
-    help = "model-ready prompts for every instance"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add its options (``arguments.prompts_arguments``)."""
-        prompts_arguments(parser)
-
-    def configure(self, args: argparse.Namespace) -> OneFile:
+    def configure(self, args: argparse.Namespace) -> PromptsConfig:
         """The files to read, checked; ``--out`` must not be a directory."""
         require_files(("--instances", args.instances), *(("--after", path) for path in args.after))
         require_directories(("--templates", args.templates))
@@ -455,16 +497,26 @@ class PromptsCommand(Command[OneFile]):
             raise UsageError(
                 "--model and --run name whose accepted pairs --after adds: give --after"
             )
-        return OneFile(argparse.Namespace(**{**vars(args), "tasks": tasks}), args.out)
+        return PromptsConfig(
+            args.instances,
+            tasks,
+            args.out,
+            GridFormat(args.grid_format),
+            args.templates,
+            tuple(args.after),
+            args.model,
+            args.run,
+        )
 
-    def run(self, config: OneFile, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+    def run(
+        self, config: PromptsConfig, sandbox: Sandbox | None, store: ResultStore | None
+    ) -> Outputs:
         """Every instance's prompt (with ``--after``, the accepted pairs added)."""
-        args = config.args
-        instances = list(read_instances(args.instances).values())
+        instances = list(read_instances(config.instances).values())
         added = ""
-        if args.after:
-            earlier = read_earlier_pairs(args.after)
-            model, run = _the_cell(earlier.cells, args.model, args.run)
+        if config.after:
+            earlier = read_earlier_pairs(config.after)
+            model, run = _the_cell(earlier.cells, config.model, config.run)
             pairs = earlier.for_cell(model, run)
             instances = with_earlier_pairs(instances, pairs)
             count = sum(len(p) for p in pairs.values())
@@ -472,7 +524,7 @@ class PromptsCommand(Command[OneFile]):
                 f"; {count} pair(s) {terminal_safe(model)} run {terminal_safe(run)} had "
                 f"accepted added to the Generation prompts of {len(pairs)} task(s)"
             )
-        prompts = render_prompts(instances, args.tasks, args.grid_format, args.templates)
+        prompts = render_prompts(instances, config.tasks, config.grid_format, config.templates)
         line = f"{prompt_summary(prompts)}{added}; wrote {terminal_safe(str(config.out))}"
         return Outputs(
             out_dir=config.out.parent,
@@ -504,30 +556,35 @@ def _the_cell(
     )
 
 
-class HumanErrorsCommand(Command[OneFile]):
+@dataclass(frozen=True)
+class HumanErrorsConfig:
+    """``arcjudge dimensions human-errors`` as a value.
+
+    Attributes:
+        sources: The files and directories to merge (each exists).
+        out: The ``human_errors.json`` to write.
+    """
+
+    sources: tuple[Path, ...]
+    out: Path
+
+
+class HumanErrorsCommand(DirectCommand[HumanErrorsConfig]):
     """``arcjudge dimensions human-errors``: H-ARC's wrong outputs, collected into one file."""
 
-    name = "human-errors"
-    help = (
-        "merge human errors (H-ARC CSVs, human_errors.json, directories of per-task "
-        "JSON files) into one human_errors.json for build --human-errors"
-    )
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add its options (``arguments.human_errors_arguments``)."""
-        human_errors_arguments(parser)
-
-    def configure(self, args: argparse.Namespace) -> OneFile:
+    def configure(self, args: argparse.Namespace) -> HumanErrorsConfig:
         """The sources to read (each must exist)."""
         for source in args.sources:
             if not source.exists():
                 raise UsageError(f"{source}: no such file or directory")
-        return OneFile(args, args.out)
+        return HumanErrorsConfig(tuple(args.sources), args.out)
 
-    def run(self, config: OneFile, sandbox: Sandbox | None, store: ResultStore | None) -> Outputs:
+    def run(
+        self, config: HumanErrorsConfig, sandbox: Sandbox | None, store: ResultStore | None
+    ) -> Outputs:
         """Every wrong output per task and test, and the rows skipped (a warning each)."""
         try:
-            found = collect_human_errors(list(config.args.sources))
+            found = collect_human_errors(list(config.sources))
         except (ValueError, OSError) as exc:
             raise InputError(str(exc)) from None
         warnings = [f"skipped {reason}" for reason in found.skipped[:10]]
@@ -546,14 +603,23 @@ class HumanErrorsCommand(Command[OneFile]):
         )
 
 
-COMMANDS: dict[str, Command[Any]] = {
+COMMANDS: dict[str, Command[Any, Any]] = {
     command.name: command
     for command in (
-        BuildCommand(),
-        GradeCommand(),
-        RepliesFromInspectCommand(),
-        HumanErrorsCommand(),
-        PromptsCommand(),
+        BuildCommand("build", "evaluation instances for every task and dimension", build_arguments),
+        GradeCommand("score", "grade model answers; statistics per model", score_arguments),
+        RepliesFromInspectCommand(
+            "replies-from-inspect",
+            "an inspect_ai eval log -> replies JSONL (score --replies)",
+            replies_from_inspect_arguments,
+        ),
+        HumanErrorsCommand(
+            "human-errors",
+            "merge human errors (H-ARC CSVs, human_errors.json, directories of per-task JSON "
+            "files) into one human_errors.json for build --human-errors",
+            human_errors_arguments,
+        ),
+        PromptsCommand("prompts", "model-ready prompts for every instance", prompts_arguments),
     )
 }
 """The ``dimensions`` sub-commands by name (``analyze`` is added by the command line)."""

@@ -47,14 +47,12 @@ class DefinitionsScored:
         codes: Program code by its SHA-256 (for self-consistency).
         hows: How each reply's code was extracted (``code: ...``), when it was.
         result_lines: ``results.jsonl`` lines (the output's ``definitions.jsonl``).
-        generator_report: The scorer's generator report.
     """
 
     definitions: dict[tuple[str, str, str], DefinitionResult]
     codes: dict[str, str]
     hows: dict[tuple[str, str, str], str]
     result_lines: list[str]
-    generator_report: dict[str, dict[str, Any]]
 
 
 def definition_score_config(
@@ -185,9 +183,7 @@ def score_definition_replies(
         definitions[cell] = DefinitionResult.of(result)
         if record.extraction is not None:
             hows[cell] = f"code: {record.extraction['reason']}"
-    return DefinitionsScored(
-        definitions, codes, hows, list(scorer.result_lines()), scorer.generator_report
-    )
+    return DefinitionsScored(definitions, codes, hows, list(scorer.result_lines()))
 
 
 def scoring_record(config: ScoreConfig | None) -> DefinitionScoring | None:

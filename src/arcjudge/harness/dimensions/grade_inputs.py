@@ -110,7 +110,8 @@ def parsed_answer(read: ReadAnswer) -> ParsedAnswer:
     value, reason = parse_answer(answer.dimension, answer.answer)
     if value is None:
         return ParsedAnswer(problem=reason or "not understood")
-    return ParsedAnswer(value, None, STRATEGIES[answer.dimension].verifier_input(value))
+    verifier_input = STRATEGIES[answer.dimension].verifier_input
+    return ParsedAnswer(value, None, verifier_input(value) if verifier_input else None)
 
 
 @dataclass(frozen=True)

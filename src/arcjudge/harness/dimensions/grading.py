@@ -34,7 +34,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid
@@ -147,7 +146,6 @@ class DimensionScorer:
         self.codes: dict[str, str] = {}
         self.definition_notes: list[str] = []
         self.definition_results: list[str] = []  # results.jsonl lines of Definition replies
-        self.definition_generator: dict[str, dict[str, Any]] = {}
         self.definition_hows: dict[tuple[str, str, str], str] = {}  # how code was extracted
         if config.definitions_dir is not None:
             if self.definition_replies:
@@ -310,7 +308,7 @@ class DimensionScorer:
         One per task whose verifier runs, one per Definition program (scored from a reply,
         or read from results), and one per program checked for self-consistency.
         """
-        verified = (Dimension.GENERATION, Dimension.EDITING, Dimension.INVERSION)
+        verified = {d for d, s in STRATEGIES.items() if s.verifier_input is not None}
         tasks = {k[2] for k in self.answers if k[3] in verified}
         replied = {(r.model, r.run, r.task_id) for r in self.definition_replies}
         checked = 0  # self-consistency: one call per program with answers to check
@@ -333,7 +331,6 @@ class DimensionScorer:
             self.definitions, self.codes = scored.definitions, scored.codes
             self.definition_hows = scored.hows
             self.definition_results = scored.result_lines
-            self.definition_generator = scored.generator_report
         parsed = self._parsed()
         outputs = self._verifier_outputs(verifiers, parsed)
         models = self._models()

@@ -11,7 +11,10 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
     Progress,
     TaskSetChoice,
+    add_arcgen_argument,
     add_backend_arguments,
+    add_store_argument,
+    add_tasks_argument,
     command_run,
     limits_from,
     require_directories,
@@ -19,7 +22,7 @@ from arcjudge.harness.core.commandline import (
 )
 from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.outputs import runtime_json
-from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
+from arcjudge.harness.core.runner import CommandRun, DirectCommand, Needs, Outputs
 from arcjudge.harness.mutate.mutator import MutateConfig, Mutator, summary_text
 from arcjudge.harness.mutate.records import MutateSummary
 from arcjudge.harness.mutate.schemata import BATCH
@@ -37,13 +40,8 @@ PAPER = "paper"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``mutate`` options to a sub-parser."""
-    parser.add_argument(
-        "--tasks",
-        type=Path,
-        required=True,
-        help="ARC task JSON directory, task folders or a P-ARC export",
-    )
-    parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    add_tasks_argument(parser)
+    add_arcgen_argument(parser)
     parser.add_argument(
         "--source",
         action="append",
@@ -87,7 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="mutants per batch (default: %(default)s)",
     )
     parser.add_argument("--wall", type=float, default=10.0, help="seconds per call")
-    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    add_store_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     add_backend_arguments(parser)
@@ -112,15 +110,8 @@ class MutateOutcome:
     corruption_lines: tuple[str, ...]
 
 
-class MutateCommand(Command[MutateRun]):
+class MutateCommand(DirectCommand[MutateRun]):
     """``arcjudge mutate``: corrupted verifiers and their near-miss pairs."""
-
-    name = "mutate"
-    help = "corrupted verifiers and their near-miss pairs"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add the ``mutate`` options to a sub-parser."""
-        add_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> MutateRun:
         """The run the options ask for (``--tasks`` a task set: materialized into OUT)."""
@@ -198,5 +189,5 @@ def _config(args: argparse.Namespace, chosen: TaskSetChoice) -> MutateConfig:
     )
 
 
-COMMAND = MutateCommand()
+COMMAND = MutateCommand("mutate", "corrupted verifiers and their near-miss pairs", add_arguments)
 """The ``mutate`` command."""

@@ -16,10 +16,11 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
     add_backend_arguments,
     add_docker_runtime_argument,
+    add_policy_argument,
     sandbox_options,
     warn,
 )
-from arcjudge.harness.core.runner import Command, Needs, Outputs
+from arcjudge.harness.core.runner import DirectCommand, Needs, Outputs
 from arcjudge.safetext import terminal_safe
 from arcjudge.sandbox.backends import SandboxOptions, describe_protections
 from arcjudge.sandbox.policy import PolicyMode
@@ -70,28 +71,26 @@ class RunProgram:
     sandbox: SandboxOptions = field(default_factory=SandboxOptions)
 
 
-class RunCommand(Command[RunProgram]):
+def _run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``run`` options."""
+    parser.add_argument("program", type=Path, help="a Python file")
+    parser.add_argument("--task", type=Path, required=True, help="an ARC task JSON file")
+    parser.add_argument(
+        "--entrypoint",
+        action="append",
+        help="function to call (repeatable; default tried in order: "
+        + ", ".join(RUN_ENTRY_POINTS)
+        + ")",
+    )
+    parser.add_argument("--input-format", choices=("list", "tuple"), default="list")
+    parser.add_argument("--module-dir", action="append", default=[], type=Path)
+    parser.add_argument("--wall", type=float, default=DEFINITION_LIMITS.wall_seconds)
+    add_policy_argument(parser)
+    add_backend_arguments(parser)
+
+
+class RunCommand(DirectCommand[RunProgram]):
     """``arcjudge run``: one program on one task's inputs, in the sandbox."""
-
-    name = "run"
-    help = "run one program on one task's inputs, in the sandbox"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add the ``run`` options."""
-        parser.add_argument("program", type=Path, help="a Python file")
-        parser.add_argument("--task", type=Path, required=True, help="an ARC task JSON file")
-        parser.add_argument(
-            "--entrypoint",
-            action="append",
-            help="function to call (repeatable; default tried in order: "
-            + ", ".join(RUN_ENTRY_POINTS)
-            + ")",
-        )
-        parser.add_argument("--input-format", choices=("list", "tuple"), default="list")
-        parser.add_argument("--module-dir", action="append", default=[], type=Path)
-        parser.add_argument("--wall", type=float, default=DEFINITION_LIMITS.wall_seconds)
-        parser.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
-        add_backend_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> RunProgram:
         """The program, its task and limits; a clear error for a file that is not there."""
@@ -171,17 +170,15 @@ class Selfcheck:
     echo: Callable[[str], None] | None = None
 
 
-class SelfcheckCommand(Command[Selfcheck]):
+def _selfcheck_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``selfcheck`` options."""
+    parser.add_argument("--backend", default="auto", choices=backend_names())
+    add_docker_runtime_argument(parser)
+    parser.add_argument("--case", action="append", help="run only these cases (repeatable)")
+
+
+class SelfcheckCommand(DirectCommand[Selfcheck]):
     """``arcjudge selfcheck``: every attack tried on a backend; a table of results."""
-
-    name = "selfcheck"
-    help = "try every attack on a backend; table of results"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add the ``selfcheck`` options."""
-        parser.add_argument("--backend", default="auto", choices=backend_names())
-        add_docker_runtime_argument(parser)
-        parser.add_argument("--case", action="append", help="run only these cases (repeatable)")
 
     def configure(self, args: argparse.Namespace) -> Selfcheck:
         """The backend and cases asked for; each finished case is printed as it comes."""
@@ -243,26 +240,23 @@ class ImageBuild:
     print_tag: bool = False
 
 
-class ImageCommand(Command[ImageBuild]):
+def _image_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``image build`` and its options."""
+    image_sub = parser.add_subparsers(dest="image_command", required=True)
+    build = image_sub.add_parser("build", help="build it (debootstrap + docker import)")
+    build.add_argument("--force", action="store_true", help="rebuild even if it exists")
+    build.add_argument(
+        "--dockerfile", action="store_true", help="use docker build (needs a registry)"
+    )
+    build.add_argument(
+        "--print-tag",
+        action="store_true",
+        help="only print the image reference the docker backend expects (needs no root, no docker)",
+    )
+
+
+class ImageCommand(DirectCommand[ImageBuild]):
     """``arcjudge image build``: the docker runtime image."""
-
-    name = "image"
-    help = "build the docker runtime image"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add ``image build`` and its options."""
-        image_sub = parser.add_subparsers(dest="image_command", required=True)
-        build = image_sub.add_parser("build", help="build it (debootstrap + docker import)")
-        build.add_argument("--force", action="store_true", help="rebuild even if it exists")
-        build.add_argument(
-            "--dockerfile", action="store_true", help="use docker build (needs a registry)"
-        )
-        build.add_argument(
-            "--print-tag",
-            action="store_true",
-            help="only print the image reference the docker backend expects "
-            "(needs no root, no docker)",
-        )
 
     def configure(self, args: argparse.Namespace) -> ImageBuild:
         """What to build; ``--print-tag`` with a build option is refused."""
@@ -318,17 +312,15 @@ class Prune:
     everything: bool = False
 
 
-class PruneCommand(Command[Prune]):
+def _sandbox_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``sandbox prune`` and its options."""
+    box_sub = parser.add_subparsers(dest="sandbox_command", required=True)
+    prune = box_sub.add_parser("prune", help="remove containers left by crashed runs")
+    prune.add_argument("--all", action="store_true", help="remove every arcjudge container")
+
+
+class PruneCommand(DirectCommand[Prune]):
     """``arcjudge sandbox prune``: containers left by crashed runs, removed."""
-
-    name = "sandbox"
-    help = "manage sandbox leftovers"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add ``sandbox prune`` and its options."""
-        box_sub = parser.add_subparsers(dest="sandbox_command", required=True)
-        prune = box_sub.add_parser("prune", help="remove containers left by crashed runs")
-        prune.add_argument("--all", action="store_true", help="remove every arcjudge container")
 
     def configure(self, args: argparse.Namespace) -> Prune:
         """Which containers to remove."""
@@ -348,11 +340,13 @@ class PruneCommand(Command[Prune]):
         return Outputs(lines=(line,), result=tuple(removed))
 
 
-RUN = RunCommand()
+RUN = RunCommand("run", "run one program on one task's inputs, in the sandbox", _run_arguments)
 """The ``run`` command."""
-SELFCHECK = SelfcheckCommand()
+SELFCHECK = SelfcheckCommand(
+    "selfcheck", "try every attack on a backend; table of results", _selfcheck_arguments
+)
 """The ``selfcheck`` command."""
-IMAGE = ImageCommand()
+IMAGE = ImageCommand("image", "build the docker runtime image", _image_arguments)
 """The ``image`` command."""
-SANDBOX = PruneCommand()
+SANDBOX = PruneCommand("sandbox", "manage sandbox leftovers", _sandbox_arguments)
 """The ``sandbox`` command."""

@@ -11,7 +11,12 @@ from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
     Progress,
     TaskSetChoice,
+    add_arcgen_argument,
     add_backend_arguments,
+    add_policy_argument,
+    add_samples_argument,
+    add_store_argument,
+    add_tasks_argument,
     command_run,
     limits_from,
     require_directories,
@@ -19,7 +24,7 @@ from arcjudge.harness.core.commandline import (
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
 from arcjudge.harness.core.outputs import runtime_json
-from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
+from arcjudge.harness.core.runner import CommandRun, DirectCommand, Needs, Outputs
 from arcjudge.harness.score.records import ScoreResult, ScoreSummary
 from arcjudge.harness.score.scorer import ScoreConfig, Scorer, summary_table
 from arcjudge.safetext import json_dumps
@@ -36,22 +41,13 @@ if TYPE_CHECKING:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``score`` options to a sub-parser."""
     parser.add_argument("--programs", type=Path, required=True, help="programs JSONL file")
-    parser.add_argument(
-        "--tasks",
-        type=Path,
-        required=True,
-        help="ARC task JSON directory, task folders or a P-ARC export",
-    )
-    parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    add_tasks_argument(parser)
+    add_arcgen_argument(parser)
     parser.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
-    parser.add_argument(
-        "--samples",
-        type=int,
-        help=f"generator samples per task (default {DEFAULT_SAMPLES} with --generator)",
-    )
+    add_samples_argument(parser)
     parser.add_argument("--verifiers", type=Path, help="validate output dir (manifest.json)")
     parser.add_argument("--entrypoint", action="append", help="entry point names, in order")
-    parser.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
+    add_policy_argument(parser)
     parser.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help="sample i uses random.seed(SEED + i)"
     )
@@ -59,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=float, default=120.0, help="seconds per program chunk")
     parser.add_argument("--chunk", type=int, default=512, help="inputs per work item")
     parser.add_argument("--stop-at-first-failure", action="store_true")
-    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    add_store_argument(parser)
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     parser.add_argument("--no-progress", action="store_true")
     add_backend_arguments(parser)
@@ -77,15 +73,8 @@ class ScoreOutcome:
     summary: ScoreSummary
 
 
-class ScoreCommand(Command[ScoreRun]):
+class ScoreCommand(DirectCommand[ScoreRun]):
     """``arcjudge score``: model-written Definition programs, scored safely."""
-
-    name = "score"
-    help = "score model-written Definition programs safely"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add the ``score`` options to a sub-parser."""
-        add_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> ScoreRun:
         """The run the options ask for (``--tasks`` a task set: materialized into OUT)."""
@@ -154,5 +143,5 @@ def _config(args: argparse.Namespace, chosen: TaskSetChoice) -> ScoreConfig:
     )
 
 
-COMMAND = ScoreCommand()
+COMMAND = ScoreCommand("score", "score model-written Definition programs safely", add_arguments)
 """The ``score`` command."""

@@ -20,7 +20,7 @@ from typing import Any
 from arcjudge.errors import InputError
 from arcjudge.harness.core.calls import Call, call_key, run_calls
 from arcjudge.harness.core.engine import Candidate, Engine, FinishedTask
-from arcjudge.harness.core.inputs import DEFAULT_SEED, SampleDrawer, task_inputs
+from arcjudge.harness.core.inputs import DEFAULT_SEED, SamplePlan, task_inputs
 from arcjudge.harness.core.keys import module_fingerprint, program_key
 from arcjudge.harness.core.manifest import read_manifest
 from arcjudge.harness.core.programs import ProgramRecord, read_programs
@@ -132,7 +132,7 @@ class Scorer:
         self.results: dict[int, ScoreResult] = {}
         self.timings: dict[int, float] = {}
         self.generator_report: dict[str, dict[str, Any]] = {}
-        self._drawer: SampleDrawer | None = None  # set by ``run`` when samples are asked for
+        self._drawer: SamplePlan | None = None  # set by ``run`` when samples are asked for
         self._verifier: _SampleVerifier | None = None  # likewise, with ``--verifiers``
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
@@ -243,7 +243,7 @@ class Scorer:
         self.runtime = self.sandbox.runtime()
         self.runtime_key = self.sandbox.runtime_fingerprint()
         if self.config.generator is not None and self.config.samples > 0:
-            self._drawer = SampleDrawer(
+            self._drawer = SamplePlan(
                 self.sandbox,
                 self.store,
                 self.config.generator,

@@ -11,7 +11,12 @@ from typing import TYPE_CHECKING, Any
 from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
     Progress,
+    add_arcgen_argument,
     add_backend_arguments,
+    add_policy_argument,
+    add_samples_argument,
+    add_store_argument,
+    add_tasks_argument,
     command_run,
     limits_from,
     require_directories,
@@ -19,7 +24,7 @@ from arcjudge.harness.core.commandline import (
 )
 from arcjudge.harness.core.inputs import DEFAULT_SAMPLES, DEFAULT_SEED
 from arcjudge.harness.core.manifest import Manifest
-from arcjudge.harness.core.runner import Command, CommandRun, Needs, Outputs
+from arcjudge.harness.core.runner import CommandRun, DirectCommand, Needs, Outputs
 from arcjudge.harness.validate.records import VerdictRecord
 from arcjudge.harness.validate.validator import (
     ValidateConfig,
@@ -39,16 +44,10 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the ``validate`` options to a sub-parser."""
-    parser.add_argument(
-        "--tasks", type=Path, help="ARC task JSON directory, task folders or a P-ARC export"
-    )
-    parser.add_argument("--arcgen", type=Path, help="directory of ARC-GEN stable-set files")
+    add_tasks_argument(parser, required=False)
+    add_arcgen_argument(parser)
     parser.add_argument("--generator", help="KIND:PATH (arc-gen or re-arc) for fresh samples")
-    parser.add_argument(
-        "--samples",
-        type=int,
-        help=f"generator samples per task (default {DEFAULT_SAMPLES} with --generator)",
-    )
+    add_samples_argument(parser)
     parser.add_argument(
         "--source", action="append", default=[], help="NAME=KIND:PATH (re-arc, golf, module)"
     )
@@ -62,8 +61,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", action="store_true", help="use the bundled sample")
     parser.add_argument("--chunk", type=int, default=512, help="inputs per work item")
     parser.add_argument("--wall", type=float, default=10.0, help="seconds per call")
-    parser.add_argument("--policy", choices=[m.value for m in PolicyMode], default="warn")
-    parser.add_argument("--store", type=Path, help="result cache (default: OUT/cache.sqlite)")
+    add_policy_argument(parser)
+    add_store_argument(parser)
     parser.add_argument(
         "--quarantine-suspects",
         action="store_true",
@@ -105,15 +104,8 @@ class ValidateOutcome:
     verdicts: tuple[VerdictRecord, ...]
 
 
-class ValidateCommand(Command[ValidateRun]):
+class ValidateCommand(DirectCommand[ValidateRun]):
     """``arcjudge validate``: which verifier sources are valid, per task."""
-
-    name = "validate"
-    help = "decide which verifier sources are valid per task"
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        """Add the ``validate`` options to a sub-parser."""
-        add_arguments(parser)
 
     def configure(self, args: argparse.Namespace) -> ValidateRun:
         """The run the options ask for (``--sample``: the bundled sample's)."""
@@ -150,7 +142,9 @@ class ValidateCommand(Command[ValidateRun]):
         )
 
 
-COMMAND = ValidateCommand()
+COMMAND = ValidateCommand(
+    "validate", "decide which verifier sources are valid per task", add_arguments
+)
 """The ``validate`` command."""
 
 

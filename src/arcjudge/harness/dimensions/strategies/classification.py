@@ -22,7 +22,12 @@ from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pa
 from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionInstance
 from arcjudge.harness.dimensions.replies import ParsedReply, ReplyLines, split_reply, unparsable
 from arcjudge.harness.dimensions.rules import RuleVerdict, classification_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, RuleCase, whole_reply
+from arcjudge.harness.dimensions.strategies.strategy import (
+    ConsistencyCheck,
+    RuleCase,
+    VerifierInput,
+    whole_reply,
+)
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import INVALID_KINDS, Dimension, GridFormat, Judgment
 
@@ -300,9 +305,8 @@ def parse_answer(answer: object) -> tuple[tuple[bool, ...] | None, str | None]:
     return tuple(judgments), None
 
 
-def verifier_input(answer: object) -> Grid | None:
-    """None: judgments are checked against the hidden labels, not by the verifier."""
-    return None
+verifier_input: VerifierInput | None = None
+"""No verifier runs: judgments are checked against the hidden labels."""
 
 
 def rule(case: RuleCase) -> RuleVerdict:

@@ -22,6 +22,7 @@ from arcjudge.harness.dimensions.strategies.strategy import (
     ParseAnswer,
     ReadReply,
     Rule,
+    VerifierInput,
 )
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
@@ -79,9 +80,8 @@ parse_answer: ParseAnswer | None = None
 """Definition answers are programs, not JSON values."""
 
 
-def verifier_input(answer: object) -> Grid | None:
-    """None: a program is scored by ``arcjudge score``."""
-    return None
+verifier_input: VerifierInput | None = None
+"""No verifier runs: a program is scored by ``arcjudge score``."""
 
 
 def consistency(instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:

@@ -23,7 +23,12 @@ from arcjudge.harness.dimensions.replies import (
     unparsable,
 )
 from arcjudge.harness.dimensions.rules import RuleVerdict, output_grid_verdict
-from arcjudge.harness.dimensions.strategies.strategy import ConsistencyCheck, ReadReply, RuleCase
+from arcjudge.harness.dimensions.strategies.strategy import (
+    ConsistencyCheck,
+    ReadReply,
+    RuleCase,
+    VerifierInput,
+)
 from arcjudge.tasks import Task
 from arcjudge.vocabulary import Dimension, GridFormat
 
@@ -165,9 +170,8 @@ def parse_answer(answer: object) -> tuple[tuple[tuple[Grid, ...], ...] | None, s
     return tuple(tests), None
 
 
-def verifier_input(answer: object) -> Grid | None:
-    """None: the outputs are compared with the hidden test outputs."""
-    return None
+verifier_input: VerifierInput | None = None
+"""No verifier runs: the outputs are compared with the hidden test outputs."""
 
 
 def rule(case: RuleCase) -> RuleVerdict:

@@ -29,6 +29,7 @@ __all__ = [
     "ReadReply",
     "Rule",
     "RuleCase",
+    "VerifierInput",
     "whole_reply",
 ]
 
@@ -102,6 +103,9 @@ class ConsistencyCheck:
 Rule = Callable[[RuleCase], RuleVerdict]
 """``rule(case)``: an answer's verdict (a wrapper over its function in :mod:`..rules`)."""
 
+VerifierInput = Callable[[object], Grid | None]
+"""``verifier_input(answer)``: the grid of a parsed answer the task's verifier runs on."""
+
 
 class DimensionStrategy(Protocol):
     """Everything specific to one dimension, from drawing its instance to its rule.
@@ -131,8 +135,9 @@ class DimensionStrategy(Protocol):
     def rule(self) -> Rule | None:
         """Its pass rule over :mod:`..rules` (``None``: ``arcjudge score``'s; Definition)."""
 
-    def verifier_input(self, answer: object) -> Grid | None:
-        """The grid of a parsed answer the task's verifier runs on (``None``: none)."""
+    @property
+    def verifier_input(self) -> VerifierInput | None:
+        """What the task's verifier runs on for an answer (``None``: it never runs)."""
 
     def consistency(self, instance: DimensionInstance, answer: object) -> ConsistencyCheck | None:
         """What the model's Definition program is checked on for a parsed answer.

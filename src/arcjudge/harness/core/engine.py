@@ -25,8 +25,9 @@ from) are computed once per task, for all its candidates.
 
 A task whose inputs need sandbox work first (``validate``'s generator samples) comes as a
 ``Deferred``: its jobs run in the same pool and window as the chunks, and the task joins
-once the last is in, so its candidates start while other tasks' jobs still run (no phase
-barrier: the workers stay busy and nothing waits for the whole run's samples).
+once the last is in (and the further jobs it then asks for, a redraw of samples that
+failed), so its candidates start while other tasks' jobs still run (no phase barrier: the
+workers stay busy and nothing waits for the whole run's samples).
 """
 
 from __future__ import annotations

@@ -99,6 +99,10 @@ class Verdict(StrEnum):
 
     VALID = "valid"
     VALID_QUARANTINED = "valid_quarantined"
+    VALID_UNSAMPLED = "valid_unsampled"
+    """Right on every input it was checked on, but its task had fewer generator samples
+    than asked (its generator missing or failed): not valid, unless
+    ``--allow-missing-samples``."""
     INVALID = "invalid"
     MISSING = "missing"
     LOAD_ERROR = "load_error"

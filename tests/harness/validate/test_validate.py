@@ -110,7 +110,9 @@ def test_manifest_picks_first_valid_source(world, sandbox):
     assert (entry["chosen"], entry["valid"]) == ("rearc", ["rearc"])
     assert (entry["suspects"], entry["disputes"], entry["ambiguous"]) == (0, 0, False)
     assert manifest["tasks"][FLIP]["generator"]["ok"] == 8
-    assert manifest["coverage"] == {"tasks": 2, "covered": 2, "fraction": 1.0}
+    assert manifest["coverage"] == {
+        "tasks": 2, "covered": 2, "fraction": 1.0, "unsampled": 0, "covered_unsampled": 0
+    }  # fmt: skip
     assert manifest["per_source"]["golf"]["missing"] == 1
 
 

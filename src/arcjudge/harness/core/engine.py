@@ -25,8 +25,9 @@ from) are computed once per task, for all its candidates.
 
 A task whose inputs need sandbox work first (``validate``'s generator samples) comes as a
 ``Deferred``: its jobs run in the same pool and window as the chunks, and the task joins
-once the last is in, so its candidates start while other tasks' jobs still run (no phase
-barrier: the workers stay busy and nothing waits for the whole run's samples).
+once the last is in (and the further jobs it then asks for, a redraw of samples that
+failed), so its candidates start while other tasks' jobs still run (no phase barrier: the
+workers stay busy and nothing waits for the whole run's samples).
 """
 
 from __future__ import annotations
@@ -149,24 +150,31 @@ class Deferred(Generic[MetaT]):
             the engine's pool and window, next to other tasks' chunks.
         absorb: Receives ``(job index, result)`` for each, in completion order, in the
             engine's thread (so it may write the store).
-        task: Called once every result is absorbed: the task to run.
+        task: Called once every result is absorbed (and ``more`` has none left): the
+            task to run.
+        more: Called once every job so far is absorbed (``None``: never): further jobs,
+            numbered on from the last (a redraw of generator samples that failed), or
+            none; they run and are absorbed like the first.
     """
 
     jobs: Sequence[Job]
     absorb: Callable[[int, ProgramResult], None]
     task: Callable[[], TaskSpec[MetaT]]
+    more: Callable[[], Sequence[Job]] | None = None
 
 
 @dataclass
 class _Waiting:
     deferred: Deferred[Any]
-    left: int  # jobs not yet absorbed
+    left: int = 0  # jobs not yet absorbed
+    given: int = 0  # jobs handed out so far (the next one's index)
 
 
 @dataclass
 class _Prereq:
     waiting: _Waiting
     index: int
+    job: Job
 
 
 TaskDone = Callable[[str, list[TaskInput], list[Candidate[MetaT]], list[CandidateOutcome]], None]
@@ -344,11 +352,10 @@ class TaskFeed:
         Returns:
             The tasks that finished meanwhile, in finishing order.
         """
-        if isinstance(item, Deferred) and item.jobs:
-            waiting = _Waiting(item, len(item.jobs))
-            self._ready.extend(_Prereq(waiting, i) for i in range(len(item.jobs)))
+        if isinstance(item, Deferred):
+            self._defer(_Waiting(item), item.jobs)
         else:
-            self._admit(item.task() if isinstance(item, Deferred) else item)
+            self._admit(item)
         while len(self._ready) + len(self._running) >= self._window:
             self._step()
         return self._take()
@@ -378,7 +385,7 @@ class TaskFeed:
                 waiting.deferred.absorb(work.index, future.result())
                 waiting.left -= 1
                 if not waiting.left:
-                    self._admit(waiting.deferred.task())
+                    self._defer(waiting, ())
                 continue
             task = work.task
             task.pending -= 1
@@ -387,6 +394,18 @@ class TaskFeed:
             self._release(task)
             self._maybe_done(task)
         return True
+
+    def _defer(self, waiting: _Waiting, jobs: Sequence[Job]) -> None:
+        """Queue a deferred task's jobs (``more``'s when none are given), else admit it."""
+        deferred = waiting.deferred
+        if not jobs and deferred.more is not None:
+            jobs = deferred.more()
+        if not jobs:
+            self._admit(deferred.task())
+            return
+        first, waiting.left = waiting.given, len(jobs)
+        waiting.given += len(jobs)
+        self._ready.extend(_Prereq(waiting, first + i, job) for i, job in enumerate(jobs))
 
     def _admit(self, spec: TaskSpec[Any]) -> None:
         """Take a task whose instances are known: serve it from the store, queue the rest."""
@@ -397,7 +416,7 @@ class TaskFeed:
     def _submit(self, work: _Chunk | _Prereq) -> Future[ProgramResult]:
         engine = self._engine
         if isinstance(work, _Prereq):
-            job = work.waiting.deferred.jobs[work.index]
+            job = work.job
             calls = cast(Sequence[GeneratorCall], job.inputs)
             return self._pool.submit(
                 engine.sandbox.generate, job.program, calls, job.limits, policy=job.policy

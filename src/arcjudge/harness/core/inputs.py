@@ -2,7 +2,10 @@
 
 Samples are drawn inside the sandbox: sample i of a task is the generator's return value
 right after ``random.seed(seed + i)``, so samples are reproducible and independent of the
-worker count and of which other tasks run. A generator that fails is reported per task.
+worker count and of which other tasks run. A generator that fails is reported per task;
+``validate`` redraws a sample whose call fails with the next seeds, up to
+``DRAW_LIMIT`` times the samples asked (``SamplePlan``'s ``draw_limit``), and reports
+every failed and redrawn seed.
 
 A task's samples are drawn in jobs of ``SAMPLE_CHUNK`` calls (``SamplePlan``,
 ``TaskSamples``), which ``validate`` runs in its engine's pool next to the verifiers and
@@ -44,6 +47,11 @@ drawn after ``random.seed(DEFAULT_SEED + i)``, and every seeded choice starts fr
 
 DEFAULT_SAMPLES = 50
 """Generator samples per task when a generator is given and no count is (the study's)."""
+
+DRAW_LIMIT = 2
+"""``validate``'s limit on a task's generator calls, as a multiple of the samples asked: a
+sample whose call fails (raises, times out, returns no pair of grids) is redrawn with the
+next seeds until the asked number are in or this many times as many calls are spent."""
 
 SAMPLE_CHUNK = 25
 """Generator samples per sandbox job: a task's samples are cut into jobs of this many, so
@@ -87,14 +95,19 @@ def _last(text: str | None) -> str:
 
 @dataclass(frozen=True)
 class _Drawing:
-    """What drawing one task's samples needs: where they go, the program, its keys."""
+    """What drawing one task's samples needs: where they go, the program, its key."""
 
     store: ResultStore
     program: Program
     key: str  # the generator's program key
-    keys: list[bytes]  # each call's result key
     policy: PolicyMode
     chunk: int
+    max_calls: int  # calls allowed in all (more than asked: failed samples are redrawn)
+
+
+def _good(result: StoredResult) -> bool:
+    """Whether a generator call gave a sample (an input and an output grid)."""
+    return result.status is Status.OK and result.grid is not None and result.output is not None
 
 
 class TaskSamples:
@@ -102,9 +115,17 @@ class TaskSamples:
 
     Made by ``SamplePlan.task``. ``jobs`` are the generate jobs still to run (one per
     chunk of ``SAMPLE_CHUNK`` calls the store does not hold in full); each result goes to
-    ``absorb`` (which stores it), in any order; ``finish`` then gives the samples and the
-    report. Chunks only cut the work: sample i is drawn after ``random.seed(seed + i)``
-    whichever chunk it is in, so the samples are those of one job of every call.
+    ``absorb`` (which stores it), in any order; once all are in, ``more`` gives the jobs
+    of a redraw round, if the plan redraws and samples failed (absorbed the same way, until
+    it gives none); ``finish`` then gives the samples and the report. Chunks only cut the
+    work: sample i is drawn after ``random.seed(seed + i)`` whichever chunk it is in, so the
+    samples are those of one job of every call.
+
+    A redraw round draws, with the seeds after the last one drawn, as many samples as are
+    still short of those asked (a call the sandbox failed, ``infra``, is not redrawn: a
+    rerun draws it again), never more calls in all than the plan's limit: the calls are
+    always the first seeds in order, up to the first where the asked number are in, so the
+    samples do not depend on how the rounds went.
     """
 
     def __init__(
@@ -115,28 +136,43 @@ class TaskSamples:
         drawing: _Drawing | None = None,
     ) -> None:
         self.task_id = task_id
-        self.calls = calls
-        self.jobs: list[Job] = []
+        self.calls = list(calls)
+        self.asked = len(calls)
+        self.jobs: list[Job] = []  # every job handed out, ``absorb``'s index into it
         self._report = report  # known up front: the generator is missing or failed before
         self._drawing = drawing
+        self._keys: list[bytes] = []  # each call's result key
         self._spans: list[tuple[int, int]] = []  # each job's calls
         self._results: list[StoredResult | None] = [None] * len(calls)
         self._failure: tuple[int, ProgramStatus, str | None] | None = None  # lowest job's
-        if drawing is None:
-            return
-        cached = drawing.store.get_many(drawing.keys)
-        for start in range(0, len(calls), drawing.chunk):
-            span = range(start, min(start + drawing.chunk, len(calls)))
-            if all(drawing.keys[i] in cached for i in span):
+        if drawing is not None:
+            self._plan(0)
+
+    def _plan(self, start: int) -> list[Job]:
+        """Jobs for the calls from ``start`` on that the store lacks (the rest filled in)."""
+        drawing = self._drawing
+        assert drawing is not None
+        keys = [result_key(drawing.key, input_digest(c)) for c in self.calls[start:]]
+        self._keys += keys
+        cached = drawing.store.get_many(keys)
+        jobs = []
+        for first in range(start, len(self.calls), drawing.chunk):
+            span = range(first, min(first + drawing.chunk, len(self.calls)))
+            if all(self._keys[i] in cached for i in span):
                 for i in span:
-                    self._results[i] = cached[drawing.keys[i]]
+                    self._results[i] = cached[self._keys[i]]
                 continue
             self._spans.append((span.start, span.stop))
-            self.jobs.append(
+            jobs.append(
                 Job(
-                    drawing.program, calls[span.start : span.stop], GENERATOR_LIMITS, drawing.policy
+                    drawing.program,
+                    self.calls[span.start : span.stop],
+                    GENERATOR_LIMITS,
+                    drawing.policy,
                 )
             )
+        self.jobs += jobs
+        return jobs
 
     def absorb(self, index: int, result: ProgramResult) -> None:
         """Take job ``index``'s result: store its samples, or note the generator's failure."""
@@ -156,14 +192,42 @@ class TaskSamples:
         self._results[start:end] = stored
         drawing.store.put_many(
             (k, s)
-            for k, s in zip(drawing.keys[start:end], stored, strict=True)
+            for k, s in zip(self._keys[start:end], stored, strict=True)
             if s.status is not Status.INFRA
         )
+
+    def more(self) -> list[Job]:
+        """The jobs of a redraw round (none: every asked sample is in, or the limit is hit).
+
+        Call it once every job so far is absorbed; the store's chunks are filled in at
+        once, so a round it holds in full is followed by the next.
+        """
+        drawing = self._drawing
+        while drawing is not None and self._failure is None:
+            results = [r for r in self._results if r is not None]
+            assert len(results) == len(self.calls), "more() before every job was absorbed"
+            infra = sum(r.status is Status.INFRA for r in results)
+            short = self.asked - sum(map(_good, results)) - infra
+            count = min(short, drawing.max_calls - len(self.calls))
+            if count <= 0:
+                break
+            start = len(self.calls)
+            seed, kwargs = self.calls[0].seed, self.calls[0].kwargs
+            self.calls += [GeneratorCall(seed + i, kwargs) for i in range(start, start + count)]
+            self._results += [None] * count
+            jobs = self._plan(start)
+            if jobs:
+                return jobs
+        return []
 
     def finish(self) -> tuple[list[TaskInput] | None, dict[str, Any]]:
         """The valid samples (``None``: no generator, or it failed) and the task's report.
 
-        Call it once every job's result is absorbed.
+        Call it once every job's result is absorbed and ``more`` gave none. The report:
+        ``requested`` (the samples asked), ``ok`` (those drawn), ``statuses`` (counts of
+        every call's status, redraws included) and ``first_error``; when the plan redraws
+        and some call failed, ``failed_seeds`` (every seed whose call gave no sample) and
+        ``redrawn`` (the seeds drawn after the asked ones, in their place).
         """
         if self._report is not None:
             return None, self._report
@@ -173,22 +237,29 @@ class TaskSamples:
         good = []
         statuses: Counter[str] = Counter()
         first_error = None
+        failed_seeds = []
         for i, r in enumerate(self._results):
             assert r is not None, "finish() before every job was absorbed"
             statuses[r.status.value] += 1
-            if r.status is Status.OK and r.grid is not None and r.output is not None:
-                seed = self.calls[i].seed
-                good.append(
-                    TaskInput("generator", i, r.grid, r.output, seed, r.wire, r.output_wire)
-                )
-            elif first_error is None:
-                first_error = f"seed {self.calls[i].seed}: {r.status.value}: {_last(r.error)}"
-        return good, {
-            "requested": len(self.calls),
+            seed = self.calls[i].seed
+            grid, output = r.grid, r.output
+            if r.status is Status.OK and grid is not None and output is not None:  # _good
+                good.append(TaskInput("generator", i, grid, output, seed, r.wire, r.output_wire))
+                continue
+            failed_seeds.append(seed)
+            if first_error is None:
+                first_error = f"seed {seed}: {r.status.value}: {_last(r.error)}"
+        report: dict[str, Any] = {
+            "requested": self.asked,
             "ok": len(good),
             "statuses": dict(sorted(statuses.items())),
             "first_error": first_error,
         }
+        drawing = self._drawing
+        if failed_seeds and drawing is not None and drawing.max_calls > self.asked:
+            report["failed_seeds"] = failed_seeds
+            report["redrawn"] = [c.seed for c in self.calls[self.asked :]]
+        return good, report
 
 
 class SamplePlan:
@@ -206,6 +277,9 @@ class SamplePlan:
         seed: Sample i is drawn after ``random.seed(seed + i)``.
         policy: Policy mode of the generator jobs.
         chunk: Samples per job (``SAMPLE_CHUNK``).
+        draw_limit: Calls allowed per task, as a multiple of ``samples``: above 1, a
+            sample whose call fails is redrawn with the next seeds (``TaskSamples.more``)
+            until ``samples`` are in or that many calls are spent; 1 drops it.
     """
 
     def __init__(
@@ -217,12 +291,14 @@ class SamplePlan:
         seed: int,
         policy: PolicyMode = PolicyMode.WARN,
         chunk: int = 0,
+        draw_limit: int = 1,
     ) -> None:
         self.sandbox = sandbox
         self.store = store
         self.generator = generator
         self.policy = policy
         self.chunk = max(1, chunk or SAMPLE_CHUNK)
+        self.max_calls = samples * max(1, draw_limit)
         self.fingerprint = module_fingerprint(generator.module_dirs)
         self.runtime = sandbox.runtime_fingerprint()
         self.calls = [GeneratorCall(seed + i, generator.kwargs) for i in range(samples)]
@@ -243,8 +319,7 @@ class SamplePlan:
             return TaskSamples(
                 task_id, self.calls, {"failed": failed[0].value, "error": _last(failed[1])}
             )
-        keys = [result_key(key, input_digest(c)) for c in self.calls]
-        drawing = _Drawing(self.store, tp.program, key, keys, self.policy, self.chunk)
+        drawing = _Drawing(self.store, tp.program, key, self.policy, self.chunk, self.max_calls)
         return TaskSamples(task_id, self.calls, drawing=drawing)
 
     def draw(self, task_id: str) -> tuple[list[TaskInput], dict[str, Any]]:

@@ -68,11 +68,18 @@ class ManifestCoverage(Record):
         tasks: Tasks validated.
         covered: Tasks with at least one valid source.
         fraction: ``covered / tasks`` rounded to 6 places (0.0 with no task).
+        unsampled: Tasks checked on fewer generator samples than asked (``None``: a
+            manifest older than this count).
+        covered_unsampled: Of those, the tasks with a source right on every input it had
+            (``valid_unsampled``; ``valid``, and in ``covered``, with
+            ``allow_missing_samples``; ``None``: an older manifest).
     """
 
     tasks: int
     covered: int
     fraction: float
+    unsampled: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    covered_unsampled: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
 
 
 def _not_quarantining(counts: ManifestDifferential) -> bool:
@@ -119,6 +126,9 @@ class ManifestTask(Record):
         disputes: Disputed inputs (with more than one source).
         ambiguous: Whether the task is ambiguous (with more than one source).
         generator: What drawing the task's generator samples gave (with a generator).
+        valid_unsampled: The sources right on every input the task had, when it had fewer
+            generator samples than asked (not in ``valid``; written only when there is
+            one; none with ``allow_missing_samples``, where they are ``valid``).
     """
 
     chosen: str | None
@@ -132,6 +142,7 @@ class ManifestTask(Record):
     disputes: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
     ambiguous: bool | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
     generator: Mapping[str, Any] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    valid_unsampled: tuple[str, ...] = field(default=(), metadata=spec(omit=OMIT_DEFAULT))
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,10 @@ class Manifest(Record):
         per_source: Source name -> verdict -> tasks (every verdict, in its order).
         tasks: Task id -> its entry, sorted.
         task_set: What ``--tasks`` named, when it was a task set (written only then).
+        allow_missing_samples: Whether ``--allow-missing-samples`` was given: a verifier
+            right on the inputs of a task short of generator samples is ``valid`` (and
+            failed samples were dropped, not redrawn). Always written; a manifest without
+            it (older than the rule) reads ``True``, the rule it was made under.
 
     Raises:
         RecordError: (when read) A task's ``chosen`` source is not among ``sources``.
@@ -168,6 +183,7 @@ class Manifest(Record):
     per_source: Mapping[str, Mapping[Verdict, int]]
     tasks: Mapping[str, ManifestTask]
     task_set: Mapping[str, Any] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    allow_missing_samples: bool = True
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -71,6 +71,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--probe-samples", type=int, default=0, help="extra samples to compare verifiers on"
     )
+    parser.add_argument(
+        "--allow-missing-samples",
+        action="store_true",
+        help="the old rule: drop failed samples (no redraw) and call a verifier valid on "
+        "a task short of samples (not valid_unsampled)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_backend_arguments(parser)
 
@@ -227,5 +233,6 @@ def _config(args: argparse.Namespace) -> ValidateRun:
         quarantine_suspects=args.quarantine_suspects,
         probe_samples=args.probe_samples if generator else 0,
         task_set=chosen.record,
+        allow_missing_samples=args.allow_missing_samples,
     )
     return command_run(validate, argparse.Namespace(**{**vars(args), "out": out}))

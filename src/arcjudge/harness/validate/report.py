@@ -22,6 +22,7 @@ __all__ = ["render_validate_report"]
 
 _VERDICT_CSS = """
 .v-valid_quarantined{background:#e3f5c4}.v-infra{background:#d6e4f0}
+.v-valid_unsampled{background:#fbeec1}
 """
 """Colours of the verdicts the shared page style does not know."""
 
@@ -84,6 +85,7 @@ def render_validate_report(
         '<section id="coverage"><h2>Coverage</h2>',
         f"<p><b>{esc(covered)}</b> of <b>{esc(total)}</b> tasks have at least one valid "
         f"verifier{esc(percent)}.</p>",
+        _unsampled_note(manifest),
         f'<p class="meta">seed {esc(manifest.seed)}, '
         f"{esc(manifest.samples)} generated samples per verifier, "
         f"sources: {esc(', '.join(sources) or 'none')}.</p></section>",
@@ -157,6 +159,24 @@ def render_validate_report(
         out.append(_differential_section(suspects))
     out.append("</body></html>\n")
     return "".join(out)
+
+
+def _unsampled_note(manifest: Manifest) -> str:
+    """The tasks short of generator samples, counted apart (nothing when there are none)."""
+    unsampled = manifest.coverage.unsampled
+    if not unsampled:
+        return ""
+    counted = (
+        "valid and counted as covered (--allow-missing-samples)"
+        if manifest.allow_missing_samples
+        else "<i>valid_unsampled</i>, not counted as covered"
+    )
+    return (
+        f'<p class="unsampled"><b>{esc(unsampled)}</b> tasks had fewer than '
+        f"{esc(manifest.samples)} generator samples; "
+        f"<b>{esc(manifest.coverage.covered_unsampled or 0)}</b> of them have a verifier right "
+        f"on every input they had: {counted}.</p>"
+    )
 
 
 def _differential_section(suspects: Sequence[Mapping[str, Any]]) -> str:

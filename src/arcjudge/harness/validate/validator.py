@@ -2,10 +2,16 @@
 
 A verifier is *valid* for a task when it returns the expected output on every
 demonstration (train and test pairs with outputs), every ARC-GEN stable pair, and every
-fresh sample drawn from the task's generator. Work is split into (program, chunk of
-inputs) items spread over the sandbox pool; tasks are read one at a time as items are
-needed, so memory stays bounded; every finished item is committed to the result store, so
-an interrupted run resumes where it stopped and writes byte-identical outputs.
+one of the fresh samples asked from the task's generator. A sample whose call fails is
+redrawn with the next seeds (up to ``DRAW_LIMIT`` times the samples asked); a task still
+short of the asked samples (its generator missing or failed, too many calls failed) makes
+a verifier right on every input it had ``valid_unsampled``, not valid: not chosen, counted
+apart (``allow_missing_samples``: the old rule, no redraw, such a verifier is valid).
+
+Work is split into (program, chunk of inputs) items spread over the sandbox pool; tasks
+are read one at a time as items are needed, so memory stays bounded; every finished item
+is committed to the result store, so an interrupted run resumes where it stopped and
+writes byte-identical outputs.
 
 A task's generator samples are drawn in jobs of ``sample_chunk`` in the same pool (the
 engine's ``Deferred`` tasks): its verifiers start once its own samples are in, while other
@@ -24,6 +30,7 @@ from typing import Any
 from arcjudge.harness.core.engine import Candidate, Deferred, Engine, TaskSpec
 from arcjudge.harness.core.inputs import (
     DEFAULT_SEED,
+    DRAW_LIMIT,
     SAMPLE_CHUNK,
     SamplePlan,
     TaskSamples,
@@ -83,6 +90,9 @@ class ValidateConfig:
     """The task set ``--tasks`` named, when not an ARC JSON directory (in the manifest)."""
     sample_chunk: int = SAMPLE_CHUNK
     """Generator samples per sandbox job (the samples are the same for any value)."""
+    allow_missing_samples: bool = False
+    """The rule before samples were required: a failed sample is dropped, not redrawn, and a
+    verifier right on the inputs its task had is ``valid`` however many samples it lacked."""
 
 
 def _graded(
@@ -117,6 +127,7 @@ class Validator:
         self.records: dict[str, list[VerdictRecord]] = {}
         self.analyses: dict[str, TaskAnalysis] = {}
         self.splits: dict[str, dict[str, int]] = {}  # inputs per split of each task
+        self.unsampled: set[str] = set()  # tasks checked on fewer samples than asked
         self.runtime: dict[str, str] = {}  # the sandbox's runtime (set by ``run``)
         self.runtime_key = ""  # its fingerprint, part of every program key
 
@@ -148,18 +159,21 @@ class Validator:
                 yield task.task_id, task_inputs(task, self.config.arcgen_dir), candidates
                 continue
             draw = plan.task(path.stem)
-            yield Deferred(draw.jobs, draw.absorb, partial(self._sampled, task, draw, candidates))
+            task_spec = partial(self._sampled, task, draw, candidates)
+            yield Deferred(draw.jobs, draw.absorb, task_spec, draw.more)
 
     def _sampled(
         self, task: Task, draw: TaskSamples, candidates: list[Candidate[Provenance]]
     ) -> TaskSpec[Provenance]:
-        """The task once its samples are drawn (the last ``probe_samples`` only probe)."""
+        """The task once its samples are drawn (the first ``samples`` grade, the rest probe)."""
         samples, self.generator_report[draw.task_id] = draw.finish()
+        for position, sample in enumerate(samples or ()):
+            if position >= self.config.samples:
+                sample.split = Split.PROBE
         if samples is not None:
-            for sample in samples:
-                if sample.index >= self.config.samples:
-                    sample.split = Split.PROBE
             self.samples[draw.task_id] = samples
+        if len(samples or ()) < self.config.samples:
+            self.unsampled.add(task.task_id)
         instances = task_inputs(task, self.config.arcgen_dir, samples or ())
         return task.task_id, instances, candidates
 
@@ -190,6 +204,9 @@ class Validator:
                 analysis.quarantinable.append(name)
                 if self.config.quarantine_suspects:
                     record = replace(record, verdict=Verdict.VALID_QUARANTINED)
+            if record.verdict is Verdict.VALID and task_id in self.unsampled:
+                if not self.config.allow_missing_samples:
+                    record = replace(record, verdict=Verdict.VALID_UNSAMPLED)
             records.append(record)
         self.records[task_id] = records
         self.analyses[task_id] = analysis
@@ -245,6 +262,7 @@ class Validator:
                 self.config.seed,
                 self.config.policy,
                 self.config.sample_chunk,
+                1 if self.config.allow_missing_samples else DRAW_LIMIT,
             )
         engine = Engine(
             self.sandbox, self.store, self.config.limits, self.config.policy, self.config.chunk
@@ -263,6 +281,7 @@ class Validator:
         for task_id in sorted(self.records):
             records = self.records[task_id]
             valid = [r.source for r in records if r.verdict is Verdict.VALID]
+            unsampled = [r.source for r in records if r.verdict is Verdict.VALID_UNSAMPLED]
             for r in records:
                 per_source[r.source][r.verdict] += 1
             loose = [
@@ -279,9 +298,11 @@ class Validator:
                 disputes=None if analysis is None else len(analysis.disputes),
                 ambiguous=None if analysis is None else analysis.ambiguous is not None,
                 generator=self.generator_report.get(task_id),
+                valid_unsampled=tuple(unsampled),
             )
         entries = tasks.values()
         covered = sum(1 for t in entries if t.chosen)
+        short = [tasks[t] for t in sorted(self.unsampled) if t in tasks]
         differential = ManifestDifferential(
             tasks_with_suspects=sum(1 for t in entries if t.suspects),
             tasks_only_suspect_failures=sum(
@@ -304,11 +325,14 @@ class Validator:
             samples=self.config.samples,
             probe_samples=self.config.probe_samples,
             quarantine_suspects=quarantine,
+            allow_missing_samples=self.config.allow_missing_samples,
             wall_seconds=self.config.limits.wall_seconds,
             coverage=ManifestCoverage(
                 tasks=len(tasks),
                 covered=covered,
                 fraction=round(covered / len(tasks), 6) if tasks else 0.0,
+                unsampled=len(short),
+                covered_unsampled=sum(1 for t in short if t.chosen or t.valid_unsampled),
             ),
             differential=differential,
             per_source=per_source,
@@ -392,6 +416,18 @@ def summary_lines(manifest: Manifest) -> list[str]:
     for name, counts in manifest.per_source.items():
         parts = ", ".join(f"{k} {v}" for k, v in counts.items() if v)
         lines.append(f"  {name}: {parts or 'nothing'}")
+    unsampled = cov.unsampled or 0
+    if unsampled or manifest.allow_missing_samples:
+        counted = (
+            "counted as covered (--allow-missing-samples)"
+            if manifest.allow_missing_samples
+            else "valid_unsampled, not covered"
+        )
+        lines.append(
+            f"tasks with fewer than {manifest.samples} generator samples: {unsampled}; "
+            f"with a verifier right on the inputs they had: {cov.covered_unsampled or 0}, "
+            f"{counted}"
+        )
     if len(manifest.sources) > 1:
         quarantined = diff.covered_quarantined
         lines.append(

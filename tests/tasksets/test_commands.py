@@ -166,6 +166,9 @@ def test_a_parc_export_builds_with_stable_pairs_as_the_arcgen_split(parc):
     sources = {t: build["tasks"][t]["valid_source"] for t in GOOD}
     assert sources == {"p1": "generator", "p2": "generator", "p3": "generator", "p4": "arc-gen"}
     assert build["tasks"]["p4"]["valid_pool"] == 50
+    # a P-ARC export without --mixture: the study's P-ARC weights, drawn by the default rule
+    assert build["mixture"]["name"] == "p-arc"
+    assert build["mixture_rule"] == "without-replacement"
     instances = records(parc["root"] / "built" / "instances.jsonl")
     assert {(r["task_id"], r["dimension"]) for r in instances} == {
         (t, d)
@@ -240,6 +243,7 @@ def test_the_example_task_folders_go_through_every_command(tmp_path, capsys):
     build = json.loads((tmp_path / "built" / "build.json").read_text())
     assert set(build["task_set"]["defaults"]) == {"generator", "human_errors"}
     assert build["inputs"]["human_errors"] == build["task_set"]["defaults"]["human_errors"]
+    assert build["mixture"]["name"] == "arc-agi-1"  # task folders are no P-ARC export
     assert {t: build["tasks"][t]["confirmed"].get("human_error", 0) for t in tasks} == {
         "frame": 0,
         "mirror": 2,

@@ -1,15 +1,16 @@
 """The Classification candidate mixture on 400 tasks: realized shares beside the study's.
 
 Run by hand:  python bench/mixture_shares.py [--data DIR] [--keep DIR] [--backend process]
-                  [--workers 2] [--human-share 0.94] [--corrupted-share 0.75]
+                  [--workers 2] [--human-share 0.94] [--corrupted-share 0.75] [--seeds 2]
               python bench/mixture_shares.py --simulate BUILD_DIR   (no sandbox: the model only)
 
 The reference study's Table 1 gives the realized candidates per type on ARC-AGI-1 (3,996
 candidates): human error 562, corrupted verifier 432, valid 1146, color flip 353,
 retrieval 417, instance mismatch 1086; and the trivial answerers of strict Classification:
 always-invalid 19.1%, always-valid 0.3%. This bench builds the 400 ARC-AGI-1 training tasks
-with inputs of our own that are shaped like the study's and prints the realized shares of
-each ``--mixture-rule`` beside the study's:
+with inputs of our own that are shaped like the study's, ``--seeds`` times per
+``--mixture-rule`` (seeds 77, 78, ...: 800 Classification instances by default, about the
+study's 799), and prints each rule's realized shares beside the study's:
 
 * verifiers: ``common.tables``'s lookup tables (every task has a valid verifier);
 * retrieval: each task's next three task ids as neighbours;
@@ -52,6 +53,9 @@ KINDS = (
     "color_flip",
 )
 INVALID = KINDS[1:]
+SHORT = dict(
+    zip(KINDS, ("valid", "human", "mismatch", "corrupted", "retrieval", "flip"), strict=True)
+)
 STUDY_COUNTS = {
     "valid": 1146,
     "human_error": 562,
@@ -71,6 +75,7 @@ WEIGHTS = {  # the arc-agi-1 preset (src/arcjudge/harness/dimensions/mixture.py)
 }
 SLOTS = 5
 SIMULATED_DRAWS = 100  # model instances per task
+LABEL = 44  # width of the shares table's first column
 
 
 # ------------------------------------------------------------------ inputs
@@ -123,15 +128,21 @@ def write_corruptions(tasks: Path, arcgen: Path, out: Path, share: float) -> int
 # ------------------------------------------------------------------ shares
 
 
-def realized(instances: Path) -> tuple[dict[str, float], dict[str, float], int]:
-    """Shares per type, the two trivial baselines (strict), and the instance count."""
+def realized(builds: list[Path]) -> tuple[dict[str, float], dict[str, float], int]:
+    """Shares per type, the two trivial baselines (strict), and the instance count.
+
+    Counted over the Classification instances of ``builds`` (``instances.jsonl`` files)
+    together, as ``dimensions analyze`` counts the baselines: the share of instances whose
+    five labels are all invalid (all valid).
+    """
     kinds: Counter[str] = Counter()
     labels = []
-    for text in instances.read_text().splitlines():
-        record = json.loads(text)
-        if record["dimension"] == "classification":
-            kinds.update(record["key"]["kinds"])
-            labels.append(record["key"]["labels"])
+    for instances in builds:
+        for text in instances.read_text().splitlines():
+            record = json.loads(text)
+            if record["dimension"] == "classification":
+                kinds.update(record["key"]["kinds"])
+                labels.append(record["key"]["labels"])
     total = sum(kinds.values())
     shares = {k: kinds[k] / total for k in KINDS}
     baselines = {
@@ -157,10 +168,10 @@ def distance(shares: Mapping[str, float], baselines: Mapping[str, float]) -> flo
 
 def header() -> str:
     """The shares table's header and the study's row."""
-    head = f"{'':34s}" + "".join(f"{k[:10]:>11s}" for k in KINDS)
+    head = " " * LABEL + "".join(f"{SHORT[k]:>11s}" for k in KINDS)
     head += f"{'all-inv':>9s}{'all-val':>9s}{'L1 pp':>8s}"
     study = study_shares()
-    row = f"{'study (Table 1, 3,996 candidates)':34s}"
+    row = "study (Table 1, 3,996 candidates)".ljust(LABEL)
     row += "".join(f"{100 * study[k]:10.1f}%" for k in KINDS)
     row += f"{100 * STUDY_BASELINES['always_invalid']:8.1f}%"
     row += f"{100 * STUDY_BASELINES['always_valid']:8.1f}%"
@@ -169,7 +180,7 @@ def header() -> str:
 
 def row(name: str, shares: Mapping[str, float], baselines: Mapping[str, float]) -> str:
     """One line of the shares table."""
-    line = f"{name:34s}" + "".join(f"{100 * shares[k]:10.1f}%" for k in KINDS)
+    line = name.ljust(LABEL) + "".join(f"{100 * shares[k]:10.1f}%" for k in KINDS)
     line += f"{100 * baselines['always_invalid']:8.1f}%{100 * baselines['always_valid']:8.1f}%"
     return line + f"{distance(shares, baselines):8.1f}"
 
@@ -294,6 +305,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--human-share", type=float, default=0.94)
     parser.add_argument("--corrupted-share", type=float, default=0.75)
+    parser.add_argument(
+        "--seeds", type=int, default=2, help="builds per rule, seeds 77.. (2: 800 instances)"
+    )
     parser.add_argument("--simulate", type=Path, help="only the model, over BUILD_DIR's pools")
     data.add_argument(parser)
     parser.add_argument("--keep", type=Path, help="work directory to keep (default: temporary)")
@@ -317,20 +331,25 @@ def main() -> None:
         print(f"validate: {seconds:.1f} s")
     rows = []
     for rule in BUILT_RULES:
-        out = root / f"dims-{rule}"
-        if not (out / "instances.jsonl").is_file():
+        builds = []
+        for seed in range(77, 77 + args.seeds):
+            out = root / f"dims-{rule}-{seed}"
+            builds.append(out / "instances.jsonl")
+            if (out / "instances.jsonl").is_file():
+                continue
             seconds = run(["dimensions", "build", "--tasks", str(tasks), "--arcgen", str(arcgen),
                            "--manifest", str(root / "val"),
                            "--neighbours", str(root / "neighbours.jsonl"),
                            "--human-errors", str(root / "incorrect_submissions.csv"),
                            "--corruptions", str(root / "corruptions.jsonl"),
-                           "--mixture-rule", rule, "--out", str(out), *box])  # fmt: skip
-            print(f"dimensions build --mixture-rule {rule}: {seconds:.1f} s")
-        shares, baselines, n = realized(out / "instances.jsonl")
+                           "--mixture-rule", rule, "--seed", str(seed), "--out", str(out),
+                           *box])  # fmt: skip
+            print(f"dimensions build --mixture-rule {rule} --seed {seed}: {seconds:.1f} s")
+        shares, baselines, n = realized(builds)
         rows.append(row(f"build: {rule} ({n} instances)", shares, baselines))
     print(header())
     print("\n".join(rows))
-    print_model(root / f"dims-{BUILT_RULES[0]}")
+    print_model(root / f"dims-{BUILT_RULES[0]}-77")
 
 
 if __name__ == "__main__":

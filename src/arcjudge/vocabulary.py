@@ -24,6 +24,7 @@ __all__ = [
     "GENERATOR_ENTRY_POINT",
     "GRID_FORMATS",
     "INVALID_KINDS",
+    "MIXTURE_RULES",
     "MUTANT_STATUSES",
     "REPORTED_SPLITS",
     "RUNTIME_STATUSES",
@@ -39,6 +40,7 @@ __all__ = [
     "FailureClass",
     "GridFormat",
     "Judgment",
+    "MixtureRule",
     "MutantStatus",
     "ProgramStatus",
     "ScoreFailure",
@@ -175,6 +177,27 @@ INVALID_KINDS: tuple[CandidateKind, ...] = tuple(
     k for k in CandidateKind if k is not CandidateKind.VALID
 )
 """The kinds of invalid (corrupted) candidate pairs."""
+
+
+class MixtureRule(StrEnum):
+    """How ``dimensions build`` draws a Classification instance's five candidate types."""
+
+    WITHOUT_REPLACEMENT = "without-replacement"
+    """The default (closest to the reference study's realized shares): a type the task has
+    no candidate of gives its weight to the available invalid types; within an instance no
+    candidate repeats while an unused one remains, a type whose candidates are used up
+    leaving the draw and the remaining types (``valid`` included) sharing its weight."""
+    RENORMALIZED = "renormalized"
+    """As ``without-replacement``, but a type the task has no candidate of gives its weight
+    to every available type, ``valid`` included."""
+    FIXED_VALID = "fixed-valid"
+    """arcjudge's rule before: ``valid`` keeps its weight, a missing invalid type's weight
+    goes to the available invalid types, and a type whose candidates are used up is drawn
+    again (a candidate repeats, ``reused: true``)."""
+
+
+MIXTURE_RULES: tuple[MixtureRule, ...] = tuple(MixtureRule)
+"""Every Classification draw rule, the default first."""
 
 EDITING_KINDS: tuple[CandidateKind, ...] = (
     CandidateKind.HUMAN_ERROR,

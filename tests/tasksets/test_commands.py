@@ -27,6 +27,7 @@ import parc_export
 EXAMPLE = Path(str(resources.files("arcjudge.data").joinpath("tasksets/example")))
 COMMON = ("--backend", "process", "--no-progress")
 GOOD = ("p1", "p2", "p3", "p4")
+BUILT = ("p1", "p2", "p3")  # p4 has no generator: valid_unsampled, so not built
 BAD = ("bad-entry", "bad-grid", "bad-json", "bad-verifier", "p2")
 
 # Definition programs of our own: right for each task, and the identity (wrong everywhere)
@@ -124,7 +125,10 @@ def test_a_parc_export_validates_with_its_own_verifiers_and_stable_pairs(parc):
     verdicts = {r["task_id"]: r for r in records(parc["root"] / "val" / "verdicts.jsonl")}
     assert sorted(verdicts) == sorted({*GOOD, "loads-badly"})
     for task in GOOD:
-        assert verdicts[task]["verdict"] == "valid", verdicts[task]
+        # p4 has no generator: right on every input it had, but not valid without its
+        # generator samples (the study's rule)
+        expected = "valid_unsampled" if task == "p4" else "valid"
+        assert verdicts[task]["verdict"] == expected, verdicts[task]
         assert verdicts[task]["splits"]["arc-gen"] == [50, 50]  # the stable bundle
         assert verdicts[task]["splits"]["train"] == [3, 3]
     assert {t: verdicts[t]["splits"].get("generator") for t in GOOD} == {
@@ -162,14 +166,17 @@ def test_rows_left_out_are_warned_about_and_reported_beside_the_set(parc, tmp_pa
 def test_a_parc_export_builds_with_stable_pairs_as_the_arcgen_split(parc):
     build = json.loads((parc["root"] / "built" / "build.json").read_text())
     assert set(build["task_set"]["defaults"]) == {"generator"}
-    assert sorted(build["tasks"]) == list(GOOD)  # loads-badly: no valid verifier
-    sources = {t: build["tasks"][t]["valid_source"] for t in GOOD}
-    assert sources == {"p1": "generator", "p2": "generator", "p3": "generator", "p4": "arc-gen"}
-    assert build["tasks"]["p4"]["valid_pool"] == 50
+    # loads-badly: no valid verifier; p4: right on what it had, but without its samples
+    assert sorted(build["tasks"]) == list(BUILT)
+    sources = {t: build["tasks"][t]["valid_source"] for t in BUILT}
+    assert sources == {"p1": "generator", "p2": "generator", "p3": "generator"}
+    # a P-ARC export without --mixture: the study's P-ARC weights, drawn by the default rule
+    assert build["mixture"]["name"] == "p-arc"
+    assert build["mixture_rule"] == "without-replacement"
     instances = records(parc["root"] / "built" / "instances.jsonl")
     assert {(r["task_id"], r["dimension"]) for r in instances} == {
         (t, d)
-        for t in GOOD
+        for t in BUILT
         for d in (
             "output_grid",
             "definition",
@@ -192,7 +199,7 @@ def test_a_parc_export_scores_programs_and_replies(parc):
     record = ScoreSummary.from_json(summary)  # the task set is the record's own field
     assert record.task_set == summary["task_set"]
     assert json_dumps(record.to_json(), sort_keys=True, indent=1) + "\n" == text
-    check_scored(parc["root"] / "scored", GOOD)
+    check_scored(parc["root"] / "scored", BUILT)
 
 
 def test_the_parquet_export_validates_as_the_csv_does(parc, tmp_path):
@@ -240,6 +247,7 @@ def test_the_example_task_folders_go_through_every_command(tmp_path, capsys):
     build = json.loads((tmp_path / "built" / "build.json").read_text())
     assert set(build["task_set"]["defaults"]) == {"generator", "human_errors"}
     assert build["inputs"]["human_errors"] == build["task_set"]["defaults"]["human_errors"]
+    assert build["mixture"]["name"] == "arc-agi-1"  # task folders are no P-ARC export
     assert {t: build["tasks"][t]["confirmed"].get("human_error", 0) for t in tasks} == {
         "frame": 0,
         "mirror": 2,

@@ -504,9 +504,11 @@ def test_always_valid_gets_what_the_mixture_predicts(scored):
     valid_share = sum(x == "valid" for ls in labels for x in ls) / 50
     assert stats["dimensions"]["classification"]["passed"] == all_valid
     assert stats["classification_judgments"]["accuracy"] == pytest.approx(valid_share)
-    # The mixture gives each slot "valid" with probability 0.25 (never redistributed), so
-    # the per-judgment score is 0.25 up to sampling noise (4 standard deviations of 50
-    # draws) and the all-five score is 0.25**5 ~ 0.001: zero or one of 10 tasks.
+    # The mixture gives each slot "valid" with probability 0.25 while no type of the task
+    # is used up (the sample's tasks have enough candidates of each type they have that
+    # few slots see one used up), so the per-judgment score is 0.25 up to sampling noise
+    # (4 standard deviations of 50 draws) and the all-five score is 0.25**5 ~ 0.001: zero
+    # or one of 10 tasks.
     assert abs(valid_share - 0.25) < 4 * (0.25 * 0.75 / 50) ** 0.5
     assert all_valid <= 1
     # Not answered: reported as such, not as failures.

@@ -18,7 +18,7 @@ from arcjudge.harness.core.commandline import (
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, DEFAULT_PER_KIND, DEFAULT_SEED
 from arcjudge.harness.dimensions.configurations import CONFIGURATIONS_FILE, SEED_STRIDE
 from arcjudge.harness.dimensions.embeddings import DEFAULT_NEIGHBOURS
-from arcjudge.vocabulary import EDITING_KINDS, GRID_FORMATS, GridFormat
+from arcjudge.vocabulary import EDITING_KINDS, GRID_FORMATS, MIXTURE_RULES, GridFormat, MixtureRule
 
 VERIFIER_WALL_HELP = "seconds per verifier call"
 """``--wall``'s help in ``build`` and ``score`` (each verifier call gets that long)."""
@@ -72,7 +72,18 @@ def build_arguments(parser: argparse.ArgumentParser) -> None:
         "neighbours by the baseline embedding of the demonstrations)",
     )
     parser.add_argument(
-        "--mixture", default="arc-agi-1", help="arc-agi-1, p-arc, or a JSON file of weights"
+        "--mixture",
+        help="arc-agi-1, p-arc, or a JSON file of weights (default: p-arc when --tasks is a "
+        "P-ARC export, else arc-agi-1)",
+    )
+    parser.add_argument(
+        "--mixture-rule",
+        choices=[r.value for r in MIXTURE_RULES],
+        default=MixtureRule.WITHOUT_REPLACEMENT.value,
+        help="how Classification draws its 5 candidate types: without-replacement (the "
+        "default: no candidate repeats while an unused one remains, a used-up type's weight "
+        "goes to the rest, valid included), renormalized (so does a type the task lacks), "
+        "fixed-valid (valid keeps its weight; arcjudge's draw before)",
     )
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument(

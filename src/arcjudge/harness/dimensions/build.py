@@ -73,6 +73,7 @@ from arcjudge.vocabulary import (
     INVALID_KINDS,
     CandidateKind,
     Dimension,
+    MixtureRule,
     Split,
 )
 
@@ -112,6 +113,7 @@ class BuildConfig:
             the demonstrations (:mod:`.embeddings`); ``False``: no retrieval candidates.
         neighbours: Neighbours per task from embeddings.
         mixture: Candidate type weights for Classification.
+        mixture_rule: How Classification draws its five candidate types from them.
         seed: The seed of every draw (and of the generator samples: ``seed + i``).
         per_kind: Candidates proposed per invalid kind and task (before confirmation).
         min_distance: Generation threshold used to find a reference pair (hidden key).
@@ -143,6 +145,7 @@ class BuildConfig:
     baseline_retrieval: bool = True
     neighbours: int = DEFAULT_NEIGHBOURS
     mixture: Mixture = field(default_factory=lambda: Mixture("arc-agi-1", PRESETS["arc-agi-1"]))
+    mixture_rule: MixtureRule = MixtureRule.WITHOUT_REPLACEMENT
     seed: int = DEFAULT_SEED
     per_kind: int = DEFAULT_PER_KIND
     min_distance: float = DEFAULT_MIN_DISTANCE
@@ -174,7 +177,9 @@ class Builder:
         self.generator_report: dict[str, dict[str, Any]] = {}
         self.records: list[DimensionInstance] = []
         self.per_task: dict[str, dict[str, Any]] = {}
-        self._settings = DrawSettings(config.mixture, config.editing_kinds, config.min_distance)
+        self._settings = DrawSettings(
+            config.mixture, config.editing_kinds, config.min_distance, config.mixture_rule
+        )
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the chosen verifier sources and the generator import from."""
@@ -489,6 +494,7 @@ class Builder:
             seed=c.seed,
             repeats=c.repeats,
             mixture=c.mixture,
+            mixture_rule=c.mixture_rule.value,
             per_kind=c.per_kind,
             min_distance=c.min_distance,
             edit_max_distance=EDIT_MAX_DISTANCE,
@@ -517,7 +523,8 @@ def summary_text(summary: Mapping[str, Any]) -> str:
     lines = [
         "instances: " + ", ".join(f"{d} {n.get(d, 0)}" for d in BUILT_DIMENSIONS),
         "classification candidates by type: "
-        + ", ".join(f"{k} {v}" for k, v in summary["classification_kinds"].items()),
+        + ", ".join(f"{k} {v}" for k, v in summary["classification_kinds"].items())
+        + f" (mixture {summary['mixture']['name']}, rule {summary['mixture_rule']})",
     ]
     sources = summary.get("valid_sources") or {}
     if sources:

@@ -51,7 +51,7 @@ from arcjudge.harness.dimensions.grading import (
     read_instances,
 )
 from arcjudge.harness.dimensions.human_errors import collect_human_errors, human_errors_json
-from arcjudge.harness.dimensions.mixture import load_mixture
+from arcjudge.harness.dimensions.mixture import default_mixture, load_mixture
 from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
 from arcjudge.integrations.inspect_log import replies_from_inspect_log
@@ -59,7 +59,7 @@ from arcjudge.safetext import json_dumps, terminal_safe
 from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
-from arcjudge.vocabulary import INVALID_KINDS, CandidateKind, GridFormat
+from arcjudge.vocabulary import INVALID_KINDS, CandidateKind, GridFormat, MixtureRule
 
 if TYPE_CHECKING:
     from arcjudge.harness.core.store import ResultStore
@@ -277,7 +277,8 @@ def _build_config(args: argparse.Namespace) -> BuildConfig:
         embeddings_file=args.embeddings,
         baseline_retrieval=not args.no_baseline_retrieval,
         neighbours=args.neighbours_k,
-        mixture=load_mixture(args.mixture),
+        mixture=load_mixture(args.mixture or default_mixture(chosen.record)),
+        mixture_rule=MixtureRule(args.mixture_rule),
         seed=args.seed,
         per_kind=args.per_kind,
         limits=limits_from(args.wall),

@@ -6,7 +6,11 @@ mixture: ``valid`` (a correct pair) or one of the invalid kinds of
 (``arc-agi-1`` and ``p-arc``); a JSON file ``{"valid": 0.25, "human_error": ..., ...}``
 may give others. When an invalid type has no candidate for a task, its weight is
 redistributed over the remaining invalid types in proportion to their weights (the weight
-of ``valid`` never changes), and :meth:`Mixture.for_available` reports what moved.
+of ``valid`` does not change), and :meth:`Mixture.for_available` reports what moved;
+:func:`for_all_available` spreads it over every available type, ``valid`` included (the
+``renormalized`` rule of :class:`~arcjudge.vocabulary.MixtureRule`). Within an instance,
+:func:`unused_weights` keeps only the types with a candidate left, so the next draw
+renormalizes over them (the ``without-replacement`` and ``renormalized`` rules).
 """
 
 from __future__ import annotations
@@ -16,13 +20,21 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arcjudge.errors import InputError
 from arcjudge.harness.core.jsonl import json_value
 from arcjudge.harness.core.record import Codec, Record, codec_for, spec
-from arcjudge.vocabulary import CANDIDATE_KINDS, INVALID_KINDS
+from arcjudge.vocabulary import CANDIDATE_KINDS, INVALID_KINDS, TaskSetFormat
 
-__all__ = ["PRESETS", "Mixture", "load_mixture"]
+__all__ = [
+    "PRESETS",
+    "Mixture",
+    "default_mixture",
+    "for_all_available",
+    "load_mixture",
+    "unused_weights",
+]
 
 
 PRESETS: dict[str, dict[str, float]] = {
@@ -129,6 +141,53 @@ class Mixture(Record):
         return weights, moved
 
 
+def for_all_available(
+    mixture: Mixture, available: Iterable[str]
+) -> tuple[dict[str, float], list[str]]:
+    """Weights for a task where only ``available`` types have candidates, valid included.
+
+    Like :meth:`Mixture.for_available`, but the weight of each unavailable invalid type is
+    spread over every available type, ``valid`` included, in proportion to their weights
+    (``valid`` is assumed available, as there).
+
+    Args:
+        mixture: The build's mixture.
+        available: The invalid types (and possibly ``valid``) that have candidates.
+
+    Returns:
+        ``(weights, redistributed)`` as :meth:`Mixture.for_available` gives them: the
+        effective weights (rounded to 12 decimals; ``{}`` when no invalid type with a
+        positive weight is available) and the unavailable types whose weight was moved.
+    """
+    have = set(available)
+    live: list[str] = [k for k in INVALID_KINDS if k in have and mixture.weight(k) > 0]
+    moved: list[str] = [k for k in INVALID_KINDS if k not in have and mixture.weight(k) > 0]
+    if not live:
+        return {}, moved
+    kinds = ["valid", *live] if mixture.weight("valid") > 0 else live
+    total = sum(mixture.weight(k) for k in kinds)
+    return {k: round(mixture.weight(k) / total, 12) for k in kinds}, moved
+
+
+def unused_weights(weights: Mapping[str, float], unused: Iterable[str]) -> dict[str, float]:
+    """The part of ``weights`` whose types still have an unused candidate.
+
+    A draw from the result renormalizes over those types, so a used-up type's weight is
+    shared by all the others (``valid`` included) in proportion to their weights.
+
+    Args:
+        weights: The task's effective weights (type -> weight).
+        unused: The types with a candidate not yet shown in the instance.
+
+    Returns:
+        The weights of the types in ``unused``; all of ``weights`` when none of its types
+        is (every candidate is shown: one must repeat).
+    """
+    left = set(unused)
+    live = {k: w for k, w in weights.items() if k in left and w > 0}
+    return live or dict(weights)
+
+
 def draw(weights: Mapping[str, float], rng: random.Random) -> str:
     """Draw one type from ``weights`` (iterated in :data:`CANDIDATE_KINDS` order, so deterministic).
 
@@ -152,6 +211,23 @@ def draw(weights: Mapping[str, float], rng: random.Random) -> str:
         if point < 0:
             return kind
     return kinds[-1]
+
+
+_P_ARC_EXPORTS = frozenset({TaskSetFormat.P_ARC_CSV.value, TaskSetFormat.P_ARC_PARQUET.value})
+
+
+def default_mixture(task_set: Mapping[str, Any] | None) -> str:
+    """The preset a build uses without ``--mixture``: the study's for its task set.
+
+    Args:
+        task_set: The record of the task set ``--tasks`` named (its ``format``), or
+            ``None`` for an ARC JSON directory.
+
+    Returns:
+        ``p-arc`` for a P-ARC export, else ``arc-agi-1``.
+    """
+    fmt = task_set.get("format") if task_set else None
+    return "p-arc" if fmt in _P_ARC_EXPORTS else "arc-agi-1"
 
 
 def load_mixture(spec: str | Path) -> Mixture:

@@ -22,7 +22,7 @@ from arcjudge.harness.dimensions.mixture import Mixture
 from arcjudge.harness.dimensions.records import VerifierSpec
 from arcjudge.sandbox.types import Program
 from arcjudge.tasks import Pair, Task
-from arcjudge.vocabulary import CandidateKind
+from arcjudge.vocabulary import CandidateKind, MixtureRule
 
 __all__ = [
     "DrawSettings",
@@ -95,11 +95,13 @@ class DrawSettings:
         mixture: Candidate type weights (Classification; Editing's type choice).
         editing_kinds: The invalid types an Editing pair is drawn from.
         min_distance: Generation's copy threshold (for the hidden reference pair).
+        mixture_rule: How Classification draws its five candidate types.
     """
 
     mixture: Mixture
     editing_kinds: tuple[CandidateKind, ...]
     min_distance: float
+    mixture_rule: MixtureRule = MixtureRule.WITHOUT_REPLACEMENT
 
 
 @dataclass

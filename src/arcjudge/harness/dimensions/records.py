@@ -369,6 +369,9 @@ class BuildInfo(Record):
         seed: The build seed.
         repeats: Runs per instance a model answers (``None``: not recorded).
         mixture: The mixture's name and weights.
+        mixture_rule: How Classification drew its candidate types
+            (:class:`~arcjudge.vocabulary.MixtureRule`; ``None``: not recorded, a build
+            made before the rule was chosen, which drew by ``fixed-valid``).
         per_kind: Candidates proposed per invalid kind and task.
         min_distance: The Generation threshold.
         edit_max_distance: The Editing distance limit.
@@ -390,6 +393,7 @@ class BuildInfo(Record):
     seed: int | None = None
     repeats: int | None = None
     mixture: Mixture | None = None
+    mixture_rule: str | None = None
     per_kind: int | None = None
     min_distance: float | None = None
     edit_max_distance: float | None = None

@@ -1,7 +1,8 @@
 """Classification: judge five candidate pairs valid or invalid.
 
 Build: five candidates drawn by the build's mixture of candidate types over the types the
-task has confirmed pairs of (``valid`` from the valid pool but the Inversion pair).
+task has confirmed pairs of (``valid`` from the valid pool but the Inversion pair), by the
+build's :class:`~arcjudge.vocabulary.MixtureRule`.
 Prompt: the candidates as ``Candidate N`` pairs. Reply: five judgments (a JSON list,
 per-candidate lines or a list of words). Rule: :func:`..rules.classification_verdict`.
 """
@@ -18,6 +19,7 @@ from typing import Any, cast
 from arcjudge.grids import Grid
 from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
 from arcjudge.harness.dimensions.mixture import draw as draw_kind
+from arcjudge.harness.dimensions.mixture import for_all_available, unused_weights
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
 from arcjudge.harness.dimensions.records import CLASSIFICATION_SIZE, DimensionInstance
 from arcjudge.harness.dimensions.replies import ParsedReply, ReplyLines, split_reply, unparsable
@@ -29,7 +31,7 @@ from arcjudge.harness.dimensions.strategies.strategy import (
     whole_reply,
 )
 from arcjudge.tasks import Task
-from arcjudge.vocabulary import INVALID_KINDS, Dimension, GridFormat, Judgment
+from arcjudge.vocabulary import INVALID_KINDS, Dimension, GridFormat, Judgment, MixtureRule
 
 __all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
 __all__ += ["consistency", "verifier_input", "visible"]
@@ -44,15 +46,31 @@ PLACEHOLDERS = frozenset({"candidates", "candidate_count"})
 
 
 def draw(plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload | None:
-    """Five candidates by the mixture's weights over the types the task has."""
+    """Five candidates by the mixture's weights over the types the task has.
+
+    ``settings.mixture_rule`` says how (:class:`~arcjudge.vocabulary.MixtureRule`): by
+    default no candidate repeats while an unused one of any type remains, a used-up type's
+    weight going to the remaining types (``valid`` included); ``fixed-valid`` draws every
+    slot from the same weights and repeats a candidate of a used-up type.
+    """
     available = [k for k in INVALID_KINDS if plan.confirmed.get(k)]
-    weights, moved = settings.mixture.for_available(available)
+    rule = settings.mixture_rule
+    if rule is MixtureRule.RENORMALIZED:
+        weights, moved = for_all_available(settings.mixture, available)
+    else:
+        weights, moved = settings.mixture.for_available(available)
     if not weights:
         return None
+    pools: dict[str, int] = {k: len(plan.confirmed[k]) for k in available}
+    pools["valid"] = max(len(plan.valid) - 1, 1)  # valid[0] is the Inversion instance
     used: dict[str, set[int]] = {}
     candidates, labels, kinds, provenance = [], [], [], []
     for _ in range(CLASSIFICATION_SIZE):
-        kind = draw_kind(weights, rng)
+        if rule is MixtureRule.FIXED_VALID:
+            kind = draw_kind(weights, rng)
+        else:
+            unused = [k for k in weights if len(used.get(k, ())) < pools[k]]
+            kind = draw_kind(unused_weights(weights, unused), rng)
         if kind == "valid":  # valid[0] is the Inversion instance (see the builder's plan)
             indices = list(range(1, len(plan.valid))) or [0]
         else:

@@ -186,6 +186,8 @@ def run_mode(mode: str, work: Path, args: argparse.Namespace) -> dict[str, float
         "--backend", "process", "--workers", str(args.workers), "--no-progress",
         "--seed", str(args.seed),
     ]  # fmt: skip
+    if not (mode == "before" and args.before_src):
+        argv += ["--operators", "all"]  # every operator (an older mutate: its default)
     env = {}
     if mode == "before" and args.before_src:  # the code of before issue 18 itself
         env["PYTHONPATH"] = str(args.before_src)

@@ -305,22 +305,27 @@ def test_consistency_calls_the_entry_point_score_used(world):
 # ------------------------------------------------------------------- operators
 
 
-def test_mutate_paper_operators_are_the_studys_two(world):
-    out = world["root"] / "mut-paper"
-    run_cli("mutate", "--tasks", str(SAMPLE / "tasks"), *SOURCES, "--manifest",
-            str(world["val"]), "--operators", "paper", "--out", str(out))  # fmt: skip
-    mutants = read_jsonl(out / "mutants.jsonl")
+def test_mutate_uses_the_studys_two_operators_by_default(world):
+    mutants = read_jsonl(world["mut"] / "mutants.jsonl")  # mutate without --operators
     by_source = {}
     for m in mutants:
         by_source.setdefault(m["source"], set()).add(m["operator"])
     assert by_source["re-arc"] == {"stmt.drop_assign_rewire"}
     assert by_source["module"] == {"expr.binop_left"}  # golf's valid files have no `a OP b`
     assert by_source.get("golf", {"expr.binop_left"}) == {"expr.binop_left"}
-    summary = json.loads((out / "summary.json").read_text())
+    summary = json.loads((world["mut"] / "summary.json").read_text())
     assert summary["operator_set"] == "paper"
     assert set(summary["operators"]) == {"stmt.drop_assign_rewire", "expr.binop_left"}
-    default = json.loads((world["mut"] / "summary.json").read_text())
-    assert default["operator_set"] == "all" and len(default["operators"]) > 2
+
+
+def test_mutate_operators_all_gives_every_registered_operator(world):
+    out = world["root"] / "mut-all"
+    run_cli("mutate", "--tasks", str(SAMPLE / "tasks"), *SOURCES, "--manifest",
+            str(world["val"]), "--operators", "all", "--out", str(out))  # fmt: skip
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["operator_set"] == "all" and len(summary["operators"]) > 2
+    paper = read_jsonl(world["mut"] / "mutants.jsonl")
+    assert len(read_jsonl(out / "mutants.jsonl")) > len(paper)
 
 
 # -------------------------------------------------------------------- defaults
@@ -358,6 +363,6 @@ def test_every_seeded_command_defaults_to_the_studys_seed_and_samples(tmp_path):
                                  "--generator", GENERATOR, "--out", out]))  # fmt: skip
     assert (scored.seed, scored.samples) == (77, 50)
     mutated = mutate_config(parse(["mutate", "--tasks", tasks, "--source", source, "--out", out]))
-    assert mutated.seed == 77 and not mutated.study_operators and mutated.operators is None
+    assert mutated.seed == 77 and mutated.study_operators and mutated.operators is None
     assert BuildConfig(SAMPLE / "tasks", tmp_path).seed == 77
     assert BuildConfig(SAMPLE / "tasks", tmp_path).samples == 50

@@ -108,8 +108,8 @@ JUDGMENT_EXAMPLES = [
         "".join(
             f"### Pair {i + 1}\nThe colors change.\nVerdict: {j}\n" for i, j in enumerate(FIVE)
         ),
-        None,
-        "unparsable",
+        FIVE,
+        "candidate lines",
     ),
     (
         "heading then a negated judgment",

@@ -104,7 +104,8 @@ def test_parse_error_is_reported_and_the_run_continues(tmp_path, capsys):
     )
     out = tmp_path / "out"
     argv = ["mutate", "--tasks", str(root / "tasks"), "--source", f"mod=module:{module}",
-            "--out", str(out), "--backend", "process", "--wall", "2"]  # fmt: skip
+            "--operators", "all", "--out", str(out), "--backend", "process",
+            "--wall", "2"]  # fmt: skip
     assert cli.main(argv) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert "67a3c6ac" in summary["problems"]
@@ -137,8 +138,9 @@ def test_a_verifier_too_deep_to_parse_is_its_tasks_problem(tmp_path):
     src = str(Path(arcjudge.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
     argv = [sys.executable, "-m", "arcjudge.cli", "mutate", "--tasks", str(root / "tasks"),
-            "--source", f"mod=module:{module}", "--out", str(tmp_path / "out"),
-            "--backend", "process", "--wall", "2", "--no-progress"]  # fmt: skip
+            "--source", f"mod=module:{module}", "--operators", "all",
+            "--out", str(tmp_path / "out"), "--backend", "process", "--wall", "2",
+            "--no-progress"]  # fmt: skip
     outputs = []
     for _ in range(2):  # the second run resumes from the store: the same outputs
         proc = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=600)

@@ -35,7 +35,9 @@ if TYPE_CHECKING:
     from arcjudge.sandbox.interface import Sandbox
 
 PAPER = "paper"
-"""``--operators paper``: the reference study's operators (one per source kind)."""
+"""``--operators paper`` (the default): the reference study's operators (one per source kind)."""
+ALL = "all"
+"""``--operators all``: every registered operator (a wider set than the study's)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,9 +53,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--manifest", type=Path, help="validate output dir: mutate valid only")
     parser.add_argument(
         "--operators",
-        help="comma-separated operator names, or 'paper' (the study's two: RE-ARC assignment "
-        "drop with rewiring, binary-operation prune to the left operand elsewhere); "
-        "default: all",
+        default=PAPER,
+        help="'paper' (default: the study's two: RE-ARC assignment drop with rewiring, "
+        "binary-operation prune to the left operand elsewhere), 'all' (every registered "
+        "operator), or comma-separated operator names",
     )
     parser.add_argument("--max-per-task", type=int, default=10, help="nearest misses kept")
     parser.add_argument("--inputs", type=int, default=20, help="valid inputs per task")
@@ -157,9 +160,12 @@ def _config(args: argparse.Namespace, chosen: TaskSetChoice) -> MutateConfig:
         )
     require_directories(("--arcgen", args.arcgen), ("--manifest", args.manifest))
     operators = None
-    paper = (args.operators or "").strip() == PAPER
-    if args.operators and not paper:
-        names = [n.strip() for n in args.operators.split(",") if n.strip()]
+    chosen_set = args.operators.strip()
+    paper = chosen_set == PAPER
+    if chosen_set not in (PAPER, ALL):
+        names = [n.strip() for n in chosen_set.split(",") if n.strip()]
+        if not names:
+            raise UsageError("--operators: give 'paper', 'all' or operator names")
         unknown = [n for n in names if n not in OPERATORS]
         if unknown:
             raise UsageError(

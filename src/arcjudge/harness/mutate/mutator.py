@@ -72,9 +72,12 @@ class MutateConfig:
     """Everything ``mutate`` needs besides the sandbox and the store.
 
     Attributes:
-        operators: The operators for every source (``None``: every registered one).
-        study_operators: Instead, the reference study's pair per source kind
-            (``--operators paper``: :func:`arcjudge.mutation.study_operators`).
+        operators: The operators for every source (``--operators a,b``); ``None`` (the
+            default): as ``study_operators`` says.
+        study_operators: Without ``operators``: the reference study's pair per source
+            kind (``True``, the default; ``--operators paper``:
+            :func:`arcjudge.mutation.study_operators`), or every registered operator
+            (``False``; ``--operators all``).
         demonstration_inputs: Also run mutants on the demonstrations (train pairs), as
             ``mutate`` once did: their corrupted pairs show a demonstration input with a
             wrong output (``dimensions build`` drops those).
@@ -93,7 +96,7 @@ class MutateConfig:
     max_per_task: int | None = 10
     inputs: int = 20
     seed: int = DEFAULT_SEED
-    study_operators: bool = False
+    study_operators: bool = True
     demonstration_inputs: bool = False
     limits: Limits = VERIFIER_LIMITS
     policy: PolicyMode = PolicyMode.OFF
@@ -192,7 +195,7 @@ class Mutator:
                 original = tp.program
                 function = original.entry_points[0] if source.kind == "re-arc" else None
                 operators = self.config.operators
-                if self.config.study_operators:
+                if operators is None and self.config.study_operators:
                     operators = tuple(study_operators(source.kind == "re-arc"))
                 try:  # a verifier is untrusted: whatever it does to the engine is its task's
                     mutants = enumerate_mutants(
@@ -348,9 +351,9 @@ class Mutator:
             for r in records:
                 per_operator[r.operator].append(r.status)
         covered = sorted(t for t, pairs in self.corruptions.items() if pairs)
-        operator_set = "all" if self.config.operators is None else "given"
-        if self.config.study_operators:
-            operator_set = "paper"
+        operator_set = "given"
+        if self.config.operators is None:
+            operator_set = "paper" if self.config.study_operators else "all"
         return MutateSummary(
             target_pairs=self.config.target_pairs,
             seed=self.config.seed,

@@ -13,11 +13,12 @@ import json
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, cast
 
 from arcjudge.grids import Grid
 from arcjudge.harness.dimensions.gridtext import pairs_text, read_pairs
+from arcjudge.harness.dimensions.judgment_text import JUDGMENT_WORDS, JudgmentFinding, line_findings
 from arcjudge.harness.dimensions.mixture import draw as draw_kind
 from arcjudge.harness.dimensions.mixture import for_all_available, unused_weights
 from arcjudge.harness.dimensions.plan import DrawSettings, Payload, TaskPlan, pair_json
@@ -121,71 +122,19 @@ def texts(
 
 # ---------------------------------------------------------------------------- reply
 
-_JUDGMENT_WORDS = {
-    "valid": Judgment.VALID,
-    "invalid": Judgment.INVALID,
-    "true": Judgment.VALID,
-    "false": Judgment.INVALID,
-    "correct": Judgment.VALID,
-    "incorrect": Judgment.INVALID,
-}
-"""The words :func:`parse_answer` accepts."""
-
-_LABELS = frozenset({"candidate", "pair", "item", "no", "number", "example", "c", "p"})
-_FILLERS = frozenset({"is", "verdict", "judgment", "answer", "label", "pair", "candidate"})
-_JUDGMENT_STEMS = ("valid", "true", "false", "correct")  # every judgment word holds one
-_WORD = re.compile(r"[a-z0-9]+")
 _JSON_LIST = re.compile(r"\[[^\[\]]*\]")
 CLASSIFICATION_CANDIDATES = 5
-
-
-def _numbered(tokens: list[str]) -> tuple[int, Judgment] | None:
-    """``(number, judgment)`` from "Candidate 3: invalid", "3. valid", "#2 is not valid"."""
-    i = 0
-    while i < len(tokens) and tokens[i] in _LABELS and i < 2:
-        i += 1
-    if i >= len(tokens) or not tokens[i].isdigit() or len(tokens[i]) > 2:
-        return None
-    number = int(tokens[i])
-    i += 1
-    while i < len(tokens) and tokens[i] in _FILLERS:
-        i += 1
-    negated = i < len(tokens) and tokens[i] == "not"
-    i += negated
-    if i >= len(tokens) or tokens[i] not in _JUDGMENT_WORDS:
-        return None
-    judgment = _JUDGMENT_WORDS[tokens[i]]
-    if negated:
-        judgment = Judgment.INVALID if judgment is Judgment.VALID else Judgment.VALID
-    return number, judgment
-
-
-def _heading(tokens: list[str]) -> int | None:
-    """The number of a heading line such as "Candidate 3:" or "**Pair 2**" (nothing after)."""
-    if 2 <= len(tokens) <= 3 and tokens[-1].isdigit() and len(tokens[-1]) <= 2:
-        if all(t in _LABELS for t in tokens[:-1]):
-            return int(tokens[-1])
-    return None
 
 
 def _judgment_of(item: object) -> Judgment | None:
     if isinstance(item, bool):
         return Judgment.VALID if item else Judgment.INVALID
     if isinstance(item, str):
-        return _JUDGMENT_WORDS.get(item.strip().lower())
+        return JUDGMENT_WORDS.get(item.strip().lower())
     return None
 
 
-@dataclass(frozen=True)
-class _Judged:
-    line: int
-    rank: int  # at one line: words < candidate lines < json
-    judgments: list[str] | None
-    reason: str | None
-    how: str
-
-
-def _json_judgments(reply: ReplyLines) -> list[_Judged]:
+def _json_judgments(reply: ReplyLines) -> list[JudgmentFinding]:
     found = []
     for match in _JSON_LIST.finditer(reply.text):
         body = match.group()
@@ -201,69 +150,12 @@ def _json_judgments(reply: ReplyLines) -> list[_Judged]:
         line = reply.line_of(match.end() - 1)
         if len(judged) != CLASSIFICATION_CANDIDATES:
             found.append(
-                _Judged(line, 2, None, f"a JSON list of {len(judged)} judgments, need 5", "json")
+                JudgmentFinding(
+                    line, 2, None, f"a JSON list of {len(judged)} judgments, need 5", "json"
+                )
             )
         else:
-            found.append(_Judged(line, 2, [str(j) for j in judged], None, "json"))
-    return found
-
-
-def _line_judgments(reply: ReplyLines) -> list[_Judged]:
-    found: list[_Judged] = []
-    whole = reply.text.lower()
-    if not any(word in whole for word in _JUDGMENT_STEMS):
-        return found
-    numbered: dict[int, Judgment] = {}
-    words: list[Judgment] = []
-    words_end = -1
-
-    def close_words() -> None:
-        nonlocal words
-        if words:
-            n = len(words)
-            if n == CLASSIFICATION_CANDIDATES:
-                found.append(_Judged(words_end, 0, [str(w) for w in words], None, "words"))
-            else:
-                found.append(
-                    _Judged(words_end, 0, None, f"a list of {n} judgments, need 5", "words")
-                )
-        words = []
-
-    heading: int | None = None  # "Candidate 3:" alone on the line just before
-    for index, line in enumerate(reply.lines):
-        low = line.lower()
-        if not any(word in low for word in _JUDGMENT_STEMS):
-            if _WORD.search(low) is not None:
-                close_words()
-                heading = _heading(_WORD.findall(low))
-            continue  # blank lines (and lines of punctuation) do not end a list
-        tokens = _WORD.findall(low)
-        entry = _numbered([str(heading), *tokens]) if heading is not None else None
-        heading = None
-        if entry is None:
-            if (
-                all(t in _JUDGMENT_WORDS for t in tokens)
-                and len(tokens) <= 4 * CLASSIFICATION_CANDIDATES
-            ):
-                words.extend(_JUDGMENT_WORDS[t] for t in tokens)
-                words_end = index
-                continue
-            close_words()
-            entry = _numbered(tokens)
-        if entry is None:
-            continue
-        numbered[entry[0]] = entry[1]
-        for base in (1, 0):
-            keys = range(base, base + CLASSIFICATION_CANDIDATES)
-            if all(k in numbered for k in keys) and set(numbered) <= set(keys):
-                judged = [str(numbered[k]) for k in keys]
-                found.append(_Judged(index, 1, judged, None, "candidate lines"))
-                break
-        else:
-            shown = ", ".join(map(str, sorted(numbered)[:8]))
-            why = f"candidate lines for {shown} only, need 1..5"
-            found.append(_Judged(index, 1, None, why, "candidate lines"))
-    close_words()
+            found.append(JudgmentFinding(line, 2, [str(j) for j in judged], None, "json"))
     return found
 
 
@@ -271,11 +163,13 @@ def parse_judgments(reply: object) -> ParsedReply[list[str]]:
     """Five judgments (``"valid"``/``"invalid"``), in candidate order, from a reply.
 
     Read as a JSON list (``["valid", false, ...]``, also inside ``{"judgments": ...}``),
-    as per-candidate lines ("Candidate 3: invalid", "3. valid", "#4 is not valid",
-    numbered 1..5 or 0..4; a later line for a candidate replaces an earlier one), or as a
-    plain list of words (one line or one word a line). The words are those
-    :func:`parse_answer` takes (valid/invalid, correct/incorrect, true/false, any
-    case). The last complete set of 5 wins.
+    or as :mod:`..judgment_text` reads prose: per-candidate statements ("Candidate 3:
+    invalid", "3. valid", "#4 is not valid", "Candidates 1 and 3 are valid", table rows,
+    a heading and a verdict line below it; numbered 1..5 or 0..4; a later statement for a
+    candidate replaces an earlier one) or lists of words ("My judgments: valid, invalid,
+    ...", one word a line, a table row). The words are those :func:`parse_answer` takes
+    (valid/invalid, correct/incorrect, true/false, any case); a judgment asked as a
+    question ("is it valid?") is none. The last complete set of 5 wins.
 
     Args:
         reply: The raw reply.
@@ -287,7 +181,7 @@ def parse_judgments(reply: object) -> ParsedReply[list[str]]:
         return unparsable("the reply is not text")
     parsed = split_reply(reply)
     found = sorted(
-        [*_json_judgments(parsed), *_line_judgments(parsed)], key=lambda j: (j.line, j.rank)
+        [*_json_judgments(parsed), *line_findings(parsed.lines)], key=lambda j: (j.line, j.rank)
     )
     good = [j for j in found if j.judgments is not None]
     if good:
@@ -316,8 +210,8 @@ def parse_answer(answer: object) -> tuple[tuple[bool, ...] | None, str | None]:
         word = item.strip().lower() if isinstance(item, str) else None
         if isinstance(item, bool):
             judgments.append(item)
-        elif word in _JUDGMENT_WORDS:
-            judgments.append(_JUDGMENT_WORDS[word] is Judgment.VALID)
+        elif word in JUDGMENT_WORDS:
+            judgments.append(JUDGMENT_WORDS[word] is Judgment.VALID)
         else:
             return None, f"judgment {i} must be 'valid', 'invalid', true or false"
     return tuple(judgments), None

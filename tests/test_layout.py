@@ -34,7 +34,8 @@ VOCABULARIES = {
     )
 }
 DEFINITIONS = {SRC / "vocabulary.py"}
-CLI_MODULES = {"cli.py", "commandline.py"}
+CLI_MODULES = {"cli.py", "commandline.py", "files_cli.py"}
+"""Command-line modules: they may print and offer ``integrations/``."""
 
 
 def _modules() -> list[Path]:

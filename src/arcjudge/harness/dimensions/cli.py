@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arcjudge.errors import InputError, UsageError
+from arcjudge.errors import UsageError
 from arcjudge.harness.core.commandline import (
     Progress,
     limits_from,
@@ -22,7 +22,7 @@ from arcjudge.harness.core.commandline import (
     warn,
 )
 from arcjudge.harness.core.outputs import runtime_json
-from arcjudge.harness.core.runner import STORE_NAME, Command, DirectCommand, Needs, Outputs
+from arcjudge.harness.core.runner import STORE_NAME, Command, Needs, Outputs
 from arcjudge.harness.dimensions.arguments import (
     build_arguments,
     human_errors_arguments,
@@ -42,24 +42,23 @@ from arcjudge.harness.dimensions.configurations import (
     SEED_STRIDE,
     configuration_name,
     configurations_record,
-    read_earlier_pairs,
-    with_earlier_pairs,
+)
+from arcjudge.harness.dimensions.files_cli import (
+    HumanErrorsCommand,
+    PromptsCommand,
+    RepliesFromInspectCommand,
 )
 from arcjudge.harness.dimensions.grading import (
     DimensionScoreConfig,
     DimensionScorer,
-    read_instances,
 )
-from arcjudge.harness.dimensions.human_errors import collect_human_errors, human_errors_json
 from arcjudge.harness.dimensions.mixture import default_mixture, load_mixture
-from arcjudge.harness.dimensions.prompts import prompt_lines, prompt_summary, render_prompts
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
-from arcjudge.integrations.inspect_log import replies_from_inspect_log
-from arcjudge.safetext import json_dumps, terminal_safe
+from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
-from arcjudge.vocabulary import INVALID_KINDS, CandidateKind, GridFormat, MixtureRule
+from arcjudge.vocabulary import INVALID_KINDS, CandidateKind, MixtureRule
 
 if TYPE_CHECKING:
     from arcjudge.harness.core.store import ResultStore
@@ -414,194 +413,6 @@ def _score_config(args: argparse.Namespace) -> DimensionScoreConfig:
         verifier_limits=limits_from(args.wall),
         after_files=tuple(args.after),
     )
-
-
-@dataclass(frozen=True)
-class InspectRepliesConfig:
-    """``arcjudge dimensions replies-from-inspect`` as a value.
-
-    Attributes:
-        log: The inspect_ai eval log to read.
-        out: The replies JSONL to write.
-        model: The replies' model name (``None``: the eval's model).
-    """
-
-    log: Path
-    out: Path
-    model: str | None = None
-
-
-class RepliesFromInspectCommand(DirectCommand[InspectRepliesConfig]):
-    """``arcjudge dimensions replies-from-inspect``: an inspect_ai log as replies JSONL."""
-
-    def configure(self, args: argparse.Namespace) -> InspectRepliesConfig:
-        """The log to read (it must be a file)."""
-        require_files(("LOG", args.log))
-        return InspectRepliesConfig(args.log, args.out, args.model)
-
-    def run(
-        self, config: InspectRepliesConfig, sandbox: Sandbox | None, store: ResultStore | None
-    ) -> Outputs:
-        """The replies of the log's model, one line each."""
-        found = replies_from_inspect_log(config.log, config.model)
-        warnings: tuple[str, ...] = ()
-        if found.errored:
-            warnings = (f"{len(found.errored)} sample(s) ended in an error and have no reply",)
-        line = (f"wrote {len(found.replies)} replies of {found.model} to "
-                f"{config.out}")  # fmt: skip
-        return Outputs(
-            out_dir=config.out.parent,
-            files={config.out.name: "".join(found.lines())},
-            lines=(terminal_safe(line),),
-            wrote="",
-            warnings=warnings,
-            result=found,
-        )
-
-
-@dataclass(frozen=True)
-class PromptsConfig:
-    """``arcjudge dimensions prompts`` as a value.
-
-    Attributes:
-        instances: The instances file.
-        tasks: The ARC JSON task directory (a task set's materialized copy).
-        out: The prompts JSONL to write.
-        grid_format: How grids are written in the prompts.
-        templates: A directory of templates overriding the bundled ones.
-        after: Earlier configurations' items (``--after``): accepted pairs to add.
-        model: With ``after``: whose pairs (``None``: the only model).
-        run: With ``after``: which run (``None``: the model's only run).
-    """
-
-    instances: Path
-    tasks: Path
-    out: Path
-    grid_format: GridFormat = GridFormat.DIGITS
-    templates: Path | None = None
-    after: tuple[Path, ...] = ()
-    model: str | None = None
-    run: str | None = None
-
-
-class PromptsCommand(DirectCommand[PromptsConfig]):
-    """``arcjudge dimensions prompts``: the instances as prompts, one per line."""
-
-    def configure(self, args: argparse.Namespace) -> PromptsConfig:
-        """The files to read, checked; ``--out`` must not be a directory."""
-        require_files(("--instances", args.instances), *(("--after", path) for path in args.after))
-        require_directories(("--templates", args.templates))
-        if args.out.is_dir():
-            raise UsageError(f"--out {args.out}: a directory (give the file to write)")
-        tasks = use_task_set(args.tasks, args.out.parent).tasks
-        if not args.after and (args.model is not None or args.run is not None):
-            raise UsageError(
-                "--model and --run name whose accepted pairs --after adds: give --after"
-            )
-        return PromptsConfig(
-            args.instances,
-            tasks,
-            args.out,
-            GridFormat(args.grid_format),
-            args.templates,
-            tuple(args.after),
-            args.model,
-            args.run,
-        )
-
-    def run(
-        self, config: PromptsConfig, sandbox: Sandbox | None, store: ResultStore | None
-    ) -> Outputs:
-        """Every instance's prompt (with ``--after``, the accepted pairs added)."""
-        instances = list(read_instances(config.instances).values())
-        added = ""
-        if config.after:
-            earlier = read_earlier_pairs(config.after)
-            model, run = _the_cell(earlier.cells, config.model, config.run)
-            pairs = earlier.for_cell(model, run)
-            instances = with_earlier_pairs(instances, pairs)
-            count = sum(len(p) for p in pairs.values())
-            added = (
-                f"; {count} pair(s) {terminal_safe(model)} run {terminal_safe(run)} had "
-                f"accepted added to the Generation prompts of {len(pairs)} task(s)"
-            )
-        prompts = render_prompts(instances, config.tasks, config.grid_format, config.templates)
-        line = f"{prompt_summary(prompts)}{added}; wrote {terminal_safe(str(config.out))}"
-        return Outputs(
-            out_dir=config.out.parent,
-            files={config.out.name: prompt_lines(prompts)},
-            lines=(line,),
-            wrote="",
-            result=prompts,
-        )
-
-
-def _the_cell(
-    cells: frozenset[tuple[str, str]], model: str | None, run: str | None
-) -> tuple[str, str]:
-    """The one ``(model, run)`` of the --after items that --model and --run leave.
-
-    Raises:
-        UsageError: None is left, or several are (naming them).
-    """
-    left = sorted(c for c in cells if model in (None, c[0]) and run in (None, c[1]))
-    if len(left) == 1:
-        return left[0]
-    asked = " ".join(f"--{k} {v}" for k, v in (("model", model), ("run", run)) if v is not None)
-    if not left:
-        raise UsageError(f"--after: no item of {asked or 'any model'} in the items given")
-    shown = ", ".join(f"{m} run {r}" for m, r in left[:6]) + (", ..." if len(left) > 6 else "")
-    raise UsageError(
-        f"--after: the items hold several models or runs ({terminal_safe(shown)}): "
-        "name one with --model and --run"
-    )
-
-
-@dataclass(frozen=True)
-class HumanErrorsConfig:
-    """``arcjudge dimensions human-errors`` as a value.
-
-    Attributes:
-        sources: The files and directories to merge (each exists).
-        out: The ``human_errors.json`` to write.
-    """
-
-    sources: tuple[Path, ...]
-    out: Path
-
-
-class HumanErrorsCommand(DirectCommand[HumanErrorsConfig]):
-    """``arcjudge dimensions human-errors``: H-ARC's wrong outputs, collected into one file."""
-
-    def configure(self, args: argparse.Namespace) -> HumanErrorsConfig:
-        """The sources to read (each must exist)."""
-        for source in args.sources:
-            if not source.exists():
-                raise UsageError(f"{source}: no such file or directory")
-        return HumanErrorsConfig(tuple(args.sources), args.out)
-
-    def run(
-        self, config: HumanErrorsConfig, sandbox: Sandbox | None, store: ResultStore | None
-    ) -> Outputs:
-        """Every wrong output per task and test, and the rows skipped (a warning each)."""
-        try:
-            found = collect_human_errors(list(config.sources))
-        except (ValueError, OSError) as exc:
-            raise InputError(str(exc)) from None
-        warnings = [f"skipped {reason}" for reason in found.skipped[:10]]
-        if len(found.skipped) > 10:
-            warnings.append(f"... and {len(found.skipped) - 10} more skipped")
-        grids = sum(len(e) for tests in found.tests.values() for e in tests.values())
-        line = (f"wrote {grids} wrong output(s) of {len(found.tests)} task(s) to "
-                f"{terminal_safe(str(config.out))}")  # fmt: skip
-        return Outputs(
-            out_dir=config.out.parent,
-            files={config.out.name: human_errors_json(found)},
-            lines=(line,),
-            wrote="",
-            warnings=tuple(warnings),
-            result=found,
-        )
 
 
 COMMANDS: dict[str, Command[Any, Any]] = {

@@ -40,6 +40,7 @@ __all__ = [
     "FailureClass",
     "GridFormat",
     "Judgment",
+    "MismatchPool",
     "MixtureRule",
     "MutantStatus",
     "ProgramStatus",
@@ -48,6 +49,7 @@ __all__ = [
     "Split",
     "Status",
     "TaskSetFormat",
+    "ValidPairs",
     "Verdict",
 ]
 
@@ -177,6 +179,30 @@ INVALID_KINDS: tuple[CandidateKind, ...] = tuple(
     k for k in CandidateKind if k is not CandidateKind.VALID
 )
 """The kinds of invalid (corrupted) candidate pairs."""
+
+
+class ValidPairs(StrEnum):
+    """Where ``dimensions build`` takes a task's valid pairs from."""
+
+    GENERATOR = "generator"
+    """The default (the study's "dynamic correct" pairs): fresh generator samples with the
+    verifier's outputs, from ``--generator`` or else the generator the manifest names
+    (ARC-GEN pairs for a task it gives no usable sample for, or without any generator)."""
+    ARC_GEN = "arc-gen"
+    """The task's ARC-GEN pairs even when a generator is known (arcjudge's default before;
+    then the test pairs, for a task without ARC-GEN pairs)."""
+
+
+class MismatchPool(StrEnum):
+    """The pairs whose outputs ``dimensions build`` gives an instance mismatch."""
+
+    ARC_GEN = "arc-gen"
+    """The default (the study's): the task's ARC-GEN pairs and its demonstrations, whatever
+    the valid pairs are (its valid pairs and demonstrations for a task without ARC-GEN
+    pairs)."""
+    VALID = "valid"
+    """The valid pairs the build drew (generator samples when there are) and the
+    demonstrations: arcjudge's pool before."""
 
 
 class MixtureRule(StrEnum):

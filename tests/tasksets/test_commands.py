@@ -233,8 +233,9 @@ def test_the_example_task_folders_go_through_every_command(tmp_path, capsys):
     verdicts = {r["task_id"]: r for r in records(tmp_path / "val" / "verdicts.jsonl")}
     assert {t: v["verdict"] for t, v in verdicts.items()} == dict.fromkeys(tasks, "valid")
     assert verdicts["frame"]["splits"]["arc-gen"] == [10, 10]  # task.json's own arc-gen key
+    # every operator: the study's two find nothing to mutate in these small verifiers
     run("mutate", "--tasks", str(EXAMPLE), "--manifest", str(tmp_path / "val"),
-        "--out", str(tmp_path / "mut"))  # fmt: skip
+        "--operators", "all", "--out", str(tmp_path / "mut"))  # fmt: skip
     mutate = json.loads((tmp_path / "mut" / "summary.json").read_text())
     assert mutate["task_set"]["defaults"] == {
         "source": f"taskset=module:{mutate['task_set']['materialized']}/verifiers"

@@ -20,6 +20,7 @@ import pytest
 
 from arcjudge import cli
 from arcjudge.grids import to_grid
+from arcjudge.harness.core.inputs import DEFAULT_SAMPLES
 from arcjudge.harness.mutate.mutator import MutateConfig
 from arcjudge.harness.score.scorer import ScoreConfig
 from arcjudge.harness.validate.cli import sample_dir
@@ -87,8 +88,10 @@ def world(tmp_path_factory) -> dict[str, Path]:
             "--out", str(root / "old-editing"))  # fmt: skip
     run_cli(*common, "--corruptions", str(root / "mut-demos" / "corruptions.jsonl"),
             "--out", str(root / "demos"))  # fmt: skip
-    return {"root": root, **{n: root / n for n in ("val", "mut", "mut-demos", "gen", "demos")},
-            "old": root / "old-editing"}  # fmt: skip
+    run_cli(*common, "--valid-pairs", "arc-gen", "--out", str(root / "arc-gen-valid"))
+    run_cli(*common, "--mismatch-pool", "valid", "--out", str(root / "valid-pool"))
+    names = ("val", "mut", "mut-demos", "gen", "demos", "arc-gen-valid", "valid-pool")
+    return {"root": root, **{n: root / n for n in names}, "old": root / "old-editing"}
 
 
 def by_dimension(build: Path, dimension: str) -> dict[str, dict]:
@@ -132,9 +135,13 @@ def test_editing_kinds_must_be_known(world, capsys):
             str(world["root"] / "bad")]  # fmt: skip
     assert cli.main(argv) == 2
     assert "--editing-kinds: unknown type(s) typo" in capsys.readouterr().err
-    argv[argv.index("--editing-kinds") : argv.index("--out")] = ["--samples", "5"]
+    argv[argv.index("--editing-kinds") : argv.index("--out")] = [
+        "--valid-pairs", "arc-gen", "--samples", "5"
+    ]  # fmt: skip
     assert cli.main(argv) == 2
-    assert "--samples needs --generator" in capsys.readouterr().err
+    assert "--valid-pairs arc-gen takes no --generator and no --samples" in (
+        capsys.readouterr().err
+    )
 
 
 # ------------------------------------------------------------ demonstration inputs
@@ -226,13 +233,54 @@ def test_a_generator_build_gives_the_same_bytes_again(world):
         assert record["key"]["split"] == "generator" and record["key"]["seed"] - 5 in range(7)
 
 
-def test_without_a_generator_valid_pairs_stay_arc_gen(world):
+def test_valid_pairs_are_the_manifests_generator_samples_by_default(world):
+    # built without --generator: the generator validate drew from (the manifest's)
     summary = json.loads((world["demos"] / "build.json").read_text())
-    assert summary["inputs"]["generator"] is None and summary["generator_samples"] == 0
-    assert summary["valid_sources"] == {"arc-gen": 10}
+    assert summary["inputs"]["generator"] == {"kind": "arc-gen", "path": GENERATOR[8:]}
+    assert summary["generator_samples"] == 50 and summary["valid_pairs"] == "generator"
+    assert summary["valid_sources"] == {"generator": 10}
     for record in by_dimension(world["demos"], "classification").values():
         for kind, origin in zip(record["key"]["kinds"], record["key"]["provenance"], strict=True):
+            assert kind != "valid" or origin["split"] == "generator"
+
+
+def test_valid_pairs_arc_gen_gives_the_old_valid_pairs(world):
+    summary = json.loads((world["arc-gen-valid"] / "build.json").read_text())
+    assert summary["inputs"]["generator"] is None and summary["generator_samples"] == 0
+    assert summary["valid_pairs"] == "arc-gen" and summary["valid_sources"] == {"arc-gen": 10}
+    for record in by_dimension(world["arc-gen-valid"], "classification").values():
+        for kind, origin in zip(record["key"]["kinds"], record["key"]["provenance"], strict=True):
             assert kind != "valid" or origin["split"] == "arc-gen"
+
+
+def _mismatch_outputs(build: Path) -> dict[str, list]:
+    """Per task, the outputs of its Classification instance's instance-mismatch candidates."""
+    found: dict[str, list] = {}
+    for task_id, record in by_dimension(build, "classification").items():
+        kinds = record["key"]["kinds"]
+        pairs = record["prompt"]["candidates"]
+        found[task_id] = [
+            p["output"] for k, p in zip(kinds, pairs, strict=True) if k == "instance_mismatch"
+        ]
+    return found
+
+
+def _stable_outputs(task_id: str) -> list:
+    task = tasks()[task_id]
+    return [p["output"] for p in (*task["train"], *task.get("arc-gen", []))]
+
+
+def test_instance_mismatches_take_arc_gen_and_demonstration_outputs(world):
+    # valid pairs are generator samples here; the mismatch pool is still ARC-GEN + train
+    found = _mismatch_outputs(world["demos"])
+    assert sum(len(o) for o in found.values()) >= 5
+    for task_id, outputs in found.items():
+        assert all(o in _stable_outputs(task_id) for o in outputs), task_id
+    # --mismatch-pool valid: the old pool, the (generator) valid pairs' outputs
+    old = _mismatch_outputs(world["valid-pool"])
+    assert any(o not in _stable_outputs(t) for t, outputs in old.items() for o in outputs)
+    summary = json.loads((world["valid-pool"] / "build.json").read_text())
+    assert summary["mismatch_pool"] == "valid"
 
 
 def test_check_build_catches_a_valid_pair_that_is_no_generator_sample(world, tmp_path):
@@ -365,4 +413,5 @@ def test_every_seeded_command_defaults_to_the_studys_seed_and_samples(tmp_path):
     mutated = mutate_config(parse(["mutate", "--tasks", tasks, "--source", source, "--out", out]))
     assert mutated.seed == 77 and mutated.study_operators and mutated.operators is None
     assert BuildConfig(SAMPLE / "tasks", tmp_path).seed == 77
-    assert BuildConfig(SAMPLE / "tasks", tmp_path).samples == 50
+    assert BuildConfig(SAMPLE / "tasks", tmp_path).samples is None  # with a generator: 50
+    assert DEFAULT_SAMPLES == 50

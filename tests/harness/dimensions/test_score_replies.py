@@ -79,8 +79,10 @@ def built(tmp_path_factory) -> Path:
     assert run_cli("validate", "--tasks", str(root / "tasks"), "--source",
                    f"golf=golf:{SAMPLE / 'golf'}", "--generator", gen, "--samples", "3",
                    "--out", str(root / "val")) == 0  # fmt: skip
+    # the manifest's generator gives the valid pairs: 3 samples, as validate drew
     assert run_cli("dimensions", "build", "--tasks", str(root / "tasks"), "--manifest",
-                   str(root / "val"), "--out", str(root / "built")) == 0  # fmt: skip
+                   str(root / "val"), "--samples", "3",
+                   "--out", str(root / "built")) == 0  # fmt: skip
     return root
 
 

@@ -18,7 +18,15 @@ from arcjudge.harness.core.commandline import (
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, DEFAULT_PER_KIND, DEFAULT_SEED
 from arcjudge.harness.dimensions.configurations import CONFIGURATIONS_FILE, SEED_STRIDE
 from arcjudge.harness.dimensions.embeddings import DEFAULT_NEIGHBOURS
-from arcjudge.vocabulary import EDITING_KINDS, GRID_FORMATS, MIXTURE_RULES, GridFormat, MixtureRule
+from arcjudge.vocabulary import (
+    EDITING_KINDS,
+    GRID_FORMATS,
+    MIXTURE_RULES,
+    GridFormat,
+    MismatchPool,
+    MixtureRule,
+    ValidPairs,
+)
 
 VERIFIER_WALL_HELP = "seconds per verifier call"
 """``--wall``'s help in ``build`` and ``score`` (each verifier call gets that long)."""
@@ -32,7 +40,23 @@ def build_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--generator",
         help="KIND:PATH (arc-gen or re-arc): valid pairs are fresh samples of it "
-        "(default: the ARC-GEN pairs)",
+        "(default: the generator the manifest names; ARC-GEN pairs without one)",
+    )
+    parser.add_argument(
+        "--valid-pairs",
+        choices=[v.value for v in ValidPairs],
+        default=ValidPairs.GENERATOR.value,
+        help="generator (the default, the study's: fresh generator samples whenever a "
+        "generator is given or in the manifest) or arc-gen (the ARC-GEN pairs; arcjudge's "
+        "default before)",
+    )
+    parser.add_argument(
+        "--mismatch-pool",
+        choices=[p.value for p in MismatchPool],
+        default=MismatchPool.ARC_GEN.value,
+        help="the pairs instance mismatches take outputs from: arc-gen (the default, the "
+        "study's: ARC-GEN pairs and demonstrations) or valid (the valid pairs drawn and "
+        "demonstrations; before)",
     )
     add_samples_argument(parser)
     parser.add_argument(

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arcjudge.errors import InputError
 from arcjudge.grids import Grid
 from arcjudge.harness.core.calls import Call, call_key, outputs_of, run_calls
 from arcjudge.harness.core.engine import Engine
@@ -66,15 +67,17 @@ from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
 from arcjudge.sandbox.types import VERIFIER_LIMITS, Limits, Status
 from arcjudge.tasks import Pair, Task
-from arcjudge.verifiers.sources import GeneratorSource
+from arcjudge.verifiers.sources import GeneratorSource, SourceError
 from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
     EDITING_KINDS,
     INVALID_KINDS,
     CandidateKind,
     Dimension,
+    MismatchPool,
     MixtureRule,
     Split,
+    ValidPairs,
 )
 
 __all__ = [
@@ -118,10 +121,18 @@ class BuildConfig:
         per_kind: Candidates proposed per invalid kind and task (before confirmation).
         min_distance: Generation threshold used to find a reference pair (hidden key).
         limits: Limits of the verifier calls.
-        generator: Where valid pairs come from when given: ``samples`` fresh samples per
-            task, each input paired with the task's verifier's output (ARC-GEN pairs only
-            for tasks the generator gives no usable sample for).
-        samples: Generator samples drawn per task.
+        generator: The generator valid pairs are sampled from: ``samples`` fresh samples
+            per task, each input paired with the task's verifier's output (ARC-GEN pairs
+            only for tasks the generator gives no usable sample for). ``None``: the one the
+            manifest names, if any (``valid_pairs`` ``generator``).
+        samples: Generator samples drawn per task (``None``: ``DEFAULT_SAMPLES``; given,
+            a generator must be known).
+        valid_pairs: ``generator`` (the default, the study's): valid pairs are generator
+            samples whenever a generator is given or named by the manifest; ``arc-gen``:
+            the ARC-GEN pairs (arcjudge's default before; no ``generator`` then).
+        mismatch_pool: ``arc-gen`` (the default, the study's): instance mismatches take
+            outputs from the task's ARC-GEN pairs and demonstrations whatever the valid
+            pairs are; ``valid``: from the valid pairs and demonstrations (before).
         editing_kinds: The invalid types an Editing pair is drawn from.
         repeats: How many times a model is to answer each instance (the same instances:
             its runs are the repeats; recorded in ``build.json`` for ``dimensions
@@ -146,16 +157,27 @@ class BuildConfig:
     neighbours: int = DEFAULT_NEIGHBOURS
     mixture: Mixture = field(default_factory=lambda: Mixture("arc-agi-1", PRESETS["arc-agi-1"]))
     mixture_rule: MixtureRule = MixtureRule.WITHOUT_REPLACEMENT
+    valid_pairs: ValidPairs = ValidPairs.GENERATOR
+    mismatch_pool: MismatchPool = MismatchPool.ARC_GEN
     seed: int = DEFAULT_SEED
     per_kind: int = DEFAULT_PER_KIND
     min_distance: float = DEFAULT_MIN_DISTANCE
     limits: Limits = VERIFIER_LIMITS
     generator: GeneratorSource | None = None
-    samples: int = DEFAULT_SAMPLES
+    samples: int | None = None
     editing_kinds: tuple[CandidateKind, ...] = EDITING_KINDS
     repeats: int = 1
     configuration: int | None = None
     task_set: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        """Check the choices agree: ARC-GEN valid pairs take no generator."""
+        if self.valid_pairs is ValidPairs.ARC_GEN and (
+            self.generator is not None or self.samples is not None
+        ):
+            raise ValueError("valid_pairs arc-gen takes no generator and no samples")
+        if self.samples is not None and self.samples < 1:
+            raise ValueError(f"samples must be >= 1, got {self.samples}")
 
 
 class Builder:
@@ -180,10 +202,34 @@ class Builder:
         self._settings = DrawSettings(
             config.mixture, config.editing_kinds, config.min_distance, config.mixture_rule
         )
+        self.generator = self._generator()
+        self.samples = DEFAULT_SAMPLES if config.samples is None else config.samples
+
+    def _generator(self) -> GeneratorSource | None:
+        """The generator valid pairs are sampled from: given, else the manifest's.
+
+        Raises:
+            InputError: ``samples`` was given but no generator is known.
+        """
+        config = self.config
+        generator = config.generator
+        named = self.sources.manifest.generator
+        if generator is None and config.valid_pairs is ValidPairs.GENERATOR and named:
+            try:
+                generator = GeneratorSource(named.kind, named.path)
+            except SourceError as exc:
+                where = config.manifest_dir / "manifest.json"
+                raise InputError(f"{where}: the generator it names: {exc}") from None
+        if generator is None and config.samples is not None:
+            raise InputError(
+                "--samples: no generator to sample (give --generator KIND:PATH, or a "
+                "manifest of a validate run with one)"
+            )
+        return generator
 
     def module_dirs(self) -> tuple[str, ...]:
         """Directories the chosen verifier sources and the generator import from."""
-        return self.sources.module_dirs(self.config.generator)
+        return self.sources.module_dirs(self.generator)
 
     # --------------------------------------------------------------- proposing
 
@@ -229,7 +275,12 @@ class Builder:
             return None
         order = list(range(len(valid)))
         task_rng(seed, task_id, "valid").shuffle(order)
-        pool_pairs = [v.pair for v in (samples or arcgen)]  # unshuffled: outputs to mismatch
+        # unshuffled: the pairs whose outputs instance mismatches take (the study's pool:
+        # ARC-GEN and the demonstrations, whatever the valid pairs are)
+        if self.config.mismatch_pool is MismatchPool.VALID:
+            pool_pairs = [v.pair for v in (samples or arcgen)]
+        else:
+            pool_pairs = [v.pair for v in (arcgen or samples or [])]
         valid = [valid[i] for i in order]
         # valid[0] is the Inversion instance: kept out of every other pool when possible.
         valid_pairs = [v.pair for v in (valid[1:] or valid)]
@@ -304,12 +355,12 @@ class Builder:
         whose output is the pair's output. Samples the verifier gives no grid for are left
         out; what happened goes to the per-task report (``build.json``).
         """
-        generator = self.config.generator
+        generator = self.generator
         assert generator is not None
         chosen, paths = self.sources.chosen, self.sources.task_paths
         wanted = [t for t in task_ids if chosen.get(t) and t in paths]
         drawn, report = draw_samples(
-            sandbox, store, generator, wanted, self.config.samples, self.config.seed,
+            sandbox, store, generator, wanted, self.samples, self.config.seed,
             PolicyMode.WARN,
         )  # fmt: skip
         self.generator_report.update(report)
@@ -425,7 +476,7 @@ class Builder:
             "verifier_failures": dict(sorted(plan.verifier_failures.items())),
             "missing_dimensions": missing,
         }
-        if self.config.generator is not None:
+        if self.generator is not None:
             self.per_task[task_id]["generator"] = self.generator_report.get(task_id, {})
         return records
 
@@ -446,7 +497,7 @@ class Builder:
         for start in range(0, len(task_ids), _WINDOW):
             window = task_ids[start : start + _WINDOW]
             samples: dict[str, list[ValidPair]] = {}
-            if self.config.generator is not None and self.config.samples > 0:
+            if self.generator is not None and self.samples > 0:
                 samples = self._generator_samples(sandbox, store, engine, window)
             plans = []
             for task_id in window:
@@ -477,7 +528,7 @@ class Builder:
         dropped: Counter[str] = Counter()
         for info in self.per_task.values():
             dropped.update(info["demonstration_inputs_dropped"])
-        generator = c.generator
+        generator = self.generator
         inputs = BuildInputs(
             tasks=str(c.tasks_dir),
             manifest=str(c.manifest_dir),
@@ -499,7 +550,9 @@ class Builder:
             min_distance=c.min_distance,
             edit_max_distance=EDIT_MAX_DISTANCE,
             editing_kinds=tuple(c.editing_kinds),
-            generator_samples=c.samples if generator is not None else 0,
+            generator_samples=self.samples if generator is not None else 0,
+            valid_pairs=c.valid_pairs.value,
+            mismatch_pool=c.mismatch_pool.value,
             inputs=inputs,
             retrieval=self.retrieval,
             instances={d: counts.get(d, 0) for d in BUILT_DIMENSIONS},

@@ -58,7 +58,13 @@ from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
 from arcjudge.verifiers.sources import parse_generator_spec
-from arcjudge.vocabulary import INVALID_KINDS, CandidateKind, MixtureRule
+from arcjudge.vocabulary import (
+    INVALID_KINDS,
+    CandidateKind,
+    MismatchPool,
+    MixtureRule,
+    ValidPairs,
+)
 
 if TYPE_CHECKING:
     from arcjudge.harness.core.store import ResultStore
@@ -248,8 +254,8 @@ def _build_config(args: argparse.Namespace) -> BuildConfig:
         raise UsageError("--per-kind must be >= 1")
     if args.repeats < 1:
         raise UsageError("--repeats must be >= 1")
-    if args.samples is not None and chosen.generator is None:
-        raise UsageError("--samples needs --generator KIND:PATH")
+    if args.valid_pairs == ValidPairs.ARC_GEN and (chosen.generator or args.samples):
+        raise UsageError("--valid-pairs arc-gen takes no --generator and no --samples")
     if args.samples is not None and args.samples < 1:
         raise UsageError("--samples must be >= 1")
     if args.configurations < 1:
@@ -282,7 +288,9 @@ def _build_config(args: argparse.Namespace) -> BuildConfig:
         per_kind=args.per_kind,
         limits=limits_from(args.wall),
         generator=parse_generator_spec(chosen.generator) if chosen.generator else None,
-        samples=DEFAULT_SAMPLES if args.samples is None else args.samples,
+        samples=args.samples,
+        valid_pairs=ValidPairs(args.valid_pairs),
+        mismatch_pool=MismatchPool(args.mismatch_pool),
         editing_kinds=tuple(CandidateKind(k) for k in dict.fromkeys(editing)),
         repeats=args.repeats,
         task_set=chosen.record,

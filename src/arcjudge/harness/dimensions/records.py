@@ -372,6 +372,11 @@ class BuildInfo(Record):
         mixture_rule: How Classification drew its candidate types
             (:class:`~arcjudge.vocabulary.MixtureRule`; ``None``: not recorded, a build
             made before the rule was chosen, which drew by ``fixed-valid``).
+        valid_pairs: Where valid pairs came from (:class:`~arcjudge.vocabulary.ValidPairs`;
+            ``None``: not recorded, a build made before the choice: ARC-GEN unless
+            ``--generator`` was given).
+        mismatch_pool: The pairs instance mismatches took outputs from
+            (:class:`~arcjudge.vocabulary.MismatchPool`; ``None``: not recorded, ``valid``).
         per_kind: Candidates proposed per invalid kind and task.
         min_distance: The Generation threshold.
         edit_max_distance: The Editing distance limit.
@@ -394,6 +399,8 @@ class BuildInfo(Record):
     repeats: int | None = None
     mixture: Mixture | None = None
     mixture_rule: str | None = None
+    valid_pairs: str | None = None
+    mismatch_pool: str | None = None
     per_kind: int | None = None
     min_distance: float | None = None
     edit_max_distance: float | None = None

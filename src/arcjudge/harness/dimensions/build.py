@@ -222,8 +222,8 @@ class Builder:
                 raise InputError(f"{where}: the generator it names: {exc}") from None
         if generator is None and config.samples is not None:
             raise InputError(
-                "--samples: no generator to sample (give --generator KIND:PATH, or a "
-                "manifest of a validate run with one)"
+                "generator samples asked, but no generator to draw them from (give one, or "
+                "the manifest of a validate run that drew from one)"
             )
         return generator
 

@@ -415,3 +415,17 @@ def test_every_seeded_command_defaults_to_the_studys_seed_and_samples(tmp_path):
     assert BuildConfig(SAMPLE / "tasks", tmp_path).seed == 77
     assert BuildConfig(SAMPLE / "tasks", tmp_path).samples is None  # with a generator: 50
     assert DEFAULT_SAMPLES == 50
+
+
+def test_without_any_generator_valid_pairs_are_arc_gen_and_samples_an_error(tmp_path, capsys):
+    run_cli("validate", "--tasks", str(SAMPLE / "tasks"), "--source",
+            f"golf=golf:{SAMPLE / 'golf'}", "--out", str(tmp_path / "val"))  # fmt: skip
+    argv = ["dimensions", "build", "--tasks", str(SAMPLE / "tasks"), "--manifest",
+            str(tmp_path / "val"), "--per-kind", "2"]  # fmt: skip
+    run_cli(*argv, "--out", str(tmp_path / "built"))
+    summary = json.loads((tmp_path / "built" / "build.json").read_text())
+    assert summary["inputs"]["generator"] is None and summary["generator_samples"] == 0
+    assert set(summary["valid_sources"]) == {"arc-gen"}
+    capsys.readouterr()
+    assert cli.main([*argv, "--samples", "5", "--out", str(tmp_path / "b2")]) == 2
+    assert "no generator to draw them from" in capsys.readouterr().err

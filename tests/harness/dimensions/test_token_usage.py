@@ -1,6 +1,6 @@
 """Token usage and generation settings of replies: carried to the items, totalled per model.
 
-The build of ``test_score_replies`` (three sample tasks); the oracle's replies scored twice,
+Three sample tasks built (as ``test_score_replies`` builds them); a reply per instance scored twice,
 with a ``usage`` (and ``settings``) on some lines and without: the items and the summary
 differ by exactly those keys, and the totals are counted here from the lines written.
 """
@@ -13,16 +13,27 @@ from pathlib import Path
 
 import pytest
 
+from arcjudge import cli
 from arcjudge.harness.dimensions.grade_inputs import read_replies
-from arcjudge.harness.dimensions.records import read_instances
-from tests.harness.dimensions.test_score_replies import (
-    SAMPLE,
-    TASKS,
-    instances,
-    oracle_reply,
-    reply_line,
-    run_cli,
-)
+from arcjudge.harness.dimensions.records import prompt_id, read_instances
+from arcjudge.harness.validate.cli import sample_dir
+
+SAMPLE = sample_dir()
+TASKS = ("3c9b0459", "67a3c6ac", "74dd1130")
+REPLIES = {
+    "definition": "```python\ndef transform(g):\n    return [r[::-1] for r in g[::-1]]\n```",
+    "classification": "valid, invalid, valid, invalid, valid",
+}
+"""A reply per dimension (right or wrong does not matter here); else a grid."""
+
+
+def run_cli(*argv: str) -> int:
+    return cli.main([*argv, "--backend", "process", "--no-progress"])
+
+
+def instances(built: Path) -> list[dict]:
+    text = (built / "built" / "instances.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
 
 
 @pytest.fixture(scope="module")
@@ -55,13 +66,12 @@ def usage_of(number: int) -> dict[str, int] | None:
 
 
 def oracle_lines(built: Path) -> list[dict]:
-    lines = []
-    for record in instances(built):
-        reply = oracle_reply(record, TASKS.index(record["task_id"]) % 2)
-        if reply is not None:
-            lines.append(json.loads(reply_line(record["task_id"], record["dimension"], "oracle",
-                                               reply)))  # fmt: skip
-    return lines
+    """A replies line per instance, of the model ``oracle``."""
+    return [
+        {"id": prompt_id(r["task_id"], r["dimension"]), "model": "oracle", "run": 1,
+         "reply": REPLIES.get(r["dimension"], "[[1, 2], [3, 4]]")}
+        for r in instances(built)
+    ]  # fmt: skip
 
 
 def score(built: Path, lines: list[dict], out: Path, capsys) -> dict:

@@ -186,11 +186,12 @@ DECLARED_USES = {
     # its record.
     "dimensions": ("arcjudge.harness.score.records", "arcjudge.harness.score.scorer"),
     # `dimensions analyze` reads the records `dimensions` and `score` write (through their
-    # own from_json) and computes the per-model statistics with the same code as
-    # `dimensions score`, never its own copy.
+    # own from_json) and computes the per-model statistics and token usage with the same
+    # code as `dimensions score`, never its own copy.
     "analyze": (
         "arcjudge.harness.dimensions.records",
         "arcjudge.harness.dimensions.statistics",
+        "arcjudge.harness.dimensions.token_usage",
         "arcjudge.harness.score.records",
     ),
 }

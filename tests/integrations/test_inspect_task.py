@@ -65,8 +65,11 @@ def built(tmp_path_factory):
     return instances, prompts, records
 
 
-def canned_model(replies: dict[str, list[str]]):
-    """mockllm answering prompt ID's k-th call with ``replies[ID][k]`` (the last repeats)."""
+def canned_model(replies: dict[str, list[str]], usage=None):
+    """mockllm answering prompt ID's k-th call with ``replies[ID][k]`` (the last repeats).
+
+    ``usage(ID, k)``: the ``ModelUsage`` of that call (default: one token in, one out).
+    """
     calls: Counter[str] = Counter()
 
     def outputs(messages, tools, tool_choice, config):
@@ -75,20 +78,25 @@ def canned_model(replies: dict[str, list[str]]):
         rid = found.group(1)
         these = replies[rid]
         reply = these[min(calls[rid], len(these) - 1)]
-        calls[rid] += 1
         output = ModelOutput.from_content(MODEL, reply)
-        output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        output.usage = (
+            ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+            if usage is None
+            else usage(rid, calls[rid])
+        )
+        calls[rid] += 1
         return output
 
     return get_model(MODEL, custom_outputs=outputs, memoize=False)
 
 
-def run_eval(built, tmp_path, replies, **options) -> EvalLog:
+def run_eval(built, tmp_path, replies, usage=None, task_args=None, **options) -> EvalLog:
     instances, prompts, _ = built
-    task = potarcin(instances=str(instances), prompts=str(prompts), backend="process")
+    task = potarcin(instances=str(instances), prompts=str(prompts), backend="process",
+                    **(task_args or {}))  # fmt: skip
     (log,) = inspect_eval(
-        task, model=canned_model(replies), log_dir=str(tmp_path / "logs"), display="none",
-        **options,
+        task, model=canned_model(replies, usage), log_dir=str(tmp_path / "logs"),
+        display="none", **options,
     )  # fmt: skip
     assert log.status == "success", log.error
     assert not inspect_task._OPEN, "the run's end did not close the grading sandbox"
@@ -194,6 +202,72 @@ def test_two_epochs_are_two_runs_and_match_the_jsonl_path(built, tmp_path, capsy
         if dim == "definition":  # its "program" names the replies file's line
             detail = {k: v for k, v in detail.items() if k != "program"}
         assert score.metadata["detail"] == detail
+
+
+def made_usage(rid: str, call: int) -> ModelUsage:
+    """A usage told apart per prompt and call (reasoning reported on every other prompt)."""
+    size = len(rid) + 10 * call
+    reasoning = 3 * size if len(rid) % 2 else None
+    return ModelUsage(input_tokens=100 + size, output_tokens=size, total_tokens=100 + 2 * size,
+                      reasoning_tokens=reasoning)  # fmt: skip
+
+
+def test_settings_and_usage_reach_the_replies_and_the_summary(built, tmp_path, capsys):
+    instances, _, records = built
+    replies = {reply_id(r): [oracle_reply(r) or wrong_reply(r)] for r in records}
+    log = run_eval(built, tmp_path, replies, usage=made_usage,
+                   task_args={"reasoning_tokens": 4096})  # fmt: skip
+    assert log.plan.config.temperature == 1.0 and log.plan.config.reasoning_effort == "low"
+    lines = replies_from_inspect_log(Path(log.location)).replies
+    assert len(lines) == len(records)
+    settings = {"temperature": 1.0, "reasoning_effort": "low", "reasoning_tokens": 4096}
+    for line in lines:
+        made = made_usage(line["id"], 0)
+        want = {"input": made.input_tokens, "output": made.output_tokens}
+        if made.reasoning_tokens is not None:
+            want["reasoning"] = made.reasoning_tokens
+        assert line["usage"] == want and line["settings"] == settings
+
+    out = tmp_path / "replies.jsonl"
+    out.write_text("".join(replies_from_inspect_log(Path(log.location)).lines()))
+    graded = jsonl_summary(instances, out, tmp_path)
+    assert all(i["usage"] and i["settings"] == settings for i in graded["items"])
+    (tokens,) = graded["summary"]["token_usage"].values()
+    made = [made_usage(line["id"], 0) for line in lines]
+    reasoning = [m.reasoning_tokens for m in made if m.reasoning_tokens is not None]
+    assert (tokens["replies"], tokens["output"], tokens["reasoning"], tokens["settings"]) == (
+        len(lines),
+        sum(m.output_tokens for m in made),
+        sum(reasoning),
+        [settings],
+    )
+
+
+def test_the_provider_defaults_are_an_option(built, tmp_path):
+    instances, prompts, records = built
+    task = potarcin(instances=str(instances), prompts=str(prompts))
+    assert (task.config.temperature, task.config.reasoning_effort) == (1.0, "low")
+    assert task.config.reasoning_tokens is None
+    replies = {reply_id(r): [wrong_reply(r)] for r in records}
+    log = run_eval(built, tmp_path, replies,
+                   task_args={"temperature": None, "reasoning_effort": None})  # fmt: skip
+    lines = replies_from_inspect_log(Path(log.location)).replies
+    assert lines and all("settings" not in line for line in lines)
+    assert all(line["usage"] == {"input": 1, "output": 1} for line in lines)
+    # inspect eval --temperature overrides the task's, and the replies say so
+    log = run_eval(built, tmp_path / "hot", replies, temperature=0.3)
+    lines = replies_from_inspect_log(Path(log.location)).replies
+    assert {str(line["settings"]) for line in lines} == {
+        str({"temperature": 0.3, "reasoning_effort": "low"})
+    }
+    for bad in ({"temperature": -1}, {"reasoning_effort": "lots"}, {"reasoning_tokens": 0}):
+        with pytest.raises(InputError):
+            potarcin(instances=str(instances), prompts=str(prompts), **bad)
+    canned = tmp_path / "canned.jsonl"
+    canned.write_text(json.dumps({"id": reply_id(records[0]), "model": "m", "run": 1,
+                                  "reply": "[[1]]"}) + "\n")  # fmt: skip
+    replayed = potarcin(instances=str(instances), prompts=str(prompts), replay=str(canned))
+    assert replayed.config.temperature is None and replayed.config.reasoning_effort is None
 
 
 def test_task_arguments_are_checked(built, tmp_path):

@@ -1355,6 +1355,16 @@ def check_increased_sampling(data: Mapping[str, Any], c: Construction) -> list[C
     return checks
 
 
+def check_token_usage(data: Mapping[str, Any], c: Construction) -> list[Check]:
+    """Appendix F: the answers record no usage or settings, so no model has any."""
+    want = {
+        "dataset": "tasks",  # the build's task directory, root / "tasks"
+        "recorded": False,
+        "models": {m: None for m in MODELS},
+    }
+    return [check("token_usage", "Appendix F: no usage recorded, every model listed", data, want)]
+
+
 SectionCheck = Callable[[Mapping[str, Any], Construction], list[Check]]
 
 SECTION_CHECKS: dict[str, SectionCheck] = {
@@ -1367,6 +1377,7 @@ SECTION_CHECKS: dict[str, SectionCheck] = {
     "definition_failures": check_definition_failures,
     "matched_budget": check_matched_budget,
     "increased_sampling": check_increased_sampling,
+    "token_usage": check_token_usage,
 }
 """One check per section of ``analysis.json`` (its key -> a function of the section's data
 and the construction); a section without one fails the run. A new analysis section gets

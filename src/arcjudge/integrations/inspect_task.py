@@ -10,6 +10,12 @@ for the ``arcjudge`` package (``[project.entry-points.inspect_ai]``), so
 * solver: ``generate()``, one model call per sample (or, with ``replay=REPLIES.jsonl``,
   the replies of a replies file played back instead: the bundled sample's canned
   replies, or an earlier run's, through inspect without a model call);
+* generation settings: the study's, temperature 1.0 and low reasoning effort, and a
+  thinking budget when one is given (:data:`STUDY_TEMPERATURE`,
+  :data:`STUDY_REASONING_EFFORT`; ``-T temperature=null`` or ``-T
+  reasoning_effort=null`` leaves a setting to the provider), as the task's
+  ``GenerateConfig``: inspect records it in the log (``plan.config``) and
+  ``replies-from-inspect`` writes it, with each sample's token usage, on the replies;
 * scorer (:func:`arcjudge_rules`): each reply graded by arcjudge's own grading
   (:class:`~arcjudge.harness.dimensions.reply_grader.ReplyGrader`: ``dimensions score
   --replies`` on that one reply, every verifier call and every Definition program in
@@ -45,6 +51,7 @@ from inspect_ai.model import (
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
+    GenerateConfig,
     ModelOutput,
 )
 from inspect_ai.scorer import (
@@ -73,10 +80,14 @@ from arcjudge.sandbox.types import Limits
 from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension
 
 __all__ = [
+    "REASONING_EFFORTS",
+    "STUDY_REASONING_EFFORT",
+    "STUDY_TEMPERATURE",
     "arcjudge_rules",
     "dimension_accuracy",
     "dimension_ci95",
     "dimension_items",
+    "generation_config",
     "pooled",
     "potarcin",
     "read_prompt_samples",
@@ -86,6 +97,15 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+STUDY_TEMPERATURE = 1.0
+"""The study's sampling temperature (where the API allows one)."""
+
+STUDY_REASONING_EFFORT = "low"
+"""The study's reasoning effort (for the models that take one)."""
+
+REASONING_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+"""The reasoning efforts inspect_ai's ``GenerateConfig`` takes."""
 
 
 # ---------------------------------------------------------------- dataset
@@ -439,6 +459,36 @@ def replay_solver(path: str, model: str | None = None) -> Solver:
     return solve
 
 
+def generation_config(
+    temperature: float | None, reasoning_effort: str | None, reasoning_tokens: int | None
+) -> GenerateConfig:
+    """The task's generation settings (``None``: the provider's default).
+
+    Raises:
+        InputError: For a negative temperature, an unknown effort or a budget below 1.
+    """
+    if temperature is not None and (
+        isinstance(temperature, bool) or not isinstance(temperature, int | float)
+        or temperature < 0
+    ):  # fmt: skip
+        raise InputError(f"temperature={temperature!r}: must be a number >= 0 (or null)")
+    if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
+        raise InputError(
+            f"reasoning_effort={reasoning_effort!r}: one of {', '.join(REASONING_EFFORTS)} "
+            "(or null)"
+        )
+    if reasoning_tokens is not None and (
+        isinstance(reasoning_tokens, bool) or not isinstance(reasoning_tokens, int)
+        or reasoning_tokens < 1
+    ):  # fmt: skip
+        raise InputError(f"reasoning_tokens={reasoning_tokens!r}: must be an integer >= 1")
+    return GenerateConfig(
+        temperature=None if temperature is None else float(temperature),
+        reasoning_effort=reasoning_effort,  # type: ignore[arg-type]  # checked above
+        reasoning_tokens=reasoning_tokens,
+    )
+
+
 @task
 def potarcin(
     instances: str,
@@ -456,6 +506,9 @@ def potarcin(
     definition_samples: int | None = None,
     replay: str | None = None,
     replay_model: str | None = None,
+    temperature: float | None = STUDY_TEMPERATURE,
+    reasoning_effort: str | None = STUDY_REASONING_EFFORT,
+    reasoning_tokens: int | None = None,
 ) -> Task:
     """PotARCin: a model answers each instance's prompt; arcjudge's rules grade it.
 
@@ -477,6 +530,12 @@ def potarcin(
         replay: A replies file to play back instead of calling the model (see
             :func:`replay_solver`; e.g. the bundled sample's ``replies.jsonl``).
         replay_model: The model of the replies file to play back.
+        temperature: The sampling temperature (the study's 1.0; ``None``: the
+            provider's default). ``inspect eval --temperature`` overrides it.
+        reasoning_effort: The reasoning effort (the study's ``low``; ``None``: the
+            provider's default), for the models that take one.
+        reasoning_tokens: The thinking budget in tokens (``None``: none set; the study
+            gave one model 120,000), for the models that take one.
 
     Raises:
         InputError: For unreadable inputs or arguments, or a prompt without an instance.
@@ -484,6 +543,7 @@ def potarcin(
     grader_args = (instances, backend, workers, store, wall, min_distance,
                    strict_generation, exclude_arcgen, attempts, definition_samples)  # fmt: skip
     chosen = _dimensions(dimensions)
+    config = generation_config(temperature, reasoning_effort, reasoning_tokens)
     if prompts is not None:
         every = read_prompt_samples(Path(prompts))
     elif tasks is not None:
@@ -502,6 +562,7 @@ def potarcin(
         dataset=MemoryDataset(samples, name="potarcin"),
         solver=generate() if replay is None else replay_solver(replay, replay_model),
         scorer=rules,
+        config=config if replay is None else GenerateConfig(),  # a replay calls no model
         # the build's repeats (build --repeats R) are its runs, unless --epochs says otherwise
         epochs=Epochs(read_build_repeats(Path(instances)) or 1, pooled()),
         name="potarcin",

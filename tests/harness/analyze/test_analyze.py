@@ -133,6 +133,7 @@ def test_the_cli_writes_every_table_as_csv_and_markdown_and_same_bytes(tmp_path,
         outs.append(tmp_path / name)
     names = sorted(p.name for p in (outs[0] / "tables").iterdir())
     stems = [
+        "appendix_f",
         "classification_baselines",
         "generation_control",
         "matched_budget",

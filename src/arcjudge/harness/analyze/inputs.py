@@ -23,6 +23,7 @@ from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.dimensions.records import (
     DimensionInstance,
     DimensionItem,
+    read_build_info,
     read_build_repeats,
     read_instances,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "AnalysisInputs",
     "Configuration",
+    "read_dataset",
     "read_definition_results",
     "read_inputs",
     "read_instance_records",
@@ -76,6 +78,24 @@ def read_definition_results(path: Path) -> tuple[ScoreResult, ...]:
     return tuple(r for _, r in read_records(path, ScoreResult.from_json, "a score result"))
 
 
+def read_dataset(instances_file: Path) -> str | None:
+    """The build's dataset: the name of the task set it read, else of its task directory.
+
+    From the ``build.json`` beside ``instances_file`` (``None``: there is none, or it
+    records neither).
+
+    Raises:
+        InputError: The ``build.json`` is there but not a build record.
+    """
+    path = instances_file.parent / "build.json"
+    if not path.is_file():
+        return None
+    info = read_build_info(path)
+    if info.task_set and isinstance(info.task_set.get("path"), str):
+        return Path(info.task_set["path"]).name or None
+    return Path(info.inputs.tasks).name or None if info.inputs is not None else None
+
+
 Configuration = tuple[tuple[DimensionItem, ...], Mapping[tuple[str, Dimension], DimensionInstance]]
 """One more configuration of the build (Section 3.2): its items and its instances."""
 
@@ -109,6 +129,7 @@ class AnalysisInputs:
         configurations: Configurations 2, 3, ... of the build (``build --configurations``),
             in order, each its items and instances; ``items`` and ``instances`` are
             configuration 1. Empty: one configuration (Section 3.2 is not computed).
+        dataset: The build's dataset (:func:`read_dataset`; ``None``: not recorded).
     """
 
     items: tuple[DimensionItem, ...]
@@ -119,6 +140,7 @@ class AnalysisInputs:
     seed: int = DEFAULT_SEED
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     configurations: tuple[Configuration, ...] = ()
+    dataset: str | None = None
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
@@ -164,6 +186,7 @@ def read_inputs(
         seed,
         bootstrap_resamples,
         tuple((read_items(i), read_instance_records(n)) for i, n in configurations),
+        read_dataset(instances_file),
     )
     inputs.check()
     return inputs

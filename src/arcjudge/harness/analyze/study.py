@@ -28,6 +28,8 @@ lists them in output order:
   instances, the share of trials exposing a failure when the five dimensions are probed
   once each against one dimension probed five times, with paired tests
   (:mod:`.budget`).
+* ``token_usage`` -> Appendix F: per model, the replies' input, output and reasoning
+  tokens (totals and means) and generation settings (:mod:`.usage`).
 
 A new table is one more section function appended to :data:`SECTIONS`, with no change to
 the others.
@@ -64,6 +66,7 @@ from arcjudge.harness.analyze.tables import (
     rounded,
     share_or_none,
 )
+from arcjudge.harness.analyze.usage import token_usage_section
 from arcjudge.harness.dimensions.records import DimensionItem
 from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.score.records import ScoreResult
@@ -326,6 +329,7 @@ SECTIONS: tuple[SectionFunction, ...] = (
     _definition_failures,
     _matched_budget,
     increased_sampling,
+    token_usage_section,
 )
 """Every section, in output order (append one to add a table; see the module docstring)."""
 

@@ -54,6 +54,7 @@ from arcjudge.harness.dimensions.grading import (
 )
 from arcjudge.harness.dimensions.mixture import default_mixture, load_mixture
 from arcjudge.harness.dimensions.report import render_dimensions_report, summary_table
+from arcjudge.harness.dimensions.token_usage import usage_lines
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox.backends import SandboxOptions
 from arcjudge.tasks import task_files
@@ -382,7 +383,7 @@ class GradeCommand(Command[GradePlan, GradeWork]):
         return Outputs(
             out_dir=config.out,
             files=files,
-            lines=(summary_table(summary),),
+            lines=(summary_table(summary), *usage_lines(summary.token_usage or {})),
             wrote=f"items.jsonl, summary.json, runtime.json, report.html{extra}",
             warnings=tuple(warnings),
             result=summary.to_json(),  # the Python API's grade() gives summary.json's object

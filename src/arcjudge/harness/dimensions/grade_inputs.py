@@ -4,7 +4,10 @@ The readers turn an answers JSONL, a replies JSONL or an ``arcjudge score`` outp
 directory into typed records per item ``(model, run, task, dimension)``. A malformed line
 never stops a read: it is counted and listed in :class:`ReadProblems` (the summary's
 ``answers_problems``), and a reply that gives no answer keeps the reason
-(``unparsable: ...``) for its item. Nothing here runs a program or grades.
+(``unparsable: ...``) for its item. A replies line may carry the reply's token ``usage``
+(``{"input", "output", "reasoning"}``) and the generation ``settings`` it was made with;
+both are kept per item (a malformed one is listed as a problem and left out, the reply is
+still graded). Nothing here runs a program or grades.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any
 from arcjudge.grids import Grid
 from arcjudge.harness.core.jsonl import json_value, read_records, read_text_lines
 from arcjudge.harness.core.programs import read_programs
-from arcjudge.harness.dimensions.records import DimensionAnswer, DimensionInstance
+from arcjudge.harness.core.record import RecordError
+from arcjudge.harness.dimensions.records import DimensionAnswer, DimensionInstance, TokenUsage
 from arcjudge.harness.dimensions.strategies import STRATEGIES, parse_answer, parse_reply
 from arcjudge.harness.score.records import ScoreResult, ScoreSummary
 from arcjudge.sandbox.types import ProgramStatus
@@ -33,6 +37,7 @@ __all__ = [
     "ParsedAnswer",
     "ReadAnswer",
     "ReadProblems",
+    "ReplyExtras",
     "parsed_answer",
     "read_answers",
     "read_definitions",
@@ -126,12 +131,30 @@ class DefinitionReply:
 
 
 @dataclass(frozen=True)
+class ReplyExtras:
+    """What a replies line says about how its reply was made, beside the reply.
+
+    Attributes:
+        usage: The reply's token usage (``None``: not recorded).
+        settings: The generation settings (``None``: not recorded).
+    """
+
+    usage: TokenUsage | None = None
+    settings: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class AnswersRead:
-    """An answers or replies file, read: the answers per item and what was not read."""
+    """An answers or replies file, read: the answers per item and what was not read.
+
+    ``extras``: per item, a replies line's usage and settings (only items whose line has
+    either).
+    """
 
     answers: dict[AnswerKey, ReadAnswer]
     definition_replies: list[DefinitionReply]
     problems: ReadProblems
+    extras: dict[AnswerKey, ReplyExtras] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -202,11 +225,13 @@ def read_answers(path: Path, instances: Instances) -> AnswersRead:
     """Answers already in JSON, one per item (Definition answers are not read here).
 
     Args:
-        path: The answers JSONL (``{task_id, dimension, model, run, answer}`` a line).
+        path: The answers JSONL (``{task_id, dimension, model, run, answer}`` a line;
+            optionally ``usage`` and ``settings``).
         instances: The build's instances by ``(task_id, dimension)``.
     """
     problems = ReadProblems()
     answers: dict[AnswerKey, ReadAnswer] = {}
+    extras: dict[AnswerKey, ReplyExtras] = {}
     for number, data in _objects(path, problems):
         try:
             record = DimensionAnswer.from_json(data)
@@ -227,19 +252,43 @@ def read_answers(path: Path, instances: Instances) -> AnswersRead:
             problems.add(f"line {number}: second answer for the same item; ignored")
             continue
         answers[key] = ReadAnswer(number, record)
-    return AnswersRead(answers, [], problems)
+        found = _extras(data, number, problems)
+        if found is not None:
+            extras[key] = found
+    return AnswersRead(answers, [], problems, extras)
+
+
+def _extras(data: Mapping[str, Any], number: int, problems: ReadProblems) -> ReplyExtras | None:
+    """A replies line's ``usage`` and ``settings`` (``None``: it has neither usable)."""
+    usage: TokenUsage | None = None
+    settings: Mapping[str, Any] | None = None
+    if data.get("usage") is not None:
+        try:
+            if not isinstance(data["usage"], dict):
+                raise RecordError("expected object, got " + type(data["usage"]).__name__)
+            usage = TokenUsage.from_json(data["usage"])
+        except RecordError as exc:
+            problems.add(f"line {number}: 'usage' ignored ({exc})")
+    if data.get("settings") is not None:
+        if isinstance(data["settings"], dict):
+            settings = dict(data["settings"])
+        else:
+            problems.add(f"line {number}: 'settings' ignored (not a JSON object)")
+    return None if usage is None and settings is None else ReplyExtras(usage, settings)
 
 
 def read_replies(path: Path, instances: Instances, attempts: int) -> AnswersRead:
     """Raw replies, each parsed into an answer (Definition replies kept as text).
 
     Args:
-        path: The replies JSONL (``{id, model, run, reply}`` a line; ``id`` a prompt's).
+        path: The replies JSONL (``{id, model, run, reply}`` a line; ``id`` a prompt's;
+            optionally ``usage`` and ``settings``).
         instances: The build's instances by ``(task_id, dimension)``.
         attempts: Output grid: candidates read per test input.
     """
     problems = ReadProblems()
     answers: dict[AnswerKey, ReadAnswer] = {}
+    extras: dict[AnswerKey, ReplyExtras] = {}
     definition_replies: list[DefinitionReply] = []
     definition_keys: set[AnswerKey] = set()
     for number, data in _objects(path, problems):
@@ -261,6 +310,9 @@ def read_replies(path: Path, instances: Instances, attempts: int) -> AnswersRead
             problems.add(f"line {number}: second reply for the same item; ignored")
             continue
         reply = data["reply"]
+        found = _extras(data, number, problems)
+        if found is not None:
+            extras[key] = found
         if dimension is Dimension.DEFINITION:
             definition_replies.append(DefinitionReply(number, *key[:3], reply))
             definition_keys.add(key)
@@ -272,7 +324,7 @@ def read_replies(path: Path, instances: Instances, attempts: int) -> AnswersRead
         record = DimensionAnswer(task_id, dimension, key[0], key[1], parsed.answer)
         problem = None if parsed.ok else parsed.how
         answers[key] = ReadAnswer(number, record, parsed.how, problem)
-    return AnswersRead(answers, definition_replies, problems)
+    return AnswersRead(answers, definition_replies, problems, extras)
 
 
 def read_definitions(

@@ -18,7 +18,8 @@ replies are scored (:mod:`.definition_scoring`); the verifier runs once per task
 inputs the answers propose (each strategy's ``verifier_input``); each answer gets its
 strategy's ``rule`` (through :data:`.strategies.STRATEGIES`); the models' Definition
 programs are checked against their answers (:mod:`.self_consistency`); items and the
-summary are written.
+summary are written. A replies line's token ``usage`` and generation ``settings`` go to
+its item, and ``summary.json`` totals them per model (:mod:`.token_usage`).
 
 One *item* is graded per ``(model, run, task, dimension)``: for every run of a model and
 every instance of a dimension the model answered at all (in any run), so a missing answer
@@ -32,7 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arcjudge.errors import InputError
@@ -65,6 +66,7 @@ from arcjudge.harness.dimensions.statistics import model_statistics
 from arcjudge.harness.dimensions.strategies import STRATEGIES
 from arcjudge.harness.dimensions.strategies.strategy import GradeSettings, RuleCase
 from arcjudge.harness.dimensions.summary import AfterSummary, DimensionScoreSummary
+from arcjudge.harness.dimensions.token_usage import token_usage
 from arcjudge.safetext import json_dumps
 from arcjudge.sandbox import Sandbox
 from arcjudge.sandbox.policy import PolicyMode
@@ -139,6 +141,7 @@ class DimensionScorer:
             assert config.replies_file is not None
             read = read_replies(config.replies_file, self.instances, config.attempts)
         self.answers = read.answers
+        self.extras = read.extras
         self.definition_replies = read.definition_replies
         self.read_problems = read.problems
         self.problems = read.problems.texts
@@ -356,6 +359,14 @@ class DimensionScorer:
             self.items = with_consistency(
                 self.items, parsed, self.instances, programs, definitions, self.progress
             )
+        self.items = [self._with_extras(item) for item in self.items]
+
+    def _with_extras(self, item: DimensionItem) -> DimensionItem:
+        """The item with its reply's usage and settings, when its line recorded them."""
+        extras = self.extras.get((item.model, item.run, item.task_id, item.dimension))
+        if extras is None:
+            return item
+        return replace(item, usage=extras.usage, settings=extras.settings)
 
     def _item(
         self,
@@ -417,6 +428,7 @@ class DimensionScorer:
             failure_reasons=dict(sorted(reasons.items())),
             models=model_statistics(self.items, self.full_tasks()),
             after=self._after_summary(),
+            token_usage=token_usage(self.items) or None,
         )
 
     def after_unmatched(self) -> list[tuple[str, str]]:

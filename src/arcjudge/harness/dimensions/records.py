@@ -6,7 +6,8 @@
   ``dimensions score`` grades with, and :meth:`DimensionInstance.from_json` checks them.
 * :class:`DimensionAnswer`: one line of an answers JSONL (written by whoever runs a model).
 * :class:`DimensionItem`: one line of ``items.jsonl`` (``dimensions score``), one per
-  (model, run, task, dimension), with its :class:`Consistency` when computed.
+  (model, run, task, dimension), with its :class:`Consistency` when computed, and the
+  reply's :class:`TokenUsage` and generation settings when its replies line had them.
 
 Each is a :class:`~arcjudge.harness.core.record.Record` (its fields give ``to_json`` and
 ``from_json``; a malformed value is a ``RecordError`` naming the field), but for
@@ -39,6 +40,7 @@ __all__ = [
     "DimensionInstance",
     "DimensionItem",
     "InstanceKey",
+    "TokenUsage",
     "VerifierSpec",
     "prompt_id",
     "read_build_info",
@@ -279,6 +281,35 @@ class Consistency(Record):
 
 
 @dataclass(frozen=True)
+class TokenUsage(Record):
+    """The tokens one reply cost (a replies line's ``usage``; inspect's ``ModelUsage``).
+
+    Attributes:
+        input: Input (prompt) tokens.
+        output: Output tokens (reasoning tokens included, as the providers count them).
+        reasoning: Reasoning (thinking) tokens, when the provider reports them.
+    """
+
+    input: int
+    output: int
+    reasoning: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """Read a ``usage`` object: non-negative token counts.
+
+        Raises:
+            RecordError: A count is missing, not an integer, or negative.
+        """
+        usage = super().from_json(data)
+        counts = {"input": usage.input, "output": usage.output, "reasoning": usage.reasoning}
+        negative = [k for k, v in counts.items() if v is not None and v < 0]
+        if negative:
+            raise RecordError(f"field {negative[0]!r}: a token count must be >= 0")
+        return usage
+
+
+@dataclass(frozen=True)
 class DimensionItem(Record):
     """One graded (model, run, task, dimension).
 
@@ -296,6 +327,9 @@ class DimensionItem(Record):
         consistency: The Definition program's agreement, when computed.
         how: For an answer read from a raw reply: how it was parsed (``"json"``,
             ``"code block rows"``, ... or ``"unparsable: <why>"``).
+        usage: The reply's token usage, when its replies line recorded one.
+        settings: The generation settings the reply was made with (``temperature``,
+            ``reasoning_effort``, ``reasoning_tokens``...), when its line recorded them.
     """
 
     model: str
@@ -308,6 +342,8 @@ class DimensionItem(Record):
     answer_line: int | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
     consistency: Consistency | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
     how: str | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    usage: TokenUsage | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    settings: Mapping[str, Any] | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
 
 
 InstanceKey = tuple[str, Dimension]

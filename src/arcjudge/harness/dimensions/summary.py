@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcjudge.harness.core.record import OMIT_DEFAULT, Record, spec
+from arcjudge.harness.dimensions.token_usage import ModelTokens
 
 __all__ = ["AfterSummary", "DefinitionScoring", "DimensionScoreSummary"]
 
@@ -84,6 +85,8 @@ class DimensionScoreSummary(Record):
         failure_reasons: ``DIMENSION: reason class`` -> failed items, sorted.
         models: Model -> its statistics (:func:`.statistics.model_statistics`).
         after: With ``--after``: the earlier items read (else not written).
+        token_usage: Model -> its token usage and generation settings, when some reply
+            recorded them (:func:`.token_usage.token_usage`; else not written).
     """
 
     instances: str
@@ -109,3 +112,6 @@ class DimensionScoreSummary(Record):
     failure_reasons: Mapping[str, int]
     models: Mapping[str, Mapping[str, Any]]
     after: AfterSummary | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    token_usage: Mapping[str, ModelTokens] | None = field(
+        default=None, metadata=spec(omit=OMIT_DEFAULT)
+    )

@@ -1051,25 +1051,32 @@ BOOTSTRAP_RESAMPLES = 10_000
 """Section 3.1's bootstrap resamples by default (docs/study.md)."""
 
 
-def exposure(failed: Sequence[Sequence[bool]]) -> tuple[Fraction, list[Fraction]]:
+def exposure(
+    failed: Sequence[Sequence[bool]], rotations: bool = False
+) -> tuple[Fraction, list[Fraction]]:
     """One task's Section 3.1 shares, by listing every trial (``failed[run][dimension]``).
 
-    Every subset of five runs is a trial; five dimensions once: in each of the five
-    cyclic rotations, dimension ``j`` is probed in the subset's run ``(j + rotation) % 5``,
-    exposed when a probed dimension fails there; one dimension five times: dimension ``j``
-    in all five runs, exposed when it fails in one.
+    Every subset of five runs is a trial; five dimensions once: in each of the 120 ways to
+    give the five dimensions one run each of the subset (``rotations``: each of the five
+    cyclic rotations, dimension ``j`` in the subset's run ``(j + rotation) % 5``), exposed
+    when a probed dimension fails there; one dimension five times: dimension ``j`` in all
+    five runs, exposed when it fails in one.
     """
     subsets = list(itertools.combinations(range(len(failed)), BUDGET))
+    if rotations:
+        orders = [[(j + r) % BUDGET for j in range(BUDGET)] for r in range(BUDGET)]
+    else:
+        orders = [list(order) for order in itertools.permutations(range(BUDGET))]
     exposed = sum(
-        any(failed[subset[(j + rotation) % BUDGET]][j] for j in range(BUDGET))
+        any(failed[subset[order[j]]][j] for j in range(BUDGET))
         for subset in subsets
-        for rotation in range(BUDGET)
+        for order in orders
     )
     single = [
         Fraction(sum(any(failed[r][j] for r in subset) for subset in subsets), len(subsets))
         for j in range(BUDGET)
     ]
-    return Fraction(exposed, BUDGET * len(subsets)), single
+    return Fraction(exposed, len(orders) * len(subsets)), single
 
 
 def closed_form(runs: int, failing: int) -> Fraction:
@@ -1079,9 +1086,10 @@ def closed_form(runs: int, failing: int) -> Fraction:
 
 @dataclass
 class BudgetVectors:
-    """A model's Section 3.1 per-task shares, over the tasks with all five instances."""
+    """A model's Section 3.1 per-task shares, over the tasks it passed entirely in a run."""
 
     runs: list[str]
+    tasks: list[str]  # of the tasks with all five instances, those passed on all five once
     missing: int  # (run, task, dimension) without an item: failures
     once: list[Fraction]  # five dimensions once, per task
     single: dict[str, list[Fraction]]  # one dimension five times, per dimension and task
@@ -1094,7 +1102,12 @@ def budget_vectors(c: Construction, model: str) -> BudgetVectors:
     once: list[Fraction] = []
     single: dict[str, list[Fraction]] = {str(d): [] for d in DIMENSIONS}
     missing, closed = 0, []
-    for task in c.full:
+    tasks = [  # the study's: passed on all five dimensions, here in at least one run
+        task
+        for task in c.full
+        if any(all(c.passed.get((model, run, task, d)) for d in DIMENSIONS) for run in runs)
+    ]
+    for task in tasks:
         failed = []
         for run in runs:
             row = []
@@ -1109,7 +1122,7 @@ def budget_vectors(c: Construction, model: str) -> BudgetVectors:
             single[str(dim)].append(b[j])
             if b[j] != closed_form(len(runs), sum(row[j] for row in failed)):
                 closed.append(f"{task}/{dim}")
-    return BudgetVectors(runs, missing, once, single, closed)
+    return BudgetVectors(runs, tasks, missing, once, single, closed)
 
 
 def wilcoxon_statistic(diffs: Sequence[Fraction]) -> float:
@@ -1215,10 +1228,15 @@ def check_matched_budget(data: Mapping[str, Any], c: Construction) -> list[Check
             continue
         v = budget_vectors(c, model)
         closed += [f"matched_budget: {model} {where}: not the closed form" for where in v.closed]
+        if not v.tasks:
+            why = "no task passed on all five dimensions in any run"
+            models[model] = {"computed": False, "runs": runs, "why": why}
+            continue
         models[model] = {
             "computed": True,
             "runs": runs,
-            "tasks": len(c.full),
+            "tasks": len(v.tasks),
+            "tasks_left_out": len(c.full) - len(v.tasks),
             "subsets": math.comb(len(runs), BUDGET),
             "missing_items": v.missing,
             **_comparisons(v.once, v.single),
@@ -1229,7 +1247,7 @@ def check_matched_budget(data: Mapping[str, Any], c: Construction) -> list[Check
                         str(d): near(float(v.single[str(d)][t])) for d in DIMENSIONS
                     },
                 }
-                for t, task in enumerate(c.full)
+                for t, task in enumerate(v.tasks)
             },
         }
         counted.append(model)
@@ -1240,6 +1258,9 @@ def check_matched_budget(data: Mapping[str, Any], c: Construction) -> list[Check
         "budget": BUDGET,
         "repeats_built": REPEATS,
         "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": SEED},
+        "task_selection": "passed-all-five",
+        "assignments": "all",
+        "tasks_with_all_five_instances": len(c.full),
         "models": models,
         "pooled": {"models": counted, **_comparisons(pooled_a, pooled_single)} if counted else None,
     }

@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, read_inputs
+from arcjudge.harness.analyze.inputs import (
+    BOOTSTRAP_RESAMPLES,
+    Assignments,
+    BudgetTasks,
+    read_inputs,
+)
 from arcjudge.harness.analyze.report import render_analysis_report
 from arcjudge.harness.core.commandline import require_files
 from arcjudge.harness.core.inputs import DEFAULT_SEED
@@ -64,6 +69,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="bootstrap resamples of the tasks (Section 3.1)",
     )
     parser.add_argument(
+        "--budget-tasks",
+        choices=[str(b) for b in BudgetTasks],
+        default=str(BudgetTasks.PASSED_ALL_FIVE),
+        help="Section 3.1's tasks per model: passed-all-five (the study's: those it passed on "
+        "all five dimensions in some run) or every (every task with all five instances)",
+    )
+    parser.add_argument(
+        "--budget-assignments",
+        choices=[str(a) for a in Assignments],
+        default=str(Assignments.ALL),
+        help="Section 3.1's five dimensions once: all 120 dimension-to-run assignments "
+        "(exact) or the five cyclic rotations (the study's choice)",
+    )
+    parser.add_argument(
         "--configuration",
         nargs=2,
         type=Path,
@@ -90,6 +109,8 @@ class AnalyzeConfig:
         seed: The bootstrap's seed (Section 3.1).
         bootstrap_resamples: Bootstrap resamples of the tasks (Section 3.1).
         configurations: Table 6: (items, instances) of configuration 2, 3, ...
+        budget_tasks: Section 3.1's tasks per model.
+        budget_assignments: Section 3.1's dimension-to-run assignments.
     """
 
     items: Path
@@ -100,6 +121,8 @@ class AnalyzeConfig:
     seed: int = DEFAULT_SEED
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     configurations: tuple[tuple[Path, Path], ...] = ()
+    budget_tasks: BudgetTasks = BudgetTasks.PASSED_ALL_FIVE
+    budget_assignments: Assignments = Assignments.ALL
 
 
 class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
@@ -130,6 +153,8 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             seed=args.seed,
             bootstrap_resamples=args.bootstrap_resamples,
             configurations=configurations,
+            budget_tasks=BudgetTasks(args.budget_tasks),
+            budget_assignments=Assignments(args.budget_assignments),
         )
 
     def run(
@@ -144,6 +169,8 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             seed=config.seed,
             bootstrap_resamples=config.bootstrap_resamples,
             configurations=list(config.configurations),
+            budget_tasks=config.budget_tasks,
+            budget_assignments=config.budget_assignments,
         )
         described = {
             "items_file": str(config.items),

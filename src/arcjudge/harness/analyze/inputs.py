@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from arcjudge.errors import InputError
@@ -33,6 +34,8 @@ from arcjudge.vocabulary import Dimension
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "AnalysisInputs",
+    "Assignments",
+    "BudgetTasks",
     "Configuration",
     "read_definition_results",
     "read_inputs",
@@ -42,6 +45,26 @@ __all__ = [
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Bootstrap resamples (Section 3.1's interval of the mean difference) by default."""
+
+
+class BudgetTasks(StrEnum):
+    """Which tasks Section 3.1 compares, per model (``analyze --budget-tasks``)."""
+
+    PASSED_ALL_FIVE = "passed-all-five"
+    """The default, as the study: the tasks the model passed on all five dimensions in at
+    least one of its runs (of those with all five instances)."""
+    EVERY = "every"
+    """arcjudge's rule before: every task with all five instances, whatever the model did."""
+
+
+class Assignments(StrEnum):
+    """How *five dimensions once* assigns the dimensions to a subset's five runs."""
+
+    ALL = "all"
+    """The default: all ``5! = 120`` one-to-one assignments, averaged (exact)."""
+    ROTATIONS = "rotations"
+    """The study's choice: the five cyclic rotations of the dimensions' order over the
+    subset's runs in run order."""
 
 
 def read_items(path: Path) -> tuple[DimensionItem, ...]:
@@ -109,6 +132,8 @@ class AnalysisInputs:
         configurations: Configurations 2, 3, ... of the build (``build --configurations``),
             in order, each its items and instances; ``items`` and ``instances`` are
             configuration 1. Empty: one configuration (Section 3.2 is not computed).
+        budget_tasks: Which tasks Section 3.1 compares per model.
+        budget_assignments: Which dimension-to-run assignments Section 3.1 averages.
     """
 
     items: tuple[DimensionItem, ...]
@@ -119,6 +144,8 @@ class AnalysisInputs:
     seed: int = DEFAULT_SEED
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     configurations: tuple[Configuration, ...] = ()
+    budget_tasks: BudgetTasks = BudgetTasks.PASSED_ALL_FIVE
+    budget_assignments: Assignments = Assignments.ALL
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
@@ -140,6 +167,8 @@ def read_inputs(
     seed: int = DEFAULT_SEED,
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
     configurations: Sequence[tuple[Path, Path]] = (),
+    budget_tasks: BudgetTasks = BudgetTasks.PASSED_ALL_FIVE,
+    budget_assignments: Assignments = Assignments.ALL,
 ) -> AnalysisInputs:
     """Read and check every input (and the build's ``repeats`` beside the instances).
 
@@ -151,6 +180,8 @@ def read_inputs(
         seed: The seed of Section 3.1's bootstrap.
         bootstrap_resamples: Its resamples.
         configurations: ``(items.jsonl, instances.jsonl)`` of configurations 2, 3, ...
+        budget_tasks: Which tasks Section 3.1 compares per model.
+        budget_assignments: Which assignments Section 3.1 averages.
 
     Raises:
         InputError: A file cannot be read, or the items are not of these instances.
@@ -164,6 +195,8 @@ def read_inputs(
         seed,
         bootstrap_resamples,
         tuple((read_items(i), read_instance_records(n)) for i, n in configurations),
+        budget_tasks,
+        budget_assignments,
     )
     inputs.check()
     return inputs

@@ -56,6 +56,7 @@ from arcjudge.harness.analyze.inputs import (
     BudgetTasks,
 )
 from arcjudge.harness.analyze.sections import POOLED
+from arcjudge.harness.analyze.selection import passed_all_five
 from arcjudge.harness.analyze.tables import Cell, Column, Table, rounded
 from arcjudge.vocabulary import DIMENSIONS, Dimension
 
@@ -69,7 +70,6 @@ __all__ = [
     "exposure_fractions",
     "exposure_shares",
     "matched_budget",
-    "passed_all_five",
 ]
 
 BUDGET = len(DIMENSIONS)
@@ -247,20 +247,10 @@ def _failures(inputs: AnalysisInputs, model: str, runs: Sequence[str], tasks: Se
     return failed, missing
 
 
-def passed_all_five(inputs: AnalysisInputs, model: str, tasks: Sequence[str]) -> list[str]:
-    """The ``tasks`` (in their order) the model passed on all five dimensions in some run."""
-    passed: dict[tuple[str, str], set[Dimension]] = defaultdict(set)
-    for item in inputs.items:
-        if item.model == model and item.passed and item.dimension in DIMENSIONS:
-            passed[(item.run, item.task_id)].add(item.dimension)
-    entire = {task for (_, task), dims in passed.items() if len(dims) == BUDGET}
-    return [task for task in tasks if task in entire]
-
-
 def _model_tasks(inputs: AnalysisInputs, model: str, full_tasks: Sequence[str]) -> list[str]:
     if inputs.budget_tasks is BudgetTasks.EVERY:
         return list(full_tasks)
-    return passed_all_five(inputs, model, full_tasks)
+    return passed_all_five(inputs.items, model, full_tasks)
 
 
 def matched_budget(

@@ -19,6 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from arcjudge.errors import InputError
+from arcjudge.harness.analyze.selection import SAMPLED_TASKS, read_task_list
 from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.dimensions.records import (
@@ -37,6 +38,7 @@ __all__ = [
     "Assignments",
     "BudgetTasks",
     "Configuration",
+    "SamplingTasks",
     "read_definition_results",
     "read_inputs",
     "read_instance_records",
@@ -65,6 +67,16 @@ class Assignments(StrEnum):
     ROTATIONS = "rotations"
     """The study's choice: the five cyclic rotations of the dimensions' order over the
     subset's runs in run order."""
+
+
+class SamplingTasks(StrEnum):
+    """Which tasks Section 3.2 (Table 6) is computed over, per model (``--sampling-tasks``)."""
+
+    STUDY = "study"
+    """The default, as the study: a seeded random draw of (50) tasks the model passed on
+    all five dimensions in configuration 1, minus the exclusion list."""
+    EVERY = "every"
+    """arcjudge's rule before: every task, whatever the model did."""
 
 
 def read_items(path: Path) -> tuple[DimensionItem, ...]:
@@ -134,6 +146,10 @@ class AnalysisInputs:
             configuration 1. Empty: one configuration (Section 3.2 is not computed).
         budget_tasks: Which tasks Section 3.1 compares per model.
         budget_assignments: Which dimension-to-run assignments Section 3.1 averages.
+        sampling_tasks: Which tasks Section 3.2 is computed over per model.
+        sampling_size: How many tasks Section 3.2 draws per model (``STUDY``).
+        exclude_tasks: Task ids Section 3.2 removes after the draw (trivial Definition
+            programs), and the file they were read from (``None``: no list).
     """
 
     items: tuple[DimensionItem, ...]
@@ -146,6 +162,9 @@ class AnalysisInputs:
     configurations: tuple[Configuration, ...] = ()
     budget_tasks: BudgetTasks = BudgetTasks.PASSED_ALL_FIVE
     budget_assignments: Assignments = Assignments.ALL
+    sampling_tasks: SamplingTasks = SamplingTasks.STUDY
+    sampling_size: int = SAMPLED_TASKS
+    exclude_tasks: tuple[frozenset[str], Path | None] = (frozenset(), None)
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
@@ -169,6 +188,9 @@ def read_inputs(
     configurations: Sequence[tuple[Path, Path]] = (),
     budget_tasks: BudgetTasks = BudgetTasks.PASSED_ALL_FIVE,
     budget_assignments: Assignments = Assignments.ALL,
+    sampling_tasks: SamplingTasks = SamplingTasks.STUDY,
+    sampling_size: int = SAMPLED_TASKS,
+    exclude_tasks: Path | None = None,
 ) -> AnalysisInputs:
     """Read and check every input (and the build's ``repeats`` beside the instances).
 
@@ -182,6 +204,9 @@ def read_inputs(
         configurations: ``(items.jsonl, instances.jsonl)`` of configurations 2, 3, ...
         budget_tasks: Which tasks Section 3.1 compares per model.
         budget_assignments: Which assignments Section 3.1 averages.
+        sampling_tasks: Which tasks Section 3.2 is computed over.
+        sampling_size: How many tasks Section 3.2 draws per model.
+        exclude_tasks: A file of task ids Section 3.2 leaves out (one a line).
 
     Raises:
         InputError: A file cannot be read, or the items are not of these instances.
@@ -197,6 +222,9 @@ def read_inputs(
         tuple((read_items(i), read_instance_records(n)) for i, n in configurations),
         budget_tasks,
         budget_assignments,
+        sampling_tasks,
+        sampling_size,
+        (frozenset() if exclude_tasks is None else read_task_list(exclude_tasks), exclude_tasks),
     )
     inputs.check()
     return inputs

@@ -667,16 +667,18 @@ def test_a_copy_of_an_accepted_pair_fails_with_after_and_is_in_the_prompt(scored
     summary = json.loads((scored["two"] / "summary.json").read_text())
     assert summary["after"]["accepted_pairs"] == {"careful": {"1": 10}, "hasty": {"1": 0}}
     assert "generation: copy of an earlier accepted pair" in summary["failure_reasons"]
-    # careful's configuration-2 Generation prompt lists its accepted pair, after the note.
+    # careful's configuration-2 Generation prompt shows its accepted pair as one more
+    # demonstration (the study's protocol), before the request to make up a new pair.
     prompt = next(
         json.loads(line)
         for line in scored["prompts"].open()
         if json.loads(line)["id"] == f"{copied}/generation"
     )
     text = prompt["messages"][1]["content"]
-    note = "It must not be a copy or a near copy of any of these pairs either:"
+    demos = len(prompt["model_visible"]["demonstrations"])
     grid = "\n".join("".join(map(str, row)) for row in pair["input"])
-    assert note in text and f"```\n{grid}\n```" in text.split(note, 1)[1]
+    added = text.split(f"Example {demos + 1}\n", 1)[1].split("Make up a new pair", 1)[0]
+    assert f"```\n{grid}\n```" in added and "must not be a copy" not in text.split("Make up")[1]
     assert prompt["model_visible"]["avoid"][-1] == pair
 
 

@@ -132,15 +132,9 @@ def test_the_checks_hold_on_the_analysis_as_written(world):
         ("matched_budget", "pooled", "mean_over_dimensions", "t"),
         ("increased_sampling", "models", TWO_RUNS, "budgets", 1, "full_task", "sd"),
         ("increased_sampling", "models", TWO_RUNS, "budgets", 1, "hard_full_task", "count"),
-        (
-            "increased_sampling",
-            "models",
-            ALWAYS_VALID,
-            "per_configuration",
-            1,
-            "generation",
-            "count",
-        ),
+        ("increased_sampling", "models", TWO_RUNS, "per_configuration", 1, "generation", "count"),
+        ("increased_sampling", "models", SIX_RUNS, "selection", "passed_all_five"),
+        ("matched_budget", "models", SIX_RUNS, "tasks_left_out"),
         ("increased_sampling", "models", SIX_RUNS, "budgets", 0, "definition", "mean"),
     ],
 )

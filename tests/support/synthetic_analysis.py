@@ -62,7 +62,7 @@ import time
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -1051,25 +1051,32 @@ BOOTSTRAP_RESAMPLES = 10_000
 """Section 3.1's bootstrap resamples by default (docs/study.md)."""
 
 
-def exposure(failed: Sequence[Sequence[bool]]) -> tuple[Fraction, list[Fraction]]:
+def exposure(
+    failed: Sequence[Sequence[bool]], rotations: bool = False
+) -> tuple[Fraction, list[Fraction]]:
     """One task's Section 3.1 shares, by listing every trial (``failed[run][dimension]``).
 
-    Every subset of five runs is a trial; five dimensions once: in each of the five
-    cyclic rotations, dimension ``j`` is probed in the subset's run ``(j + rotation) % 5``,
-    exposed when a probed dimension fails there; one dimension five times: dimension ``j``
-    in all five runs, exposed when it fails in one.
+    Every subset of five runs is a trial; five dimensions once: in each of the 120 ways to
+    give the five dimensions one run each of the subset (``rotations``: each of the five
+    cyclic rotations, dimension ``j`` in the subset's run ``(j + rotation) % 5``), exposed
+    when a probed dimension fails there; one dimension five times: dimension ``j`` in all
+    five runs, exposed when it fails in one.
     """
     subsets = list(itertools.combinations(range(len(failed)), BUDGET))
+    if rotations:
+        orders = [[(j + r) % BUDGET for j in range(BUDGET)] for r in range(BUDGET)]
+    else:
+        orders = [list(order) for order in itertools.permutations(range(BUDGET))]
     exposed = sum(
-        any(failed[subset[(j + rotation) % BUDGET]][j] for j in range(BUDGET))
+        any(failed[subset[order[j]]][j] for j in range(BUDGET))
         for subset in subsets
-        for rotation in range(BUDGET)
+        for order in orders
     )
     single = [
         Fraction(sum(any(failed[r][j] for r in subset) for subset in subsets), len(subsets))
         for j in range(BUDGET)
     ]
-    return Fraction(exposed, BUDGET * len(subsets)), single
+    return Fraction(exposed, len(orders) * len(subsets)), single
 
 
 def closed_form(runs: int, failing: int) -> Fraction:
@@ -1079,9 +1086,10 @@ def closed_form(runs: int, failing: int) -> Fraction:
 
 @dataclass
 class BudgetVectors:
-    """A model's Section 3.1 per-task shares, over the tasks with all five instances."""
+    """A model's Section 3.1 per-task shares, over the tasks it passed entirely in a run."""
 
     runs: list[str]
+    tasks: list[str]  # of the tasks with all five instances, those passed on all five once
     missing: int  # (run, task, dimension) without an item: failures
     once: list[Fraction]  # five dimensions once, per task
     single: dict[str, list[Fraction]]  # one dimension five times, per dimension and task
@@ -1094,7 +1102,12 @@ def budget_vectors(c: Construction, model: str) -> BudgetVectors:
     once: list[Fraction] = []
     single: dict[str, list[Fraction]] = {str(d): [] for d in DIMENSIONS}
     missing, closed = 0, []
-    for task in c.full:
+    tasks = [  # the study's: passed on all five dimensions, here in at least one run
+        task
+        for task in c.full
+        if any(all(c.passed.get((model, run, task, d)) for d in DIMENSIONS) for run in runs)
+    ]
+    for task in tasks:
         failed = []
         for run in runs:
             row = []
@@ -1109,7 +1122,7 @@ def budget_vectors(c: Construction, model: str) -> BudgetVectors:
             single[str(dim)].append(b[j])
             if b[j] != closed_form(len(runs), sum(row[j] for row in failed)):
                 closed.append(f"{task}/{dim}")
-    return BudgetVectors(runs, missing, once, single, closed)
+    return BudgetVectors(runs, tasks, missing, once, single, closed)
 
 
 def wilcoxon_statistic(diffs: Sequence[Fraction]) -> float:
@@ -1215,10 +1228,15 @@ def check_matched_budget(data: Mapping[str, Any], c: Construction) -> list[Check
             continue
         v = budget_vectors(c, model)
         closed += [f"matched_budget: {model} {where}: not the closed form" for where in v.closed]
+        if not v.tasks:
+            why = "no task passed on all five dimensions in any run"
+            models[model] = {"computed": False, "runs": runs, "why": why}
+            continue
         models[model] = {
             "computed": True,
             "runs": runs,
-            "tasks": len(c.full),
+            "tasks": len(v.tasks),
+            "tasks_left_out": len(c.full) - len(v.tasks),
             "subsets": math.comb(len(runs), BUDGET),
             "missing_items": v.missing,
             **_comparisons(v.once, v.single),
@@ -1229,7 +1247,7 @@ def check_matched_budget(data: Mapping[str, Any], c: Construction) -> list[Check
                         str(d): near(float(v.single[str(d)][t])) for d in DIMENSIONS
                     },
                 }
-                for t, task in enumerate(c.full)
+                for t, task in enumerate(v.tasks)
             },
         }
         counted.append(model)
@@ -1240,6 +1258,9 @@ def check_matched_budget(data: Mapping[str, Any], c: Construction) -> list[Check
         "budget": BUDGET,
         "repeats_built": REPEATS,
         "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": SEED},
+        "task_selection": "passed-all-five",
+        "assignments": "all",
+        "tasks_with_all_five_instances": len(c.full),
         "models": models,
         "pooled": {"models": counted, **_comparisons(pooled_a, pooled_single)} if counted else None,
     }
@@ -1271,7 +1292,41 @@ def _cumulative(values: Sequence[float]) -> dict[str, Any]:
     return {"n": n, "mean": near(mean), "sd": near(sd)}
 
 
-def _sampling_model(configs: Sequence[Construction], model: str) -> dict[str, Any]:
+SAMPLED_TASKS = 50
+"""Section 3.2's tasks drawn per model, as the study (docs/study.md)."""
+
+
+def study_tasks(configs: Sequence[Construction], model: str) -> dict[str, Any]:
+    """Section 3.2's tasks of a model, as docs/study.md says they are chosen.
+
+    Of the tasks with all five instances in every configuration, those the model passed on
+    all five dimensions in some run of configuration 1; ``random.Random(SEED).sample`` of
+    50 of them in sorted order (every one when there are fewer); no exclusion list.
+    """
+    c = configs[0]
+    full = sorted(set.intersection(*(set(x.full) for x in configs)))
+    passed = [
+        t
+        for t in full
+        if any(all(c.passed.get((model, r, t, d)) for d in DIMENSIONS) for r in c.runs(model))
+    ]
+    drawn = sorted(random.Random(SEED).sample(passed, min(SAMPLED_TASKS, len(passed))))
+    return {"passed_all_five": len(passed), "drawn": drawn, "excluded": [], "tasks": drawn}
+
+
+def only_tasks(x: Construction, model: str, tasks: Iterable[str]) -> Construction:
+    """A configuration with only ``model``'s items of ``tasks``."""
+    keep = set(tasks)
+    return replace(
+        x,
+        passed={k: v for k, v in x.passed.items() if k[0] == model and k[2] in keep},
+        full=[t for t in x.full if t in keep],
+    )
+
+
+def _sampling_model(everything: Sequence[Construction], model: str) -> dict[str, Any]:
+    selection = study_tasks(everything, model)
+    configs = [only_tasks(x, model, selection["tasks"]) for x in everything]
     measures = [str(FULL_TASK), *(str(d) for d in DIMENSIONS)]
     found = [_measures(x, model) for x in configs]
     runs = set.intersection(*(set(x.runs(model)) for x in configs))
@@ -1299,6 +1354,7 @@ def _sampling_model(configs: Sequence[Construction], model: str) -> dict[str, An
         ],
         "hard_cells": len(cells),
         "budgets": budgets,
+        "selection": selection,
     }
 
 
@@ -1310,9 +1366,13 @@ def check_increased_sampling(data: Mapping[str, Any], c: Construction) -> list[C
         "computed": True,
         "seeds": [SEED + k * SEED_STRIDE for k in range(len(configs))],
         "same_seed": [],
+        "task_selection": "study",
+        "sample_size": SAMPLED_TASKS,
+        "exclude_tasks": None,
         "models": {m: _sampling_model(configs, m) for m in MODELS},
     }
     checks = [check("increased_sampling", "Table 6, every model and budget", data, want)]
+    chosen = {m: set(want["models"][m]["selection"]["tasks"]) for m in MODELS}
     # What the answerers were made to do, said directly.
     models = data.get("models") or {}
     two = models.get(TWO_RUNS) or {}
@@ -1325,10 +1385,13 @@ def check_increased_sampling(data: Mapping[str, Any], c: Construction) -> list[C
         "hard full task at budget K": ((two.get("budgets") or [{}])[-1].get("hard_full_task")
                                        or {}).get("count"),
     }  # fmt: skip
+    mine = chosen[TWO_RUNS]  # its Section 3.2 tasks
     want_said = {
-        "full task per configuration": [sum(len(s) for s in x.sets.values()) for x in configs],
+        "full task per configuration": [
+            sum(len(s & mine) for s in x.sets.values()) for x in configs
+        ],
         "hard full task at budget K": sum(
-            len(set.intersection(*(x.sets[r] for x in configs))) for r in c.sets
+            len(set.intersection(mine, *(x.sets[r] for x in configs))) for r in c.sets
         ),
     }
     checks.append(
@@ -1343,15 +1406,17 @@ def check_increased_sampling(data: Mapping[str, Any], c: Construction) -> list[C
         (f.get(str(Dimension.GENERATION)) or {}).get("count")
         for f in (models.get(ALWAYS_VALID) or {}).get("per_configuration") or []
     ]
-    first = _measures(c, ALWAYS_VALID)[str(Dimension.GENERATION)]
-    checks.append(
-        check(
-            "increased_sampling",
-            "always_valid: Generation passes only in configuration 1 (then copies of them)",
-            valid,
-            [None if first is None else first[0], *([0] * len(c.later))],
+    if chosen[ALWAYS_VALID]:
+        mine_first = only_tasks(c, ALWAYS_VALID, chosen[ALWAYS_VALID])
+        first = _measures(mine_first, ALWAYS_VALID)[str(Dimension.GENERATION)]
+        checks.append(
+            check(
+                "increased_sampling",
+                "always_valid: Generation passes only in configuration 1 (then copies of them)",
+                valid,
+                [None if first is None else first[0], *([0] * len(c.later))],
+            )
         )
-    )
     return checks
 
 

@@ -8,6 +8,7 @@ scipy on the same vectors; the bootstrap interval by resampling again.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
@@ -20,41 +21,67 @@ import pytest
 from scipy import stats
 
 from arcjudge import cli
-from arcjudge.harness.analyze.budget import BUDGET, compare, exposure_shares
+from arcjudge.harness.analyze.budget import BUDGET, compare, exposure_fractions, exposure_shares
+from arcjudge.harness.analyze.inputs import Assignments, BudgetTasks
 from arcjudge.harness.analyze.study import analyze
 from arcjudge.vocabulary import DIMENSIONS
 from tests.support.analysis_records import full_build, inputs_of, item, write_jsonl
 
 
-def brute_force(failed: list[list[bool]]) -> tuple[float, list[float]]:
-    """Five dimensions once and one dimension five times, by listing every trial."""
+def brute_force(failed: list[list[bool]], rotations: bool = False) -> tuple[float, list[float]]:
+    """Five dimensions once and one dimension five times, by listing every trial.
+
+    Five dimensions once: every one-to-one assignment of the dimensions to the subset's
+    runs (120), or with ``rotations`` the five cyclic shifts of the dimensions over them.
+    """
     runs = range(len(failed))
     dims = list(range(len(DIMENSIONS)))
     multi_hits = multi_trials = 0
     single = [0.0] * len(dims)
     subsets = list(itertools.combinations(runs, 5))
+    if rotations:
+        orders = [[(d + shift) % 5 for d in dims] for shift in range(5)]
+    else:
+        orders = [list(p) for p in itertools.permutations(dims)]
     for subset in subsets:
-        for shift in range(5):
+        for order in orders:
             multi_trials += 1
-            multi_hits += any(failed[subset[(d + shift) % 5]][d] for d in dims)
+            multi_hits += any(failed[subset[order[d]]][d] for d in dims)
         for d in dims:
             single[d] += any(failed[r][d] for r in subset)
     return multi_hits / multi_trials, [s / len(subsets) for s in single]
 
 
+@pytest.mark.parametrize("rotations", [False, True])
 @pytest.mark.parametrize("runs", [5, 6, 8])
-def test_exposure_shares_are_what_listing_every_trial_gives(runs):
+def test_exposure_shares_are_what_listing_every_trial_gives(runs, rotations):
     rng = random.Random(runs)
+    kind = Assignments.ROTATIONS if rotations else Assignments.ALL
     for _ in range(25):
         failed = [[rng.random() < 0.3 for _ in DIMENSIONS] for _ in range(runs)]
-        multi, single = exposure_shares(np.array(failed))
-        want_multi, want_single = brute_force(failed)
+        multi, single = exposure_shares(np.array(failed), kind)
+        want_multi, want_single = brute_force(failed, rotations)
         assert multi == pytest.approx(want_multi)
         assert list(single) == pytest.approx(want_single)
         for d in range(len(DIMENSIONS)):  # the closed form of "one dimension five times"
             fails = sum(row[d] for row in failed)
             closed = 1 - math.comb(runs - fails, 5) / math.comb(runs, 5)
             assert single[d] == pytest.approx(closed)
+
+
+def test_all_assignments_are_the_default_and_differ_from_the_rotations():
+    # runs 1 and 2 fail Definition and Classification, the other runs pass. Rotation r
+    # probes Definition in run r + 1 and Classification in run r + 2 (mod 5): exposed for
+    # r = 0, 1 and 4, 3/5. Of the 120 assignments, those with both in runs 3..5 expose
+    # nothing: 1 - (3 * 2 * 3!) / 120 = 7/10.
+    failed = np.zeros((5, 5), dtype=bool)
+    definition, classification = DIMENSIONS.index("definition"), DIMENSIONS.index("classification")
+    failed[[0, 1], definition] = failed[[0, 1], classification] = True
+    default, _ = exposure_fractions(failed)
+    assert default == exposure_fractions(failed, Assignments.ALL)[0] == Fraction(7, 10)
+    rotated, _ = exposure_fractions(failed, Assignments.ROTATIONS)
+    assert rotated == Fraction(3, 5)
+    assert rotated != default
 
 
 def test_exposure_shares_refuse_too_few_runs():
@@ -126,7 +153,12 @@ def items_of(model: str, fails: dict[tuple[int, str, str], bool], runs: int, tas
     ]
 
 
-def test_the_section_is_what_counting_trials_gives(tmp_path):
+def with_options(inputs, tasks: BudgetTasks, assignments: Assignments):
+    return dataclasses.replace(inputs, budget_tasks=tasks, budget_assignments=assignments)
+
+
+@pytest.mark.parametrize("old", [False, True], ids=["study", "every-task-rotations"])
+def test_the_section_is_what_counting_trials_gives(tmp_path, old):
     tasks = ["a", "b", "c", "d"]
     instances = full_build(tasks)
     # steady: fails Definition in every run of task a: five dimensions once always probe
@@ -142,20 +174,30 @@ def test_the_section_is_what_counting_trials_gives(tmp_path):
         *items_of("flaky", flaky, 6, tasks),
         *items_of("short", {}, 4, tasks),
     ]
-    data = analyze(inputs_of(instances, items)).to_json()["matched_budget"]
+    inputs = inputs_of(instances, items)
+    if old:  # the options give the old behaviour: every task, the five rotations
+        inputs = with_options(inputs, BudgetTasks.EVERY, Assignments.ROTATIONS)
+    data = analyze(inputs).to_json()["matched_budget"]
     assert data["budget"] == BUDGET == 5
+    assert data["task_selection"] == ("every" if old else "passed-all-five")
+    assert data["assignments"] == ("rotations" if old else "all")
     assert data["models"]["short"]["computed"] is False
     assert "4 run(s)" in data["models"]["short"]["why"]
     pooled_a, pooled_b = [], []
     for name, fails in (("steady", steady), ("flaky", flaky)):
         entry = data["models"][name]
-        assert entry["computed"] and entry["subsets"] == math.comb(6, 5) and entry["tasks"] == 4
+
+        def failures(task, fails=fails):
+            return [[fails.get((r, task, str(d)), False) for d in DIMENSIONS] for r in range(1, 7)]
+
+        # the study's tasks: passed on all five dimensions in at least one of the six runs
+        chosen = tasks if old else [t for t in tasks if not all(any(r) for r in failures(t))]
+        assert entry["computed"] and entry["subsets"] == math.comb(6, 5)
+        assert entry["tasks"] == len(chosen) and entry["tasks_left_out"] == 4 - len(chosen)
+        assert sorted(entry["per_task"]) == chosen
         a, b = [], []
-        for task in tasks:
-            failed = [
-                [fails.get((r, task, str(d)), False) for d in DIMENSIONS] for r in range(1, 7)
-            ]
-            multi, single = brute_force(failed)
+        for task in chosen:
+            multi, single = brute_force(failures(task), rotations=old)
             got = entry["per_task"][task]
             assert got["five_dimensions_once"] == pytest.approx(multi, abs=1e-6)
             for d, share in zip(DIMENSIONS, single, strict=True):
@@ -169,14 +211,17 @@ def test_the_section_is_what_counting_trials_gives(tmp_path):
             assert mean["t_p"] == pytest.approx(stats.ttest_rel(a, b).pvalue, abs=1e-6)
         pooled_a += a
         pooled_b += b
-    steady_a = data["models"]["steady"]["per_task"]["a"]
-    assert steady_a["five_dimensions_once"] == 1.0
-    assert steady_a["one_dimension_five_times"] == {
-        str(d): (1.0 if d == "definition" else 0.0) for d in DIMENSIONS
-    }
+    steady = data["models"]["steady"]["per_task"]
+    if old:
+        assert steady["a"]["five_dimensions_once"] == 1.0
+        assert steady["a"]["one_dimension_five_times"] == {
+            str(d): (1.0 if d == "definition" else 0.0) for d in DIMENSIONS
+        }
+    else:  # it failed Definition of task a in every run: left out
+        assert "a" not in steady and len(steady) == 3
     pooled = data["pooled"]
     assert pooled["models"] == ["flaky", "steady"]
-    assert pooled["mean_over_dimensions"]["units"] == 8
+    assert pooled["mean_over_dimensions"]["units"] == len(pooled_a)
     assert pooled["mean_over_dimensions"]["difference"] == pytest.approx(
         statistics.mean(pooled_a) - statistics.mean(pooled_b), abs=1e-6
     )
@@ -199,12 +244,13 @@ def test_an_exact_zero_difference_is_dropped():
         fails[(r, "down", "editing")] = r % 2 == 0
         fails[(r, "three", "generation")] = r < 4
     fails[(1, "two", "definition")] = fails[(2, "two", "definition")] = True
-    data = analyze(inputs_of(full_build(tasks), items_of("m", fails, 6, tasks))).to_json()
+    inputs = inputs_of(full_build(tasks), items_of("m", fails, 6, tasks))
+    data = analyze(with_options(inputs, BudgetTasks.EVERY, Assignments.ROTATIONS)).to_json()
     mean = data["matched_budget"]["models"]["m"]["mean_over_dimensions"]
     diffs = []
     for task in tasks:
         failed = [[fails.get((r, task, str(d)), False) for d in DIMENSIONS] for r in range(1, 7)]
-        once, each = brute_force(failed)  # shares k / 30 and k / 6, made exact
+        once, each = brute_force(failed, rotations=True)  # k / 30 and k / 6, made exact
         exact = [Fraction(round(x * 6), 6) for x in each]
         diffs.append(Fraction(round(once * 30), 30) - sum(exact) / 5)
     assert diffs[0] == 0 and all(diffs[1:])
@@ -240,6 +286,12 @@ def test_the_cli_writes_the_tables_and_reads_the_builds_repeats(tmp_path):
     fails = {
         (r, t, str(d)): rng.random() < 0.2 for r in range(1, 6) for t in tasks for d in DIMENSIONS
     }
+    fails.update({(r, "c", "editing"): True for r in range(1, 6)})  # c never passed entirely
+    chosen = [
+        t for t in tasks if any(not any(fails[(r, t, str(d))] for d in DIMENSIONS)
+                                for r in range(1, 6))
+    ]  # fmt: skip
+    assert "c" not in chosen
     items_file = write_jsonl(tmp_path / "items.jsonl", items_of("m", fails, 5, tasks))
     out = tmp_path / "analysis"
     args = [
@@ -260,7 +312,15 @@ def test_the_cli_writes_the_tables_and_reads_the_builds_repeats(tmp_path):
     assert data["matched_budget"]["repeats_built"] == 5
     assert data["matched_budget"]["bootstrap"] == {"resamples": 500, "seed": 77}
     table = (out / "tables" / "matched_budget.md").read_text()
-    assert "asked for 5 repeat(s)" in table and "| m | 5 | 3 | 1 |" in table
+    assert "asked for 5 repeat(s)" in table
+    assert f"| m | 5 | {len(chosen)} | {3 - len(chosen)} | 1 |" in table
+    assert "passed on all five dimensions in at least one run" in table
+    assert data["matched_budget"]["assignments"] == "all"
+    old = [*args[:-2], "--budget-tasks", "every", "--budget-assignments", "rotations"]
+    assert cli.main([*old, "--out", str(tmp_path / "old")]) == 0
+    table = (tmp_path / "old" / "tables" / "matched_budget.md").read_text()
+    assert "| m | 5 | 3 | 0 | 1 |" in table and "--budget-tasks every" in table
+    assert "(--budget-assignments rotations)" in table
     dims = (out / "tables" / "matched_budget_dimensions.csv").read_text().splitlines()
     assert len(dims) == 1 + 2 * len(DIMENSIONS)  # the model, then the pooled row
     assert cli.main([*args[:-2], "--seed", "5", "--out", str(tmp_path / "b")]) == 0

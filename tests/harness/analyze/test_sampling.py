@@ -22,7 +22,7 @@ import pytest
 
 from arcjudge import cli
 from arcjudge.errors import InputError
-from arcjudge.harness.analyze.inputs import AnalysisInputs
+from arcjudge.harness.analyze.inputs import AnalysisInputs, SamplingTasks
 from arcjudge.harness.analyze.sampling import increased_sampling
 from arcjudge.harness.analyze.study import analyze
 from arcjudge.harness.dimensions.configurations import (
@@ -152,13 +152,30 @@ def configurations() -> list[tuple[list[dict], list[dict]]]:
     return made
 
 
-def inputs_of(configurations) -> AnalysisInputs:
+def inputs_of(configurations, **options) -> AnalysisInputs:
     (first_instances, first_items), *rest = configurations
     items, instances = read(first_instances, first_items)
     more = tuple((read(i, its)) for i, its in rest)
-    found = AnalysisInputs(items, instances, configurations=tuple((a, b) for a, b in more))
+    found = AnalysisInputs(
+        items, instances, configurations=tuple((a, b) for a, b in more), **options
+    )
     found.check()
     return found
+
+
+EVERY = {"sampling_tasks": SamplingTasks.EVERY}
+"""The option for the old behaviour: Table 6 over every task."""
+
+
+def only(configurations, model: str, tasks) -> list[tuple[list[dict], list[dict]]]:
+    """Each configuration's instances and the model's items, of ``tasks`` only."""
+    return [
+        (
+            [r for r in inst if r["task_id"] in tasks],
+            [i for i in its if i["task_id"] in tasks and i["model"] == model],
+        )
+        for inst, its in configurations
+    ]
 
 
 def hand_rates(instances: list[dict], items: list[dict], model: str) -> dict[str, float | None]:
@@ -203,14 +220,39 @@ def passes_all_five(items: list[dict], model: str, run: str, task: str) -> bool:
     return all(got.get(d, False) for d in DIMENSIONS)
 
 
-def test_table6_is_what_a_hand_computation_gives(configurations):
-    section = increased_sampling(inputs_of(configurations))
+@pytest.mark.parametrize("study", [True, False], ids=["study", "every-task"])
+def test_table6_is_what_a_hand_computation_gives(configurations, study):
+    section = increased_sampling(inputs_of(configurations, **({} if study else EVERY)))
     data = section.data
     assert data["computed"] is True and data["configurations"] == 3
     assert data["seeds"] == [77, 77 + SEED_STRIDE, 77 + 2 * SEED_STRIDE] and data["same_seed"] == []
-    hard_tasks = [t for t in TASKS if t != "t5"]
+    assert data["task_selection"] == ("study" if study else "every")
+    five_everywhere = [t for t in TASKS if t != "t5"]  # configuration 2 has no Editing of t5
     for model in ("m1", "m2"):
-        per = [hand_rates(inst, its, model) for inst, its in configurations]
+        mine = configurations
+        hard_tasks = five_everywhere
+        if study:  # the tasks it passed entirely in some run of configuration 1 (< 50: all)
+            first = configurations[0][1]
+            hard_tasks = [
+                t for t in five_everywhere if any(passes_all_five(first, model, r, t) for r in RUNS)
+            ]
+            assert data["models"][model]["selection"] == {
+                "passed_all_five": len(hard_tasks),
+                "drawn": hard_tasks,
+                "excluded": [],
+                "tasks": hard_tasks,
+            }
+            assert len(hard_tasks) < len(five_everywhere)
+            mine = only(configurations, model, set(hard_tasks))
+            if not hard_tasks:  # m2 passed no task entirely: nothing to compute
+                assert model == "m2" and data["models"][model]["hard_cells"] == 0
+                for entry in data["models"][model]["budgets"]:
+                    assert all(entry[m] == {"n": 0, "mean": None, "sd": None} for m in MEASURES)
+                    assert entry["hard_full_task"] is None
+                continue
+        else:
+            assert "selection" not in data["models"][model]
+        per = [hand_rates(inst, its, model) for inst, its in mine]
         budgets = data["models"][model]["budgets"]
         for k in (1, 2, 3):
             entry = budgets[k - 1]
@@ -231,7 +273,7 @@ def test_table6_is_what_a_hand_computation_gives(configurations):
                 assert hard is None and entry["full_task"]["n"] == 2
                 continue
             passing = sum(
-                all(passes_all_five(its, model, r, t) for _, its in configurations[:k])
+                all(passes_all_five(its, model, r, t) for _, its in mine[:k])
                 for r in runs
                 for t in hard_tasks
             )
@@ -252,7 +294,7 @@ def test_table6_is_what_a_hand_computation_gives(configurations):
 
 
 def test_hard_accuracy_never_rises_and_budget_one_is_table3(configurations):
-    analysis = analyze(inputs_of(configurations)).to_json()
+    analysis = analyze(inputs_of(configurations, **EVERY)).to_json()
     for model in ("m1", "m2"):
         budgets = analysis["increased_sampling"]["models"][model]["budgets"]
         counts = [b["hard_full_task"]["count"] for b in budgets if b["hard_full_task"]]
@@ -284,7 +326,8 @@ def test_the_cli_reads_configurations_and_draws_figure4(tmp_path, configurations
             if number == 1
             else ["--configuration", str(its), str(inst)]
         )
-    assert cli.main(["dimensions", "analyze", *args, "--out", str(tmp_path / "a")]) == 0
+    every = ["--sampling-tasks", "every"]  # m2 passed no task entirely in configuration 1
+    assert cli.main(["dimensions", "analyze", *args, *every, "--out", str(tmp_path / "a")]) == 0
     printed = capsys.readouterr().out
     assert "## Table 6: increased sampling" in printed and "| m2 | 3 |" in printed
     data = json.loads((tmp_path / "a" / "analysis.json").read_text())
@@ -624,16 +667,18 @@ def test_a_copy_of_an_accepted_pair_fails_with_after_and_is_in_the_prompt(scored
     summary = json.loads((scored["two"] / "summary.json").read_text())
     assert summary["after"]["accepted_pairs"] == {"careful": {"1": 10}, "hasty": {"1": 0}}
     assert "generation: copy of an earlier accepted pair" in summary["failure_reasons"]
-    # careful's configuration-2 Generation prompt lists its accepted pair, after the note.
+    # careful's configuration-2 Generation prompt shows its accepted pair as one more
+    # demonstration (the study's protocol), before the request to make up a new pair.
     prompt = next(
         json.loads(line)
         for line in scored["prompts"].open()
         if json.loads(line)["id"] == f"{copied}/generation"
     )
     text = prompt["messages"][1]["content"]
-    note = "It must not be a copy or a near copy of any of these pairs either:"
+    demos = len(prompt["model_visible"]["demonstrations"])
     grid = "\n".join("".join(map(str, row)) for row in pair["input"])
-    assert note in text and f"```\n{grid}\n```" in text.split(note, 1)[1]
+    added = text.split(f"Example {demos + 1}\n", 1)[1].split("Make up a new pair", 1)[0]
+    assert f"```\n{grid}\n```" in added and "must not be a copy" not in text.split("Make up")[1]
     assert prompt["model_visible"]["avoid"][-1] == pair
 
 
@@ -665,45 +710,61 @@ def test_the_sample_analysis_of_two_configurations(sample, scored, capsys):
     configs = sample / "configs"
     one, two = configs / "configuration-1", configs / "configuration-2"
     out = configs / "analysis"
-    code = cli.main(
-        [
-            "dimensions",
-            "analyze",
-            "--items",
-            str(scored["one"] / "items.jsonl"),
-            "--instances",
-            str(one / "instances.jsonl"),
-            "--configuration",
-            str(scored["two"] / "items.jsonl"),
-            str(two / "instances.jsonl"),
-            "--out",
-            str(out),
-        ]
-    )
+    argv = [
+        "dimensions",
+        "analyze",
+        "--items",
+        str(scored["one"] / "items.jsonl"),
+        "--instances",
+        str(one / "instances.jsonl"),
+        "--configuration",
+        str(scored["two"] / "items.jsonl"),
+        str(two / "instances.jsonl"),
+    ]
+    code = cli.main([*argv, "--out", str(out)])
     assert code == 0 and "## Table 6" in capsys.readouterr().out
     data = json.loads((out / "analysis.json").read_text())["increased_sampling"]
     pairs = [
         (jsonl(one / "instances.jsonl"), jsonl(scored["one"] / "items.jsonl")),
         (jsonl(two / "instances.jsonl"), jsonl(scored["two"] / "items.jsonl")),
     ]
+    everything = sorted({r["task_id"] for r in pairs[0][0]})
     for model in ("careful", "hasty"):
-        per = [hand_rates(inst, its, model) for inst, its in pairs]
+        # the study's tasks: those it passed entirely in configuration 1 (10 < 50: all)
+        chosen = [t for t in everything if passes_all_five(pairs[0][1], model, "1", t)]
+        assert data["models"][model]["selection"]["tasks"] == chosen
+        if not chosen:  # hasty passed no task entirely: nothing to compute
+            assert model == "hasty" and data["models"][model]["hard_cells"] == 0
+            continue
+        mine = only(pairs, model, set(chosen))
+        per = [hand_rates(inst, its, model) for inst, its in mine]
         budget2 = data["models"][model]["budgets"][1]
         for measure in MEASURES:
             values = [p[measure] for p in per]
             assert budget2[measure]["mean"] == pytest.approx(sum(values) / 2, abs=1e-6)
             assert budget2[measure]["sd"] == pytest.approx(sample_sd(values), abs=1e-6)
-        passing = sum(
-            all(passes_all_five(its, model, "1", t) for _, its in pairs)
-            for t in sorted({r["task_id"] for r in pairs[0][0]})
-        )
-        assert_share(budget2["hard_full_task"], passing, 10)
-    # careful: 8 tasks pass all five in configuration 1; the copied pair fails one of
-    # them in configuration 2 (nothing else differs for the canned answers).
+        passing = sum(all(passes_all_five(its, model, "1", t) for _, its in mine) for t in chosen)
+        assert_share(budget2["hard_full_task"], passing, len(chosen))
+    # careful: the n tasks passing all five in configuration 1 are its Section 3.2 tasks
+    # (all of them at budget 1); the copied pair fails one of them in configuration 2
+    # (nothing else differs for the canned answers).
+    n = len(data["models"]["careful"]["selection"]["tasks"])
     careful = data["models"]["careful"]["budgets"]
-    assert careful[0]["hard_full_task"]["count"] == 8 and careful[1]["hard_full_task"]["count"] == 7
-    assert careful[1]["full_task"]["mean"] == pytest.approx(0.75)
+    assert careful[0]["hard_full_task"]["count"] == careful[0]["hard_full_task"]["total"] == n
+    assert careful[1]["hard_full_task"]["count"] == n - 1
+    assert careful[1]["hard_full_task"]["total"] == n
+    assert careful[1]["full_task"]["mean"] == pytest.approx((n / n + (n - 1) / n) / 2)
     assert 'aria-label="Figure 4' in (out / "report.html").read_text()
+    assert "seeded random 50 (seed 77)" in (out / "tables" / "table6.md").read_text()
+    # the option for the old behaviour: every task (hard over all ten)
+    assert cli.main([*argv, "--sampling-tasks", "every", "--out", str(out / "every")]) == 0
+    every = json.loads((out / "every" / "analysis.json").read_text())["increased_sampling"]
+    careful = every["models"]["careful"]["budgets"]
+    assert careful[1]["hard_full_task"]["total"] == 10
+    assert careful[1]["hard_full_task"]["count"] == n - 1
+    full = [hand_rates(inst, its, "careful")["full_task"] for inst, its in pairs]
+    assert careful[1]["full_task"]["mean"] == pytest.approx(sum(full) / 2, abs=1e-6)
+    assert every["task_selection"] == "every" and "selection" not in every["models"]["careful"]
 
 
 def test_score_after_refuses_old_items_and_warns_of_runs_named_otherwise(
@@ -776,3 +837,47 @@ def test_definition_scoring_refuses_a_build_record_of_another_seed(sample, tmp_p
     assert f"seed 77, but the instances beside it were built with seed {77 + SEED_STRIDE}" in (
         capsys.readouterr().err
     )
+
+
+def test_exclude_tasks_leaves_listed_tasks_out_after_the_draw(tmp_path, configurations, capsys):
+    args = []
+    for number, (instances, items) in enumerate(configurations, 1):
+        inst = write_jsonl(tmp_path / f"instances-{number}.jsonl", instances)
+        its = write_jsonl(tmp_path / f"items-{number}.jsonl", items)
+        args += (
+            ["--items", str(its), "--instances", str(inst)]
+            if number == 1
+            else ["--configuration", str(its), str(inst)]
+        )
+    first = configurations[0][1]
+    passed = [
+        t for t in TASKS if t != "t5" and any(passes_all_five(first, "m1", r, t) for r in RUNS)
+    ]
+    assert len(passed) >= 2
+    listed = tmp_path / "trivial.txt"
+    listed.write_text(f"# trivial Definition programs\n{passed[0]}\nnot-a-task\n")
+    out = tmp_path / "a"
+    argv = ["dimensions", "analyze", *args, "--exclude-tasks", str(listed), "--out", str(out)]
+    assert cli.main(argv) == 0
+    data = json.loads((out / "analysis.json").read_text())["increased_sampling"]
+    assert data["exclude_tasks"] == {"file": str(listed), "tasks": ["not-a-task", passed[0]]}
+    assert data["models"]["m1"]["selection"] == {
+        "passed_all_five": len(passed),
+        "drawn": passed,
+        "excluded": [passed[0]],
+        "tasks": passed[1:],
+    }
+    assert data["models"]["m1"]["hard_cells"] == len(passed) - 1  # run 1 only (see fixture)
+    assert (
+        f"minus the 2 task(s) of --exclude-tasks {listed}"
+        in (out / "tables" / "table6.md").read_text()
+    )
+    # --sampling-size draws fewer; a missing list is a usage error
+    assert cli.main([*argv[:-2], "--sampling-size", "1", "--out", str(tmp_path / "b")]) == 0
+    one = json.loads((tmp_path / "b" / "analysis.json").read_text())["increased_sampling"]
+    assert len(one["models"]["m1"]["selection"]["drawn"]) == 1
+    capsys.readouterr()
+    missing = ["dimensions", "analyze", *args, "--exclude-tasks", str(tmp_path / "no")]
+    assert cli.main([*missing, "--out", str(tmp_path / "c")]) == 2
+    assert "--exclude-tasks" in capsys.readouterr().err
+    assert cli.main([*argv[:-2], "--sampling-size", "0", "--out", str(tmp_path / "d")]) == 2

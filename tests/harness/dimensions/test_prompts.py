@@ -455,8 +455,15 @@ def test_same_inputs_same_bytes_and_the_file_reads_back(built, tmp_path, capsys)
     assert read == render_prompts(read_instances(built).values(), SAMPLE / "tasks")
 
 
-def test_after_lists_the_accepted_pairs_and_nothing_of_the_key(built, tasks, tmp_path, capsys):
-    """``prompts --after ITEMS --model M``: M's accepted pairs, and still no key material."""
+@pytest.mark.parametrize("listed", [False, True], ids=["as-demonstrations", "as-avoid"])
+def test_after_lists_the_accepted_pairs_and_nothing_of_the_key(
+    built, tasks, tmp_path, capsys, listed
+):
+    """``prompts --after ITEMS --model M``: M's accepted pairs, and still no key material.
+
+    By default (the study's protocol) each accepted pair is one more demonstration;
+    ``--after-shown-as avoid`` lists it after them as a pair not to copy.
+    """
     built_instances = list(read_instances(built).values())
     generation = [i for i in built_instances if i.dimension is Dimension.GENERATION]
     accepted: dict[str, dict] = {}
@@ -482,10 +489,16 @@ def test_after_lists_the_accepted_pairs_and_nothing_of_the_key(built, tasks, tmp
     after = tmp_path / "items.jsonl"
     after.write_text("".join(json.dumps(i) + "\n" for i in items))
     args = ["--instances", str(built), "--tasks", str(SAMPLE / "tasks"), "--after", str(after)]
+    how = ["--after-shown-as", "avoid"] if listed else []
     for fmt in GRID_FORMATS:
         out = tmp_path / f"{fmt}.jsonl"
-        assert prompts_cli(*args, "--model", "m", "--grid-format", fmt, "--out", str(out)) == 0
-        assert f"{len(generation)} pair(s) m run 1 had accepted" in capsys.readouterr().out
+        assert (
+            prompts_cli(*args, *how, "--model", "m", "--grid-format", fmt, "--out", str(out)) == 0
+        )
+        said = f"{len(generation)} pair(s) m run 1 had accepted added to the Generation prompts"
+        said += f" of {len(generation)} task(s) as "
+        said += "pairs not to copy" if listed else "demonstrations"
+        assert said in capsys.readouterr().out
         plain = {p.id: p for p in render_prompts(built_instances, SAMPLE / "tasks", fmt)}
         instance_of = by_id(built_instances)
         for prompt in read_prompts(out):
@@ -498,9 +511,21 @@ def test_after_lists_the_accepted_pairs_and_nothing_of_the_key(built, tasks, tmp
             assert prompt.model_visible["avoid"] == [*plain[prompt.id].model_visible["avoid"], pair]
             text = prompt.messages[1]["content"]
             note = "It must not be a copy or a near copy of any of these pairs either:"
-            _, listed = text.split(note)
-            assert shown(pair["input"], fmt) in listed and shown(pair["output"], fmt) in listed
-            assert listed.count("Pair ") == 1  # only the accepted pair: demonstrations are above
+            demos = len(task.train)
+            if listed:
+                _, after_note = text.split(note)
+                assert shown(pair["input"], fmt) in after_note
+                assert shown(pair["output"], fmt) in after_note
+                assert after_note.count("Pair ") == 1  # the accepted pair: demonstrations above
+                assert f"Example {demos + 1}" not in text
+            else:  # the next demonstration, before the request; no note
+                assert note not in text and "Pair " not in text
+                head, rest = text.split(f"Example {demos + 1}", 1)
+                assert shown(pair["input"], fmt) not in head
+                assert f"Example {demos + 2}" not in rest
+                request = rest.index("Make up a new pair")
+                assert shown(pair["input"], fmt) in rest[:request]
+                assert shown(pair["output"], fmt) in rest[:request]
             for item in items:  # another model's pairs and refused pairs are not shown
                 if item["task_id"] == prompt.task_id and item["detail"]["pair"] != pair:
                     assert shown(item["detail"]["pair"]["input"], fmt) not in text

@@ -5,14 +5,20 @@ build --repeats R`` records how many the build asks for). With a budget of five 
 of a task, is a model's failure on the task exposed more often by probing the five
 dimensions once each, or one dimension five times?
 
-For each task (with an instance of all five dimensions) and model with ``R >= 5`` runs,
-every subset ``S`` of five of the ``R`` runs is a trial, ``C(R, 5)`` of them:
+Which tasks (:class:`BudgetTasks`): by default, as the study, per model the tasks it
+passed on all five dimensions (in at least one of its runs; the tasks it never passed
+entirely have nothing left to expose), of those with an instance of all five dimensions;
+``every`` takes every task with all five instances (arcjudge's rule before). For each
+such task and model with ``R >= 5`` runs, every subset ``S`` of five of the ``R`` runs is
+a trial, ``C(R, 5)`` of them:
 
-* *five dimensions once*: the five dimensions are assigned to the five runs of ``S`` (in
-  run order) in each of the five cyclic rotations of the dimensions' order, so each
-  dimension is probed in each position of ``S`` equally often; a rotation exposes a
-  failure when at least one dimension fails in the run it is probed in. The task's share
-  is over ``5 * C(R, 5)`` (subset, rotation) trials.
+* *five dimensions once*: the five dimensions are assigned to the five runs of ``S``, one
+  each (:class:`Assignments`): by default in all ``5! = 120`` ways (exact: free of any
+  choice of order); ``rotations``: in the five cyclic rotations of the dimensions' order
+  over the runs in run order (the study's choice), so each dimension is probed in each
+  position of ``S`` equally often. An assignment exposes a failure when at least one
+  dimension fails in the run it is probed in. The task's share is over the (subset,
+  assignment) trials.
 * *one dimension five times*: dimension ``d`` is probed in all five runs of ``S``; it
   exposes a failure when ``d`` fails in at least one of them. The task's share per
   dimension is over the ``C(R, 5)`` subsets; "one dimension" is the mean over the five
@@ -43,14 +49,22 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, AnalysisInputs
+from arcjudge.harness.analyze.inputs import (
+    BOOTSTRAP_RESAMPLES,
+    AnalysisInputs,
+    Assignments,
+    BudgetTasks,
+)
 from arcjudge.harness.analyze.sections import POOLED
+from arcjudge.harness.analyze.selection import passed_all_five
 from arcjudge.harness.analyze.tables import Cell, Column, Table, rounded
 from arcjudge.vocabulary import DIMENSIONS, Dimension
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BUDGET",
+    "Assignments",
+    "BudgetTasks",
     "Comparison",
     "compare",
     "exposure_fractions",
@@ -62,12 +76,24 @@ BUDGET = len(DIMENSIONS)
 """Probes per trial: one per dimension, or one dimension this many times."""
 
 
-def exposure_fractions(failed: NDArray[np.bool_]) -> tuple[Fraction, tuple[Fraction, ...]]:
+def _assignments(kind: Assignments) -> NDArray[np.intp]:
+    """Shape ``(A, 5)``: in assignment ``a``, dimension ``j`` is probed in position ``[a, j]``."""
+    if kind is Assignments.ROTATIONS:
+        rows = [[(j + r) % BUDGET for j in range(BUDGET)] for r in range(BUDGET)]
+    else:
+        rows = [list(p) for p in itertools.permutations(range(BUDGET))]
+    return np.array(rows, dtype=np.intp)
+
+
+def exposure_fractions(
+    failed: NDArray[np.bool_], assignments: Assignments = Assignments.ALL
+) -> tuple[Fraction, tuple[Fraction, ...]]:
     """One task's shares of trials exposing a failure, exactly (counts over trials).
 
     Args:
         failed: Shape ``(R, 5)``: whether dimension ``j`` (in ``DIMENSIONS`` order) failed
             in run ``i``; ``R >= 5``.
+        assignments: Which dimension-to-run assignments *five dimensions once* averages.
 
     Returns:
         ``(five dimensions once, (one dimension five times, per dimension))``.
@@ -81,23 +107,25 @@ def exposure_fractions(failed: NDArray[np.bool_]) -> tuple[Fraction, tuple[Fract
     subsets = np.array(list(itertools.combinations(range(runs), BUDGET)), dtype=np.intp)
     # one dimension five times: d fails in a run of the subset
     single = failed[subsets, :].any(axis=1).sum(axis=0)  # (C, 5, 5) -> (5,)
-    # five dimensions once, rotation r: dimension j probed in the subset's run (j + r) % 5
+    # five dimensions once, assignment a: dimension j probed in the subset's run a[j]
     exposed = 0
-    for rotation in range(BUDGET):
-        positions = [(j + rotation) % BUDGET for j in range(BUDGET)]
+    table = _assignments(assignments)
+    for positions in table:
         probed = failed[subsets[:, positions], np.arange(BUDGET)]  # (C, 5)
         exposed += int(probed.any(axis=1).sum())
     count = len(subsets)
-    return Fraction(exposed, BUDGET * count), tuple(Fraction(int(s), count) for s in single)
+    return Fraction(exposed, len(table) * count), tuple(Fraction(int(s), count) for s in single)
 
 
-def exposure_shares(failed: NDArray[np.bool_]) -> tuple[float, tuple[float, ...]]:
+def exposure_shares(
+    failed: NDArray[np.bool_], assignments: Assignments = Assignments.ALL
+) -> tuple[float, tuple[float, ...]]:
     """:func:`exposure_fractions` as floats.
 
     Raises:
         ValueError: Fewer than five runs, or not five dimensions.
     """
-    multi, single = exposure_fractions(failed)
+    multi, single = exposure_fractions(failed, assignments)
     return float(multi), tuple(float(s) for s in single)
 
 
@@ -219,13 +247,21 @@ def _failures(inputs: AnalysisInputs, model: str, runs: Sequence[str], tasks: Se
     return failed, missing
 
 
+def _model_tasks(inputs: AnalysisInputs, model: str, full_tasks: Sequence[str]) -> list[str]:
+    if inputs.budget_tasks is BudgetTasks.EVERY:
+        return list(full_tasks)
+    return passed_all_five(inputs.items, model, full_tasks)
+
+
 def matched_budget(
     inputs: AnalysisInputs, full_tasks: Sequence[str]
 ) -> tuple[dict[str, Any], tuple[Table, ...]]:
     """The matched-budget comparison: its numbers (JSON) and its two tables.
 
     Args:
-        inputs: What was read (``inputs.repeats``: what the build asked for, if recorded).
+        inputs: What was read (``inputs.repeats``: what the build asked for, if recorded;
+            ``inputs.budget_tasks`` and ``inputs.budget_assignments``: which tasks and
+            which assignments).
         full_tasks: Tasks with an instance of each of the five dimensions.
     """
     runs_of: dict[str, set[str]] = defaultdict(set)
@@ -241,14 +277,17 @@ def matched_budget(
     for model in sorted(runs_of):
         runs = sorted(runs_of[model])
         absent = [str(d) for d in DIMENSIONS if d not in dims_of[model]]
-        if len(runs) < BUDGET or absent or not full_tasks:
+        tasks = _model_tasks(inputs, model, full_tasks)
+        if len(runs) < BUDGET or absent or not tasks:
             why = (f"{len(runs)} run(s); at least {BUDGET} needed" if len(runs) < BUDGET
                    else f"no items of {', '.join(absent)}" if absent
-                   else "no task has all five instances")  # fmt: skip
+                   else "no task has all five instances" if not full_tasks
+                   else "no task passed on all five dimensions in any run")  # fmt: skip
             models[model] = {"computed": False, "runs": runs, "why": why}
             continue
-        failed, missing = _failures(inputs, model, runs, full_tasks)
-        shares = [exposure_fractions(failed[t]) for t in range(len(full_tasks))]
+        failed, missing = _failures(inputs, model, runs, tasks)
+        shares = [exposure_fractions(failed[t], inputs.budget_assignments)
+                  for t in range(len(tasks))]  # fmt: skip
         a = [s[0] for s in shares]
         per_dim = {d: [s[1][j] for s in shares] for j, d in enumerate(DIMENSIONS)}
         b = [sum(s[1], Fraction(0)) / BUDGET for s in shares]
@@ -256,7 +295,8 @@ def matched_budget(
         models[model] = {
             "computed": True,
             "runs": runs,
-            "tasks": len(full_tasks),
+            "tasks": len(tasks),
+            "tasks_left_out": len(full_tasks) - len(tasks),
             "subsets": math.comb(len(runs), BUDGET),
             "missing_items": missing,
             "mean_over_dimensions": compare(a, b, seed, resamples).to_json(),
@@ -267,7 +307,7 @@ def matched_budget(
                 task: {"five_dimensions_once": rounded(float(a[t])),
                        "one_dimension_five_times": {str(d): rounded(float(per_dim[d][t]))
                                                     for d in DIMENSIONS}}
-                for t, task in enumerate(full_tasks)
+                for t, task in enumerate(tasks)
             },
         }  # fmt: skip
         counted.append(model)
@@ -290,6 +330,9 @@ def matched_budget(
         "budget": BUDGET,
         "repeats_built": inputs.repeats,
         "bootstrap": {"resamples": inputs.bootstrap_resamples, "seed": inputs.seed},
+        "task_selection": str(inputs.budget_tasks),
+        "assignments": str(inputs.budget_assignments),
+        "tasks_with_all_five_instances": len(full_tasks),
         "models": models,
         "pooled": pooled,
     }
@@ -327,21 +370,39 @@ def _tables(data: Mapping[str, Any]) -> tuple[Table, ...]:
         named.append((POOLED, {"computed": True, **data["pooled"]}))
     for name, entry in named:
         if not entry["computed"]:
-            rows.append((name, len(entry["runs"]), None, None, *_stats_cells(None)))
+            rows.append((name, len(entry["runs"]), None, None, None, *_stats_cells(None)))
             continue
         runs = len(entry["runs"]) if "runs" in entry else None
         units = entry["mean_over_dimensions"]["units"]
         subsets = entry.get("subsets")
-        rows.append((name, runs, units, subsets, *_stats_cells(entry["mean_over_dimensions"])))
+        left = entry.get("tasks_left_out")
+        stats = _stats_cells(entry["mean_over_dimensions"])
+        rows.append((name, runs, units, left, subsets, *stats))
         for dim in DIMENSIONS:
             rows_dims.append((name, str(dim), *_stats_cells(entry["dimensions"][str(dim)])))
     skipped = [f"{m} ({e['why']})" for m, e in data["models"].items() if not e["computed"]]
     built = data["repeats_built"]
+    every = data["task_selection"] == str(BudgetTasks.EVERY)
+    tasks = (
+        f"every task with all five instances ({data['tasks_with_all_five_instances']}; "
+        "--budget-tasks every)"
+        if every
+        else "the tasks the model passed on all five dimensions in at least one run, of the "
+        f"{data['tasks_with_all_five_instances']} with all five instances (as the study; "
+        "Tasks: n per model)"
+    )
+    assignment = (
+        f"the {BUDGET} cyclic rotations of the assignment, the study's choice "
+        "(--budget-assignments rotations)"
+        if data["assignments"] == str(Assignments.ROTATIONS)
+        else f"all {math.factorial(BUDGET)} assignments of the dimensions to the runs, exact"
+    )
     note = (
+        f"Over {tasks}. "
         f"Per task, the share of trials exposing a failure with a budget of {BUDGET} probes: "
         f"every subset of {BUDGET} of the model's runs (its repeats of the same instances) "
         f"is a trial; five dimensions once: each dimension probed in one run of the subset "
-        f"(all {BUDGET} cyclic rotations of the assignment), exposed when one fails; one "
+        f"({assignment}), exposed when one fails; one "
         f"dimension five times: the dimension probed in all {BUDGET} runs, exposed when it "
         "fails in one (here the mean over the five dimensions; per dimension in "
         "matched_budget_dimensions). Means over tasks; difference: five dimensions minus one "
@@ -362,6 +423,7 @@ def _tables(data: Mapping[str, Any]) -> tuple[Table, ...]:
             Column("model"),
             Column("runs", "int", "Runs"),
             Column("tasks", "int", "Tasks"),
+            Column("tasks_left_out", "int", "Tasks left out"),
             Column("subsets", "int", f"Subsets C(R, {BUDGET})"),
             *_STAT_COLUMNS,
         ),

@@ -14,8 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, read_inputs
+from arcjudge.harness.analyze.inputs import (
+    BOOTSTRAP_RESAMPLES,
+    Assignments,
+    BudgetTasks,
+    SamplingTasks,
+    read_inputs,
+)
 from arcjudge.harness.analyze.report import render_analysis_report
+from arcjudge.harness.analyze.selection import SAMPLED_TASKS
 from arcjudge.harness.core.commandline import require_files
 from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.runner import DirectCommand, Outputs
@@ -54,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed",
         type=int,
         default=DEFAULT_SEED,
-        help="seed of the bootstrap resampling (Section 3.1)",
+        help="seed of the bootstrap resampling (Section 3.1) and of Table 6's task draw",
     )
     parser.add_argument(
         "--bootstrap-resamples",
@@ -62,6 +69,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=BOOTSTRAP_RESAMPLES,
         metavar="N",
         help="bootstrap resamples of the tasks (Section 3.1)",
+    )
+    parser.add_argument(
+        "--budget-tasks",
+        choices=[str(b) for b in BudgetTasks],
+        default=str(BudgetTasks.PASSED_ALL_FIVE),
+        help="Section 3.1's tasks per model: passed-all-five (the study's: those it passed on "
+        "all five dimensions in some run) or every (every task with all five instances)",
+    )
+    parser.add_argument(
+        "--budget-assignments",
+        choices=[str(a) for a in Assignments],
+        default=str(Assignments.ALL),
+        help="Section 3.1's five dimensions once: all 120 dimension-to-run assignments "
+        "(exact) or the five cyclic rotations (the study's choice)",
     )
     parser.add_argument(
         "--configuration",
@@ -72,6 +93,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar=("ITEMS", "INSTANCES"),
         help="Table 6: items.jsonl and instances.jsonl of configuration 2, 3, ... of "
         "build --configurations, in order (repeatable; --items/--instances are configuration 1)",
+    )
+    parser.add_argument(
+        "--sampling-tasks",
+        choices=[str(s) for s in SamplingTasks],
+        default=str(SamplingTasks.STUDY),
+        help="Table 6's tasks per model: study (a seeded random --sampling-size of the tasks "
+        "it passed on all five dimensions in configuration 1, minus --exclude-tasks) or every",
+    )
+    parser.add_argument(
+        "--sampling-size",
+        type=int,
+        default=SAMPLED_TASKS,
+        metavar="N",
+        help="Table 6: tasks drawn per model (--sampling-tasks study; seeded with --seed)",
+    )
+    parser.add_argument(
+        "--exclude-tasks",
+        type=Path,
+        metavar="FILE",
+        help="Table 6: task ids (one a line, # comments) left out after the draw: the tasks "
+        "whose Definition program is trivial",
     )
     parser.add_argument("--out", type=Path, required=True, help="output directory")
 
@@ -90,6 +132,11 @@ class AnalyzeConfig:
         seed: The bootstrap's seed (Section 3.1).
         bootstrap_resamples: Bootstrap resamples of the tasks (Section 3.1).
         configurations: Table 6: (items, instances) of configuration 2, 3, ...
+        budget_tasks: Section 3.1's tasks per model.
+        budget_assignments: Section 3.1's dimension-to-run assignments.
+        sampling_tasks: Table 6's tasks per model.
+        sampling_size: Table 6's tasks drawn per model.
+        exclude_tasks: Table 6's exclusion list (a file of task ids), if any.
     """
 
     items: Path
@@ -100,6 +147,11 @@ class AnalyzeConfig:
     seed: int = DEFAULT_SEED
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     configurations: tuple[tuple[Path, Path], ...] = ()
+    budget_tasks: BudgetTasks = BudgetTasks.PASSED_ALL_FIVE
+    budget_assignments: Assignments = Assignments.ALL
+    sampling_tasks: SamplingTasks = SamplingTasks.STUDY
+    sampling_size: int = SAMPLED_TASKS
+    exclude_tasks: Path | None = None
 
 
 class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
@@ -121,6 +173,10 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             )
         if args.bootstrap_resamples < 1:
             raise UsageError("--bootstrap-resamples must be >= 1")
+        if args.sampling_size < 1:
+            raise UsageError("--sampling-size must be >= 1")
+        if args.exclude_tasks is not None:
+            require_files(("--exclude-tasks", args.exclude_tasks))
         return AnalyzeConfig(
             items=args.items,
             instances=args.instances,
@@ -130,6 +186,11 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             seed=args.seed,
             bootstrap_resamples=args.bootstrap_resamples,
             configurations=configurations,
+            budget_tasks=BudgetTasks(args.budget_tasks),
+            budget_assignments=Assignments(args.budget_assignments),
+            sampling_tasks=SamplingTasks(args.sampling_tasks),
+            sampling_size=args.sampling_size,
+            exclude_tasks=args.exclude_tasks,
         )
 
     def run(
@@ -144,6 +205,11 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             seed=config.seed,
             bootstrap_resamples=config.bootstrap_resamples,
             configurations=list(config.configurations),
+            budget_tasks=config.budget_tasks,
+            budget_assignments=config.budget_assignments,
+            sampling_tasks=config.sampling_tasks,
+            sampling_size=config.sampling_size,
+            exclude_tasks=config.exclude_tasks,
         )
         described = {
             "items_file": str(config.items),

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 from arcjudge.errors import InputError
+from arcjudge.harness.analyze.selection import SAMPLED_TASKS, read_task_list
 from arcjudge.harness.core.inputs import DEFAULT_SEED
 from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.dimensions.records import (
@@ -34,7 +36,10 @@ from arcjudge.vocabulary import Dimension
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "AnalysisInputs",
+    "Assignments",
+    "BudgetTasks",
     "Configuration",
+    "SamplingTasks",
     "read_dataset",
     "read_definition_results",
     "read_inputs",
@@ -44,6 +49,36 @@ __all__ = [
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Bootstrap resamples (Section 3.1's interval of the mean difference) by default."""
+
+
+class BudgetTasks(StrEnum):
+    """Which tasks Section 3.1 compares, per model (``analyze --budget-tasks``)."""
+
+    PASSED_ALL_FIVE = "passed-all-five"
+    """The default, as the study: the tasks the model passed on all five dimensions in at
+    least one of its runs (of those with all five instances)."""
+    EVERY = "every"
+    """arcjudge's rule before: every task with all five instances, whatever the model did."""
+
+
+class Assignments(StrEnum):
+    """How *five dimensions once* assigns the dimensions to a subset's five runs."""
+
+    ALL = "all"
+    """The default: all ``5! = 120`` one-to-one assignments, averaged (exact)."""
+    ROTATIONS = "rotations"
+    """The study's choice: the five cyclic rotations of the dimensions' order over the
+    subset's runs in run order."""
+
+
+class SamplingTasks(StrEnum):
+    """Which tasks Section 3.2 (Table 6) is computed over, per model (``--sampling-tasks``)."""
+
+    STUDY = "study"
+    """The default, as the study: a seeded random draw of (50) tasks the model passed on
+    all five dimensions in configuration 1, minus the exclusion list."""
+    EVERY = "every"
+    """arcjudge's rule before: every task, whatever the model did."""
 
 
 def read_items(path: Path) -> tuple[DimensionItem, ...]:
@@ -130,6 +165,12 @@ class AnalysisInputs:
             in order, each its items and instances; ``items`` and ``instances`` are
             configuration 1. Empty: one configuration (Section 3.2 is not computed).
         dataset: The build's dataset (:func:`read_dataset`; ``None``: not recorded).
+        budget_tasks: Which tasks Section 3.1 compares per model.
+        budget_assignments: Which dimension-to-run assignments Section 3.1 averages.
+        sampling_tasks: Which tasks Section 3.2 is computed over per model.
+        sampling_size: How many tasks Section 3.2 draws per model (``STUDY``).
+        exclude_tasks: Task ids Section 3.2 removes after the draw (trivial Definition
+            programs), and the file they were read from (``None``: no list).
     """
 
     items: tuple[DimensionItem, ...]
@@ -141,6 +182,11 @@ class AnalysisInputs:
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     configurations: tuple[Configuration, ...] = ()
     dataset: str | None = None
+    budget_tasks: BudgetTasks = BudgetTasks.PASSED_ALL_FIVE
+    budget_assignments: Assignments = Assignments.ALL
+    sampling_tasks: SamplingTasks = SamplingTasks.STUDY
+    sampling_size: int = SAMPLED_TASKS
+    exclude_tasks: tuple[frozenset[str], Path | None] = (frozenset(), None)
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
@@ -162,6 +208,11 @@ def read_inputs(
     seed: int = DEFAULT_SEED,
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
     configurations: Sequence[tuple[Path, Path]] = (),
+    budget_tasks: BudgetTasks = BudgetTasks.PASSED_ALL_FIVE,
+    budget_assignments: Assignments = Assignments.ALL,
+    sampling_tasks: SamplingTasks = SamplingTasks.STUDY,
+    sampling_size: int = SAMPLED_TASKS,
+    exclude_tasks: Path | None = None,
 ) -> AnalysisInputs:
     """Read and check every input (and the build's ``repeats`` beside the instances).
 
@@ -173,6 +224,11 @@ def read_inputs(
         seed: The seed of Section 3.1's bootstrap.
         bootstrap_resamples: Its resamples.
         configurations: ``(items.jsonl, instances.jsonl)`` of configurations 2, 3, ...
+        budget_tasks: Which tasks Section 3.1 compares per model.
+        budget_assignments: Which assignments Section 3.1 averages.
+        sampling_tasks: Which tasks Section 3.2 is computed over.
+        sampling_size: How many tasks Section 3.2 draws per model.
+        exclude_tasks: A file of task ids Section 3.2 leaves out (one a line).
 
     Raises:
         InputError: A file cannot be read, or the items are not of these instances.
@@ -187,6 +243,11 @@ def read_inputs(
         bootstrap_resamples,
         tuple((read_items(i), read_instance_records(n)) for i, n in configurations),
         read_dataset(instances_file),
+        budget_tasks,
+        budget_assignments,
+        sampling_tasks,
+        sampling_size,
+        (frozenset() if exclude_tasks is None else read_task_list(exclude_tasks), exclude_tasks),
     )
     inputs.check()
     return inputs

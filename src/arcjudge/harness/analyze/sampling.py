@@ -18,6 +18,12 @@ configurations 2..K are :attr:`AnalysisInputs.configurations`, in order. Per mod
   the first configuration where the model has no item of some dimension, there is no
   full task and hard accuracy is ``None``).
 
+Which tasks (:class:`SamplingTasks`): by default, as the study, per model a seeded random
+draw of ``sampling_size`` (50) of the tasks it passed on all five dimensions in
+configuration 1 (of those with all five instances in every configuration), minus the
+exclusion list (:mod:`.selection`); every number above is then over those tasks only.
+``every`` takes every task for every model (arcjudge's rule before).
+
 The output grid is left out: it is the task's own test, the same in every configuration.
 """
 
@@ -28,8 +34,9 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arcjudge.harness.analyze.inputs import AnalysisInputs, Configuration
+from arcjudge.harness.analyze.inputs import AnalysisInputs, Configuration, SamplingTasks
 from arcjudge.harness.analyze.sections import FULL_TASK, LABELS, Section
+from arcjudge.harness.analyze.selection import sampling_selection
 from arcjudge.harness.analyze.tables import Cell, Column, Share, Table, rounded, share_or_none
 from arcjudge.harness.dimensions.records import DimensionInstance, DimensionItem
 from arcjudge.harness.dimensions.statistics import model_statistics
@@ -132,10 +139,36 @@ def _seed(instances: Mapping[tuple[str, Dimension], DimensionInstance]) -> int |
     return seeds.pop() if len(seeds) == 1 else None
 
 
+def _restricted(configuration: Configuration, model: str, tasks: frozenset[str]) -> Configuration:
+    """The configuration with only ``model``'s items and only ``tasks``."""
+    items, instances = configuration
+    return (
+        tuple(i for i in items if i.model == model and i.task_id in tasks),
+        {key: value for key, value in instances.items() if key[0] in tasks},
+    )
+
+
+def _selection_note(inputs: AnalysisInputs) -> str:
+    if inputs.sampling_tasks is SamplingTasks.EVERY:
+        return " Over every task (--sampling-tasks every)."
+    excluded, path = inputs.exclude_tasks
+    listed = (
+        f", minus the {len(excluded)} task(s) of --exclude-tasks {path}"
+        if path is not None
+        else " (no --exclude-tasks list)"
+    )
+    return (
+        f" Per model, over a seeded random {inputs.sampling_size} (seed {inputs.seed}) of the "
+        "tasks it passed on all five dimensions in configuration 1 (in some run; tasks with "
+        f"all five instances in every configuration){listed}, as the study; n per model in "
+        "analysis.json (selection)."
+    )
+
+
 def increased_sampling(inputs: AnalysisInputs) -> Section:
     """Table 6: cumulative accuracy and hard full-task accuracy per model and budget."""
     first: Configuration = (inputs.items, inputs.instances)
-    configurations = [first, *inputs.configurations]
+    everything = [first, *inputs.configurations]
     columns = (
         Column("model"),
         Column("budget", "int", "Budget (configurations)"),
@@ -147,23 +180,32 @@ def increased_sampling(inputs: AnalysisInputs) -> Section:
         Column("hard_full_task", "share", "Hard full task (every configuration)"),
     )
     title = "Table 6: increased sampling (Section 3.2)"
-    count = len(configurations)
+    count = len(everything)
     if count == 1:
         table = Table("table6", title, NOTE + " Not computed: one configuration.", columns, ())
         return Section("increased_sampling", {"configurations": 1, "computed": False}, (table,))
-    seeds = [_seed(instances) for _, instances in configurations]
+    seeds = [_seed(instances) for _, instances in everything]
     same = [
         [a + 1, b + 1]
         for a in range(count)
         for b in range(a + 1, count)
         if seeds[a] is not None and seeds[a] == seeds[b]
     ]
-    per_configuration = [_rates(c) for c in configurations]
-    models = sorted({m for rates in per_configuration for m in rates})
+    models = sorted({i.model for items, _ in everything for i in items})
+    full = sorted(set.intersection(*(set(_full_tasks(instances)) for _, instances in everything)))
+    every = inputs.sampling_tasks is SamplingTasks.EVERY
     data_models: dict[str, Any] = {}
     rows: list[tuple[Cell, ...]] = []
     for model in models:
-        counts = [rates.get(model, {}) for rates in per_configuration]
+        selection = sampling_selection(
+            inputs.items, model, full, inputs.sampling_size, inputs.seed, inputs.exclude_tasks[0]
+        )
+        configurations = (
+            everything
+            if every
+            else [_restricted(c, model, frozenset(selection.tasks)) for c in everything]
+        )
+        counts = [_rates(c).get(model, {}) for c in configurations]
         cells, hard = hard_full_task(configurations, model)
         budgets = []
         for k in range(1, count + 1):
@@ -184,12 +226,19 @@ def increased_sampling(inputs: AnalysisInputs) -> Section:
             "hard_cells": len(cells),
             "budgets": budgets,
         }
+        if not every:
+            data_models[model]["selection"] = selection.to_json()
+    excluded, path = inputs.exclude_tasks
     data = {
         "configurations": count,
         "computed": True,
         "seeds": seeds,
         "same_seed": same,
+        "task_selection": str(inputs.sampling_tasks),
+        "sample_size": None if every else inputs.sampling_size,
+        "exclude_tasks": None if every or path is None else {"file": str(path),
+                                                             "tasks": sorted(excluded)},
         "models": data_models,
-    }
-    table = Table("table6", title, NOTE, columns, tuple(rows))
+    }  # fmt: skip
+    table = Table("table6", title, NOTE + _selection_note(inputs), columns, tuple(rows))
     return Section("increased_sampling", data, (table,))

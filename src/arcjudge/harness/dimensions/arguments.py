@@ -213,7 +213,14 @@ def prompts_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="ITEMS",
         help="items.jsonl of an earlier configuration (repeatable): the pairs --model had "
-        "accepted there are listed in each Generation prompt as pairs it must not copy",
+        "accepted there are added to each Generation prompt (see --after-shown-as)",
+    )
+    parser.add_argument(
+        "--after-shown-as",
+        choices=["demonstrations", "avoid"],
+        default="demonstrations",
+        help="with --after: the accepted pairs shown as further demonstrations (the study's), "
+        "or listed after them as pairs not to copy (avoid)",
     )
     parser.add_argument("--model", help="with --after: whose pairs (default: the only model)")
     parser.add_argument("--run", help="with --after: which run (default: the model's only run)")

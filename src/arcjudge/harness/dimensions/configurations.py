@@ -15,7 +15,8 @@ Constrained Generation across configurations: a model must not hand in a pair it
 had accepted. :func:`read_earlier_pairs` reads earlier configurations' ``items.jsonl``
 (each Generation item records the pair it graded, ``detail.pair``) and gives, per model,
 run and task, the pairs of its passed Generation items; :func:`with_earlier_pairs` adds them
-to a Generation instance's ``avoid`` list (what ``dimensions prompts`` shows), and
+to a Generation instance's ``avoid`` list (what ``dimensions prompts`` shows: as further
+demonstrations, the study's protocol, or as pairs not to copy), and
 ``dimensions score`` grades with the same list, so a copy of an earlier accepted pair fails.
 """
 
@@ -29,6 +30,10 @@ from typing import Any
 from arcjudge.errors import InputError
 from arcjudge.grids import Grid, GridRejected, to_grid, to_lists
 from arcjudge.harness.dimensions.records import DimensionInstance, DimensionItem, read_items
+from arcjudge.harness.dimensions.strategies.generation import (
+    EARLIER_SHOWN_AS_AVOID,
+    EARLIER_SHOWN_FIELD,
+)
 from arcjudge.vocabulary import Dimension
 
 __all__ = [
@@ -171,13 +176,17 @@ def read_earlier_pairs(paths: Sequence[Path]) -> EarlierPairs:
 
 
 def with_earlier_pairs(
-    instances: Iterable[DimensionInstance], pairs: Mapping[str, Sequence[GridPair]]
+    instances: Iterable[DimensionInstance],
+    pairs: Mapping[str, Sequence[GridPair]],
+    listed_as_avoid: bool = False,
 ) -> list[DimensionInstance]:
     """The instances, each Generation instance's ``avoid`` extended by its task's pairs.
 
     The pairs come after the demonstrations, in order; a pair already in the list is not
-    added again. Other instances, and Generation instances of tasks without pairs, are
-    returned as they are.
+    added again. The prompt shows them as further demonstrations (the study's protocol);
+    with ``listed_as_avoid`` the instance's prompt says ``"earlier_shown": "avoid"`` and
+    they are listed as pairs not to copy. Other instances, and Generation instances of
+    tasks without pairs, are returned as they are.
     """
     result = []
     for instance in instances:
@@ -187,6 +196,9 @@ def with_earlier_pairs(
             added = [p for p in dict.fromkeys(extra) if p not in avoid]
             listed = [*instance.prompt["avoid"]]
             listed += [{"input": to_lists(i), "output": to_lists(o)} for i, o in added]
-            instance = replace(instance, prompt={**instance.prompt, "avoid": listed})
+            prompt = {**instance.prompt, "avoid": listed}
+            if listed_as_avoid:
+                prompt[EARLIER_SHOWN_FIELD] = EARLIER_SHOWN_AS_AVOID
+            instance = replace(instance, prompt=prompt)
         result.append(instance)
     return result

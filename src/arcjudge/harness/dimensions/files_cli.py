@@ -85,6 +85,8 @@ class PromptsConfig:
         after: Earlier configurations' items (``--after``): accepted pairs to add.
         model: With ``after``: whose pairs (``None``: the only model).
         run: With ``after``: which run (``None``: the model's only run).
+        listed_as_avoid: With ``after``: the accepted pairs listed as pairs not to copy
+            (``--after-shown-as avoid``), not shown as further demonstrations.
     """
 
     instances: Path
@@ -95,6 +97,7 @@ class PromptsConfig:
     after: tuple[Path, ...] = ()
     model: str | None = None
     run: str | None = None
+    listed_as_avoid: bool = False
 
 
 class PromptsCommand(DirectCommand[PromptsConfig]):
@@ -120,6 +123,7 @@ class PromptsCommand(DirectCommand[PromptsConfig]):
             tuple(args.after),
             args.model,
             args.run,
+            args.after_shown_as == "avoid",
         )
 
     def run(
@@ -132,11 +136,12 @@ class PromptsCommand(DirectCommand[PromptsConfig]):
             earlier = read_earlier_pairs(config.after)
             model, run = _the_cell(earlier.cells, config.model, config.run)
             pairs = earlier.for_cell(model, run)
-            instances = with_earlier_pairs(instances, pairs)
+            instances = with_earlier_pairs(instances, pairs, config.listed_as_avoid)
             count = sum(len(p) for p in pairs.values())
+            how = "pairs not to copy" if config.listed_as_avoid else "demonstrations"
             added = (
                 f"; {count} pair(s) {terminal_safe(model)} run {terminal_safe(run)} had "
-                f"accepted added to the Generation prompts of {len(pairs)} task(s)"
+                f"accepted added to the Generation prompts of {len(pairs)} task(s) as {how}"
             )
         prompts = render_prompts(instances, config.tasks, config.grid_format, config.templates)
         line = f"{prompt_summary(prompts)}{added}; wrote {terminal_safe(str(config.out))}"

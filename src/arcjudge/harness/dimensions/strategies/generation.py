@@ -2,8 +2,12 @@
 
 Build: the pairs to avoid (the demonstrations) and, hidden, the task's ARC-GEN digests and
 a reference pair (the first valid pair that copies no demonstration). Prompt: the pairs to
-avoid, and a note with those beyond the demonstrations. Reply: a labelled input and
-output grid. Rule: :func:`..rules.generation_verdict`.
+avoid; those beyond the demonstrations (pairs the model had accepted in earlier
+configurations, ``dimensions prompts --after``) are shown as further demonstrations, as
+the study adds each accepted pair to the demonstrations of the next attempt, or, when the
+prompt says ``"earlier_shown": "avoid"`` (``prompts --after-shown-as avoid``), in a note
+listing pairs not to copy. Reply: a labelled input and output grid. Rule:
+:func:`..rules.generation_verdict`.
 """
 
 from __future__ import annotations
@@ -31,11 +35,17 @@ from arcjudge.vocabulary import Dimension, GridFormat
 
 __all__ = ["DIMENSION", "PLACEHOLDERS", "draw", "parse_answer", "read_reply", "rule", "texts"]
 __all__ += ["consistency", "verifier_input", "visible"]
-__all__ += ["DEFAULT_MIN_DISTANCE"]
+__all__ += ["DEFAULT_MIN_DISTANCE", "EARLIER_SHOWN_AS_AVOID", "EARLIER_SHOWN_FIELD"]
 
 DIMENSION = Dimension.GENERATION
 
 PLACEHOLDERS = frozenset({"avoid", "avoid_count", "avoid_note"})
+
+EARLIER_SHOWN_FIELD = "earlier_shown"
+"""A Generation prompt field: how the pairs beyond the demonstrations are shown."""
+
+EARLIER_SHOWN_AS_AVOID = "avoid"
+"""Its value for a note of pairs not to copy (absent: shown as further demonstrations)."""
 
 DEFAULT_MIN_DISTANCE = 0.05
 """Constrained Generation: a pair within this distance of a demonstration on both its input
@@ -62,29 +72,43 @@ def draw(plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload:
 
 
 def visible(instance: DimensionInstance, task: Task) -> dict[str, Any]:
-    """``avoid``: the pairs a generated pair must not copy."""
-    return {"avoid": [pair_json(*p) for p in instance.avoid()]}
+    """``avoid``: the pairs a generated pair must not copy (and how the extra ones show)."""
+    shown: dict[str, Any] = {"avoid": [pair_json(*p) for p in instance.avoid()]}
+    if instance.prompt.get(EARLIER_SHOWN_FIELD) == EARLIER_SHOWN_AS_AVOID:
+        shown[EARLIER_SHOWN_FIELD] = EARLIER_SHOWN_AS_AVOID
+    return shown
 
 
 def texts(
     visible: Mapping[str, Any], demonstrations: Sequence[tuple[Grid, Grid]], grid_format: GridFormat
 ) -> dict[str, str]:
-    """``$avoid`` (``Pair N`` blocks), ``$avoid_count`` and ``$avoid_note``."""
+    """``$avoid`` (``Pair N`` blocks), ``$avoid_count`` and ``$avoid_note``.
+
+    Pairs beyond the demonstrations (accepted in earlier configurations) extend
+    ``$demonstrations`` and ``$demonstration_count`` (the study's protocol), or with
+    ``"earlier_shown": "avoid"`` are listed in ``$avoid_note`` as pairs not to copy.
+    """
     avoid = read_pairs(visible["avoid"])
-    # Beyond the demonstrations (shown above): e.g. pairs accepted in earlier
-    # configurations (``dimensions prompts --after``).
     shown = len(demonstrations)
     extra = avoid[shown:] if avoid[:shown] == list(demonstrations) else avoid
-    return {
+    values = {
         "avoid": pairs_text(avoid, "Pair", grid_format),
         "avoid_count": str(len(avoid)),
-        "avoid_note": (
+        "avoid_note": "",
+    }
+    if not extra:
+        return values
+    listed = visible.get(EARLIER_SHOWN_FIELD) == EARLIER_SHOWN_AS_AVOID
+    if listed or avoid[:shown] != list(demonstrations):  # (not after the demonstrations)
+        values["avoid_note"] = (
             "\n\nIt must not be a copy or a near copy of any of these pairs either:\n\n"
             + pairs_text(extra, "Pair", grid_format)
-            if extra
-            else ""
-        ),
-    }
+        )
+        return values
+    extended = [*demonstrations, *extra]
+    values["demonstrations"] = pairs_text(extended, "Example", grid_format)
+    values["demonstration_count"] = str(len(extended))
+    return values
 
 
 read_reply = whole_reply(parse_pair)

@@ -138,7 +138,7 @@ TABLES = (
     "table3",
     "generation_control",
     "table1",
-    "table8",
+    "classification_types_pooled",
     "classification_baselines",
     "table4",
     "table5",
@@ -817,7 +817,7 @@ def _kind_rows(c: Construction, keys: Sequence[ItemKey]) -> dict[str, Any]:
 
 
 def check_classification_types(data: Mapping[str, Any], c: Construction) -> list[Check]:
-    """Tables 1 and 8: failure rate per candidate type, pooled and per model."""
+    """Table 1: failure rate per model and candidate type, its median row; the pooled table."""
     every = c.items(dim=Dimension.CLASSIFICATION)
     judged = {
         m: sum(k in c.wrong_slots for k in c.items(m, Dimension.CLASSIFICATION)) for m in MODELS
@@ -827,14 +827,22 @@ def check_classification_types(data: Mapping[str, Any], c: Construction) -> list
         check(
             "classification_types", "types", data.get("types"), [str(k) for k in CANDIDATE_KINDS]
         ),
-        check("classification_types", "Table 1 (pooled)", data.get("pooled"), _kind_rows(c, every)),
+        check("classification_types", "pooled", data.get("pooled"), _kind_rows(c, every)),
         check("classification_types", "judged items", data.get("judged_items"), judged),
         check("classification_types", "unjudged items", data.get("unjudged_items"), unjudged),
     ]
+    candidates: dict[str, list[int]] = {str(k): [] for k in CANDIDATE_KINDS}
     for model in MODELS:
         want = _kind_rows(c, c.items(model, Dimension.CLASSIFICATION))
         got = data.get("models", {}).get(model)
-        checks.append(check("classification_types", f"Table 8 {model}", got, want))
+        checks.append(check("classification_types", f"Table 1 {model}", got, want))
+        if judged[model]:
+            for kind, row in want.items():
+                candidates[kind].append(row["failures"]["total"] if row["failures"] else 0)
+    medians = {k: statistics.median(v) if v else None for k, v in candidates.items()}
+    checks.append(
+        check("classification_types", "median row", data.get("median_candidates"), medians)
+    )
     # What the answerers were made to do, said directly.
     models = data.get("models", {})
     ones = {str(k): Near(1.0) for k in CANDIDATE_KINDS if k != CandidateKind.VALID}

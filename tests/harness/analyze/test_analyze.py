@@ -137,13 +137,13 @@ def test_the_cli_writes_every_table_as_csv_and_markdown_and_same_bytes(tmp_path,
         "generation_control",
         "matched_budget",
         "matched_budget_dimensions",
+        "classification_types_pooled",
         "table1",
         "table3",
         "table4",
         "table5",
         "table6",
         "table7",
-        "table8",
         "table9",
     ]
     assert names == sorted(f"{s}.{e}" for s in stems for e in ("csv", "md"))
@@ -234,7 +234,7 @@ def test_the_arcgen_control_fails_exact_matches_and_recomputes_full_task():
     assert old["full_task_arcgen_excluded"] is None and old["arcgen_exact_passes"] is None
 
 
-# ------------------------------------------------------- Tables 1 and 8
+# -------------------------------------------------------------------- Table 1
 
 
 def _kinds_for(task_index: int) -> list[str]:
@@ -332,6 +332,57 @@ def test_items_without_judgments_are_counted_apart_and_kinds_must_match():
     ]
     with pytest.raises(InputError, match="kinds differ"):
         analyze(inputs_of(instances, other))
+
+
+def test_table1_is_per_model_and_type_with_the_median_candidates_row():
+    """The study's Table 1: a row per model, a column per type, the median count last."""
+    rng = random.Random(11)
+    tasks = [f"c{i}" for i in range(7)]
+    instances = [instance(t, "classification", _kinds_for(i)) for i, t in enumerate(tasks)]
+    items = []
+    answered = {"a": tasks, "b": tasks[:4], "c": tasks[2:]}  # unequal numbers of candidates
+    for model, mine in answered.items():
+        for record in instances:
+            if record["task_id"] not in mine:
+                continue
+            kinds = record["key"]["kinds"]
+            wrong = [s for s in range(5) if rng.random() < 0.3]
+            detail = {"wrong_slots": wrong, "kinds": kinds}
+            items.append(item(model, 1, record["task_id"], "classification", not wrong, detail))
+    result = analyze(inputs_of(instances, items))
+    table = next(t for t in result.tables() if t.name == "table1")
+    rows = list(csv.DictReader(io.StringIO(table.csv())))
+    assert [r["model"] for r in rows] == ["a", "b", "c", "(median per model)"]
+    counts: dict[str, dict[str, list[int]]] = {}
+    for model, mine in answered.items():
+        counts[model] = {str(k): [0, 0] for k in CANDIDATE_KINDS}
+        for i in items:
+            if i["model"] != model:
+                continue
+            for slot, kind in enumerate(i["detail"]["kinds"]):
+                counts[model][kind][0] += slot in i["detail"]["wrong_slots"]
+                counts[model][kind][1] += 1
+        row = rows[list(answered).index(model)]
+        assert int(row["items"]) == len(mine)
+        for kind, (failed, judged) in counts[model].items():
+            if not judged:
+                assert row[f"{kind}_count"] == ""
+                continue
+            assert (int(row[f"{kind}_count"]), int(row[f"{kind}_total"])) == (failed, judged)
+    median = rows[-1]
+    assert float(median["items"]) == statistics.median(len(m) for m in answered.values())
+    for kind in CANDIDATE_KINDS:
+        want = statistics.median(counts[m][kind][1] for m in answered)
+        assert float(median[f"{kind}_count"]) == want and median[f"{kind}_total"] == ""
+    assert "| (median per model) |" in table.markdown()
+    data = result.to_json()["classification_types"]
+    assert data["median_candidates"] == {
+        str(k): statistics.median(counts[m][k][1] for m in answered) for k in CANDIDATE_KINDS
+    }
+    pooled = next(t for t in result.tables() if t.name == "classification_types_pooled")
+    assert pooled.title.startswith("Supplementary") and "table8" not in [
+        t.name for t in result.tables()
+    ]
 
 
 def test_the_trivial_baselines_are_counted_exactly_from_the_labels():
@@ -631,7 +682,7 @@ def test_the_sample_analysis_is_what_the_canned_models_were_made_to_do(sample_an
     control = data["generation_control"]["models"]["careful"]
     assert exact == len(generation) == control["arcgen_exact_passes"] == 10
     assert control["full_task_arcgen_excluded"]["count"] == 0
-    # Tables 1 and 8: hasty calls everything valid, careful flips slot 0 of one task.
+    # Table 1: hasty calls everything valid, careful flips slot 0 of one task.
     classification = [i for i in instances if i["dimension"] == "classification"]
     types = data["classification_types"]["models"]
     ((task, _),) = [m for m in sample_replies.CAREFUL_MISTAKES if m[1] == "classification"]

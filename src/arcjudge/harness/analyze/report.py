@@ -150,7 +150,7 @@ def _types_figure(analysis: Mapping[str, Any]) -> str:
     return (
         "<h2>Classification failure rate per candidate type</h2>"
         '<p class="meta">valid: share judged invalid; every other type: share judged valid '
-        "(Table 8).</p>"
+        "(Table 1).</p>"
         f"{_legend(series)}{chart}"
     )
 

@@ -10,9 +10,10 @@ lists them in output order:
 * ``generation_control`` -> the stricter Constrained Generation control: a generated pair
   equal to one of the task's ARC-GEN pairs (``detail.arcgen_exact`` of the item) fails,
   and full-task accuracy and the baseline are computed again with that.
-* ``classification_types`` -> Tables 1 (all models pooled) and 8 (per model):
-  Classification failure rate per candidate type: for ``valid`` candidates, judging them
-  invalid; for each corruption type, judging it valid.
+* ``classification_types`` -> Table 1 (per model and candidate type, the median number
+  of candidates of each type per model as its last row) and a supplementary table pooling
+  every model: Classification failure rate per candidate type: for ``valid`` candidates,
+  judging them invalid; for each corruption type, judging it valid.
 * ``classification_baselines``: the always-valid and always-invalid answerers' strict and
   per-judgment accuracy, counted exactly on the built instances' labels.
 * ``self_consistency`` -> Tables 4 (Definition right on train and test) and 5 (all items;

@@ -949,6 +949,11 @@ def check_self_consistency(data: Mapping[str, Any], c: Construction) -> list[Che
                 }
             got = data.get(condition, {}).get(name)
             checks.append(check("self_consistency", f"{condition} {name}", got, want))
+            if condition == "definition_correct":  # Table 4's headline: the dimensions as one
+                every = None if want is None else _agreement(c, keys, condition)
+                headline = None if every is None else {g: every[g] for g in ("right", "wrong")}
+                got = data.get("definition_correct_over_dimensions", {}).get(name)
+                checks.append(check("self_consistency", f"headline {name}", got, headline))
     return checks
 
 

@@ -459,6 +459,17 @@ def test_self_consistency_tables_split_by_definition_and_answer():
                     else:
                         assert got is None
                 assert_share(data[key][name][dim]["all"], sum(a for a, _ in found), len(found))
+        # Table 4's headline: every answer of the three dimensions together.
+        every = [
+            p for dim in ("classification", "generation", "inversion") for p in pairs(good, dim)
+        ]
+        for group, keep in (("right", True), ("wrong", False)):
+            these = [a for a, r in every if r == keep]
+            got = data["definition_correct_over_dimensions"][name][group]
+            assert_share(got, sum(these), len(these))
+    table4 = next(t for t in analyze(inputs_of(instances, items)).tables() if t.name == "table4")
+    assert [c.name for c in table4.columns[1:3]] == ["all_dimensions_right", "all_dimensions_wrong"]
+    assert [r[0] for r in table4.rows] == ["m1", "m2", POOLED]
 
 
 # ------------------------------------------------------------------ Table 7

@@ -16,9 +16,10 @@ lists them in output order:
   judging them invalid; for each corruption type, judging it valid.
 * ``classification_baselines``: the always-valid and always-invalid answerers' strict and
   per-judgment accuracy, counted exactly on the built instances' labels.
-* ``self_consistency`` -> Tables 4 (Definition right on train and test) and 5 (all items;
-  and the model's mistakes only): agreement of the model's own Definition program with its
-  answers, split by whether the answer was right.
+* ``self_consistency`` -> Tables 4 (Definition right on train and test; first the study's
+  headline, the three dimensions pooled) and 5 (all items; and the model's mistakes only):
+  agreement of the model's own Definition program with its answers, split by whether the
+  answer was right.
 * ``run_agreement`` -> Table 7: per model, the tasks passing all five dimensions in each
   run, their intersection and union, Jaccard index and task agreement.
 * ``definition_failures`` -> Table 9 (and Appendix D): static, runtime and rule failures

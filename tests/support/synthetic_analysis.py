@@ -1284,6 +1284,25 @@ def _cumulative(values: Sequence[float]) -> dict[str, Any]:
     return {"n": n, "mean": near(mean), "sd": near(sd)}
 
 
+def _run_rates(c: Construction, model: str, measure: str) -> list[float]:
+    """The model's accuracy of a measure in each of its runs (runs without it left out)."""
+    rates = []
+    for run in c.runs(model):
+        if measure == FULL_TASK:
+            if any(not [k for k in c.items(model, d) if k[1] == run] for d in DIMENSIONS):
+                continue
+            cells = [(run, t) for t in c.full]
+            ok = sum(
+                all(c.passed.get((model, r, t, d), False) for d in DIMENSIONS) for r, t in cells
+            )
+            total = len(cells)
+        else:
+            ok, total = c.count(k for k in c.items(model, measure) if k[1] == run)
+        if total:
+            rates.append(ok / total)
+    return rates
+
+
 def _sampling_model(configs: Sequence[Construction], model: str) -> dict[str, Any]:
     measures = [str(FULL_TASK), *(str(d) for d in DIMENSIONS)]
     found = [_measures(x, model) for x in configs]
@@ -1303,6 +1322,10 @@ def _sampling_model(configs: Sequence[Construction], model: str) -> dict[str, An
         for m in measures:
             shares = [f[m] for f in found[:k]]
             entry[m] = _cumulative([p / n for p, n in (s for s in shares if s) if n])
+            if k == 1:  # the study's sd at k = 1: over the runs of configuration 1
+                by_run = _run_rates(configs[0], model, m)
+                sd = _cumulative(by_run)["sd"]
+                entry[m] |= {"sd": sd, "sd_over": "runs", "sd_runs": len(by_run)}
         entry["hard_full_task"] = share(len(alive), len(cells)) if defined else None
         budgets.append(entry)
     return {

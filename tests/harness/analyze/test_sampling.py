@@ -220,7 +220,15 @@ def test_table6_is_what_a_hand_computation_gives(configurations):
                 got = entry[measure]
                 assert got["n"] == len(values), (model, k, measure)
                 assert got["mean"] == pytest.approx(sum(values) / len(values), abs=1e-6)
-                if len(values) > 1:
+                if k == 1:  # the study's sd at k = 1: over the runs of configuration 1
+                    instances, first = configurations[0]
+                    by_run = [
+                        hand_rates(instances, [i for i in first if i["run"] == r], model)[measure]
+                        for r in RUNS
+                    ]
+                    assert got["sd_over"] == "runs" and got["sd_runs"] == len(RUNS)
+                    assert got["sd"] == pytest.approx(sample_sd(by_run), abs=1e-6)
+                elif len(values) > 1:
                     assert got["sd"] == pytest.approx(sample_sd(values), abs=1e-6)
                     assert got["sd"] == pytest.approx(statistics.stdev(values), abs=1e-6)
                 else:

@@ -88,10 +88,13 @@ def random_items() -> tuple[list[dict], list[dict]]:
     return instances, items
 
 
-def test_table3_is_what_an_independent_count_gives(random_items):
+@pytest.mark.parametrize("over", ["every-task", "complete-tasks"])
+def test_table3_is_what_an_independent_count_gives(random_items, over):
+    """Default (the study's): t5, without an inversion instance, counts and fails full task;
+    ``complete-tasks`` (the old behaviour) leaves it out."""
     instances, items = random_items
-    result = analyze(inputs_of(instances, items)).to_json()["accuracy"]
-    full = [t for t in TASKS if t != "t5"]
+    result = analyze(inputs_of(instances, items, full_task_over=over)).to_json()["accuracy"]
+    full = TASKS if over == "every-task" else [t for t in TASKS if t != "t5"]
     assert result["full_tasks"] == len(full)
     for model in ("m1", "m2"):
         mine = [i for i in items if i["model"] == model]
@@ -104,7 +107,7 @@ def test_table3_is_what_an_independent_count_gives(random_items):
                 rates.append(sum(these) / len(these))
         cells = [
             all(
-                next(
+                any(
                     i["passed"]
                     for i in mine
                     if (i["run"], i["task_id"], i["dimension"]) == (run, t, d)
@@ -114,6 +117,7 @@ def test_table3_is_what_an_independent_count_gives(random_items):
             for run in ("1", "2")
             for t in full
         ]
+        assert len(cells) == 2 * len(full)  # n = tasks x runs
         assert_share(entry["full_task"], sum(cells), len(cells))
         assert entry["independence_baseline"] == pytest.approx(math.prod(rates), abs=1e-6)
         grid = [i["passed"] for i in mine if i["dimension"] == "output_grid"]
@@ -138,6 +142,7 @@ def test_the_cli_writes_every_table_as_csv_and_markdown_and_same_bytes(tmp_path,
         "matched_budget",
         "matched_budget_dimensions",
         "classification_types_pooled",
+        "denominators",
         "table1",
         "table3",
         "table4",
@@ -145,6 +150,7 @@ def test_the_cli_writes_every_table_as_csv_and_markdown_and_same_bytes(tmp_path,
         "table6",
         "table7",
         "table9",
+        "tasks_left_out",
     ]
     assert names == sorted(f"{s}.{e}" for s in stems for e in ("csv", "md"))
     for rel in [f"tables/{n}" for n in names] + ["analysis.json", "report.html"]:
@@ -522,6 +528,62 @@ def test_a_model_without_a_dimension_has_no_run_agreement():
     data = analyze(inputs_of(full_build(tasks), items)).to_json()
     assert data["run_agreement"]["models"]["m"] is None
     assert data["accuracy"]["models"]["m"]["full_task"] is None
+
+
+def test_a_task_missing_a_dimension_fails_table7_by_default_and_is_left_out_with_the_option():
+    tasks = [f"r{i}" for i in range(4)]
+    instances = full_build(tasks, missing={("r3", "generation")})
+    items = [
+        item("m", run, i["task_id"], i["dimension"], True) for run in (1, 2) for i in instances
+    ]
+    default = analyze(inputs_of(instances, items)).to_json()["run_agreement"]["models"]["m"]
+    assert default["tasks"] == 4 and default["intersection"] == tasks[:3]
+    assert default["agreement"] == 1.0  # r3 fails in both runs: the same outcome
+    old = analyze(inputs_of(instances, items, full_task_over="complete-tasks")).to_json()
+    assert old["run_agreement"]["models"]["m"]["tasks"] == 3
+    assert old["accuracy"]["models"]["m"]["full_task"]["total"] == 6
+    new = analyze(inputs_of(instances, items)).to_json()["accuracy"]["models"]["m"]
+    assert (new["full_task"]["count"], new["full_task"]["total"]) == (6, 8)
+
+
+@pytest.mark.parametrize("over", ["every-task", "complete-tasks"])
+def test_every_table_of_full_task_states_its_n_and_the_tasks_left_out_with_why(over):
+    tasks = [f"d{i}" for i in range(5)]
+    instances = full_build(tasks, missing={("d1", "editing"), ("d4", "inversion")})
+    items = [
+        item(m, run, i["task_id"], i["dimension"], True)
+        for m, runs in (("a", (1, 2)), ("b", (1, 2, 3)))
+        for run in runs
+        for i in instances
+    ]
+    skipped = {"z9": "no valid verifier (all 2 failed)"}
+    result = analyze(inputs_of(instances, items, full_task_over=over, skipped=skipped))
+    data = result.to_json()["denominators"]
+    counted = 5 if over == "every-task" else 3
+    assert data["full_task_over"] == over and data["full_tasks"] == counted
+    assert data["tasks_built"] == 5 and data["complete_tasks"] == 3
+    assert data["missing_dimensions"] == {"d1": ["editing"], "d4": ["inversion"]}
+    assert data["not_built"] == skipped
+    assert data["models"] == {
+        "a": {"runs": 2, "tasks": counted, "n": 2 * counted},
+        "b": {"runs": 3, "tasks": counted, "n": 3 * counted},
+    }
+    accuracy = result.to_json()["accuracy"]["models"]
+    for model in ("a", "b"):  # the n of Table 3's full task is the same
+        assert accuracy[model]["full_task"]["total"] == data["models"][model]["n"]
+    tables = {t.name: t for t in result.tables()}
+    left = list(csv.DictReader(io.StringIO(tables["tasks_left_out"].csv())))
+    assert [(r["task"], r["why"]) for r in left] == [
+        ("d1", "no instance of editing"),
+        ("d4", "no instance of inversion"),
+        ("z9", "no valid verifier (all 2 failed)"),
+    ]
+    assert left[-1]["effect"] == "in no table (not built)"
+    assert ("as a failure" in left[0]["effect"]) == (over == "every-task")
+    for name in ("table3", "generation_control", "table7", "denominators"):
+        note = tables[name].note
+        assert "d1, d4" in note and "z9" in note, name
+        assert ("counts as a failure" in note) == (over == "every-task"), name
 
 
 # ------------------------------------------------------------------ Table 9

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from arcjudge.harness.analyze.denominators import scope_note
 from arcjudge.harness.analyze.inputs import AnalysisInputs
 from arcjudge.harness.analyze.sections import (
     LABELS,
@@ -217,7 +218,7 @@ def run_agreement(inputs: AnalysisInputs) -> Section:
     table = Table(
         "table7",
         "Table 7: tasks passing all five dimensions, run against run",
-        "Per model, over the tasks with all five instances: how many pass all five "
+        scope_note(inputs) + " Per model: how many tasks pass all five "
         "dimensions in each run, in every run (intersection) and in at least one (union). "
         "Jaccard: intersection / union over all runs. Task agreement: the share of tasks "
         "whose all-five outcome (pass or not) is the same in two runs; with more than two "

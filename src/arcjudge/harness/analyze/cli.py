@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arcjudge.errors import UsageError
-from arcjudge.harness.analyze.inputs import BOOTSTRAP_RESAMPLES, read_inputs
+from arcjudge.harness.analyze.inputs import (
+    BOOTSTRAP_RESAMPLES,
+    EVERY_TASK,
+    FULL_TASK_OVER,
+    read_inputs,
+)
 from arcjudge.harness.analyze.report import render_analysis_report
 from arcjudge.harness.core.commandline import require_files
 from arcjudge.harness.core.inputs import DEFAULT_SEED
@@ -73,6 +78,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Table 6: items.jsonl and instances.jsonl of configuration 2, 3, ... of "
         "build --configurations, in order (repeatable; --items/--instances are configuration 1)",
     )
+    parser.add_argument(
+        "--full-task-over",
+        choices=FULL_TASK_OVER,
+        default=EVERY_TASK,
+        help="the tasks of full task, Table 7 and Section 3.1: every-task (the study's: every "
+        "built task, a dimension without an instance a failure) or complete-tasks (only the "
+        "tasks with all five instances)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="output directory")
 
 
@@ -90,6 +103,8 @@ class AnalyzeConfig:
         seed: The bootstrap's seed (Section 3.1).
         bootstrap_resamples: Bootstrap resamples of the tasks (Section 3.1).
         configurations: Table 6: (items, instances) of configuration 2, 3, ...
+        full_task_over: The tasks of full task, Table 7 and Section 3.1
+            (:data:`~arcjudge.harness.analyze.inputs.FULL_TASK_OVER`).
     """
 
     items: Path
@@ -100,6 +115,7 @@ class AnalyzeConfig:
     seed: int = DEFAULT_SEED
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     configurations: tuple[tuple[Path, Path], ...] = ()
+    full_task_over: str = EVERY_TASK
 
 
 class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
@@ -130,6 +146,7 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             seed=args.seed,
             bootstrap_resamples=args.bootstrap_resamples,
             configurations=configurations,
+            full_task_over=args.full_task_over,
         )
 
     def run(
@@ -144,12 +161,14 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             seed=config.seed,
             bootstrap_resamples=config.bootstrap_resamples,
             configurations=list(config.configurations),
+            full_task_over=config.full_task_over,
         )
         described = {
             "items_file": str(config.items),
             "instances_file": str(config.instances),
             "definitions_file": None if config.definitions is None else str(config.definitions),
             "configuration_files": [[str(i), str(n)] for i, n in config.configurations],
+            "full_task_over": config.full_task_over,
         }
         # Imported here: the study pulls in numpy, which no other command needs at start-up.
         from arcjudge.harness.analyze.study import analyze

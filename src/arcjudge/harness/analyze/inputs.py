@@ -14,7 +14,7 @@ record it cannot read; nothing is run.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from arcjudge.errors import InputError
@@ -23,6 +23,7 @@ from arcjudge.harness.core.jsonl import read_records
 from arcjudge.harness.dimensions.records import (
     DimensionInstance,
     DimensionItem,
+    read_build_info,
     read_build_repeats,
     read_instances,
 )
@@ -32,8 +33,12 @@ from arcjudge.vocabulary import Dimension
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
+    "COMPLETE_TASKS",
+    "EVERY_TASK",
+    "FULL_TASK_OVER",
     "AnalysisInputs",
     "Configuration",
+    "read_build_skipped",
     "read_definition_results",
     "read_inputs",
     "read_instance_records",
@@ -42,6 +47,29 @@ __all__ = [
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Bootstrap resamples (Section 3.1's interval of the mean difference) by default."""
+
+EVERY_TASK = "every-task"
+"""Full task over every built task, a missing dimension a failure (the study's n; default)."""
+
+COMPLETE_TASKS = "complete-tasks"
+"""Full task over the tasks with all five instances only (arcjudge before issue 32)."""
+
+FULL_TASK_OVER: tuple[str, ...] = (EVERY_TASK, COMPLETE_TASKS)
+"""The choices of ``--full-task-over``, the default first."""
+
+
+def read_build_skipped(instances_file: Path) -> dict[str, str]:
+    """The tasks the build left out, with why (``build.json``'s ``skipped`` beside it).
+
+    Empty when there is no ``build.json``.
+
+    Raises:
+        InputError: The ``build.json`` is there but not a build record.
+    """
+    path = instances_file.parent / "build.json"
+    if not path.is_file():
+        return {}
+    return {str(t): str(why) for t, why in sorted(read_build_info(path).skipped.items())}
 
 
 def read_items(path: Path) -> tuple[DimensionItem, ...]:
@@ -109,6 +137,10 @@ class AnalysisInputs:
         configurations: Configurations 2, 3, ... of the build (``build --configurations``),
             in order, each its items and instances; ``items`` and ``instances`` are
             configuration 1. Empty: one configuration (Section 3.2 is not computed).
+        full_task_over: :data:`EVERY_TASK` (the study's: every built task counts, a missing
+            dimension is a failure) or :data:`COMPLETE_TASKS` (only tasks with all five
+            instances): the tasks of full task, Table 7 and Section 3.1.
+        skipped: The tasks the build left out (``build.json``'s ``skipped``), with why.
     """
 
     items: tuple[DimensionItem, ...]
@@ -119,6 +151,8 @@ class AnalysisInputs:
     seed: int = DEFAULT_SEED
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES
     configurations: tuple[Configuration, ...] = ()
+    full_task_over: str = EVERY_TASK
+    skipped: Mapping[str, str] = field(default_factory=dict)
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
@@ -126,7 +160,10 @@ class AnalysisInputs:
         Raises:
             InputError: An item whose task and dimension have no instance (in its own
                 configuration).
+            ValueError: ``full_task_over`` is not one of :data:`FULL_TASK_OVER`.
         """
+        if self.full_task_over not in FULL_TASK_OVER:
+            raise ValueError(f"full_task_over: {self.full_task_over!r} not in {FULL_TASK_OVER}")
         _check_items(self.items, self.instances)
         for number, (items, instances) in enumerate(self.configurations, 2):
             _check_items(items, instances, f"configuration {number}: ")
@@ -140,6 +177,7 @@ def read_inputs(
     seed: int = DEFAULT_SEED,
     bootstrap_resamples: int = BOOTSTRAP_RESAMPLES,
     configurations: Sequence[tuple[Path, Path]] = (),
+    full_task_over: str = EVERY_TASK,
 ) -> AnalysisInputs:
     """Read and check every input (and the build's ``repeats`` beside the instances).
 
@@ -151,6 +189,7 @@ def read_inputs(
         seed: The seed of Section 3.1's bootstrap.
         bootstrap_resamples: Its resamples.
         configurations: ``(items.jsonl, instances.jsonl)`` of configurations 2, 3, ...
+        full_task_over: Which tasks full task is over (:data:`FULL_TASK_OVER`).
 
     Raises:
         InputError: A file cannot be read, or the items are not of these instances.
@@ -164,6 +203,8 @@ def read_inputs(
         seed,
         bootstrap_resamples,
         tuple((read_items(i), read_instance_records(n)) for i, n in configurations),
+        full_task_over,
+        read_build_skipped(instances_file),
     )
     inputs.check()
     return inputs

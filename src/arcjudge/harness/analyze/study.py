@@ -7,6 +7,8 @@ lists them in output order:
 * ``accuracy`` -> Table 3: per model, accuracy on the output grid, the five dimensions and
   the full task (Wilson 95% intervals, pooled over runs), the independence baseline and
   the drop from output grid to full task (:func:`model_statistics` of ``dimensions score``).
+* ``denominators``: per model full task's n (tasks x runs), and the tasks left out or
+  missing a dimension, with why (:mod:`.denominators`).
 * ``generation_control`` -> the stricter Constrained Generation control: a generated pair
   equal to one of the task's ARC-GEN pairs (``detail.arcgen_exact`` of the item) fails,
   and full-task accuracy and the baseline are computed again with that.
@@ -45,6 +47,7 @@ from typing import Any
 from arcjudge.harness.analyze.agreement import run_agreement, self_consistency
 from arcjudge.harness.analyze.budget import matched_budget
 from arcjudge.harness.analyze.classification import classification_baselines, classification_types
+from arcjudge.harness.analyze.denominators import denominators, scope_note
 from arcjudge.harness.analyze.inputs import AnalysisInputs
 from arcjudge.harness.analyze.sampling import increased_sampling
 from arcjudge.harness.analyze.sections import (
@@ -139,8 +142,9 @@ def _accuracy(inputs: AnalysisInputs) -> Section:
         "table3",
         "Table 3: accuracy per model",
         "Accuracy pooled over runs with Wilson 95% intervals (passed/items). Full task: the "
-        "share of (run, task) passing all five PotARCin dimensions, over tasks with all five "
-        "instances. Independence baseline: the product of the five dimensions' accuracies "
+        "share of (run, task) passing all five PotARCin dimensions. "
+        + scope_note(inputs)
+        + " Independence baseline: the product of the five dimensions' accuracies "
         "(a product, not a proportion: no interval). Drop: output-grid accuracy minus "
         "full-task accuracy.",
         columns,
@@ -220,7 +224,7 @@ def _generation_control(inputs: AnalysisInputs) -> Section:
         "The stricter Constrained Generation control: a generated pair equal to one of the "
         "task's ARC-GEN stable pairs fails (the item's detail.arcgen_exact), beside the "
         "default rule; full task and the independence baseline recomputed with it. "
-        "Full-task change: strict minus default accuracy."
+        "Full-task change: strict minus default accuracy. " + scope_note(inputs)
     )
     if unrecorded:
         note += (" n/a: items scored before items recorded arcgen_exact (score them again): "
@@ -320,6 +324,7 @@ SectionFunction = Callable[[AnalysisInputs], Section]
 
 SECTIONS: tuple[SectionFunction, ...] = (
     _accuracy,
+    denominators,
     _generation_control,
     classification_types,
     classification_baselines,

@@ -20,7 +20,7 @@ from typing import Any
 from arcjudge.harness.analyze.inputs import COMPLETE_TASKS, AnalysisInputs
 from arcjudge.harness.analyze.sections import Section, complete_tasks, full_tasks
 from arcjudge.harness.analyze.tables import Cell, Column, Table
-from arcjudge.vocabulary import DIMENSIONS
+from arcjudge.harness.dimensions.statistics import missing_dimensions as missing_dimensions_of
 
 __all__ = ["denominators", "missing_dimensions", "scope_note"]
 
@@ -30,9 +30,7 @@ NAMED = 10
 
 def missing_dimensions(inputs: AnalysisInputs) -> dict[str, list[str]]:
     """Built task -> the dimensions it has no instance of (tasks missing none left out)."""
-    tasks = sorted({task for task, _ in inputs.instances})
-    found = {t: [str(d) for d in DIMENSIONS if (t, d) not in inputs.instances] for t in tasks}
-    return {t: dims for t, dims in found.items() if dims}
+    return missing_dimensions_of({task for task, _ in inputs.instances}, inputs.instances.keys())
 
 
 def _named(tasks: list[str]) -> str:

@@ -28,6 +28,7 @@ from arcjudge.harness.dimensions.records import (
     read_instances,
 )
 from arcjudge.harness.dimensions.records import read_items as read_item_records
+from arcjudge.harness.dimensions.statistics import COMPLETE_TASKS, EVERY_TASK, FULL_TASK_OVER
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.vocabulary import Dimension
 
@@ -47,15 +48,6 @@ __all__ = [
 
 BOOTSTRAP_RESAMPLES = 10_000
 """Bootstrap resamples (Section 3.1's interval of the mean difference) by default."""
-
-EVERY_TASK = "every-task"
-"""Full task over every built task, a missing dimension a failure (the study's n; default)."""
-
-COMPLETE_TASKS = "complete-tasks"
-"""Full task over the tasks with all five instances only (arcjudge before issue 32)."""
-
-FULL_TASK_OVER: tuple[str, ...] = (EVERY_TASK, COMPLETE_TASKS)
-"""The choices of ``--full-task-over``, the default first."""
 
 
 def read_build_skipped(instances_file: Path) -> dict[str, str]:

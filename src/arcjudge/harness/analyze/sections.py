@@ -13,7 +13,8 @@ from typing import Any
 
 from arcjudge.harness.analyze.inputs import COMPLETE_TASKS, AnalysisInputs
 from arcjudge.harness.analyze.tables import Share, Table
-from arcjudge.vocabulary import BUILT_DIMENSIONS, DIMENSIONS, Dimension
+from arcjudge.harness.dimensions.statistics import full_task_tasks
+from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension
 
 __all__ = [
     "FULL_TASK",
@@ -78,8 +79,8 @@ def from_proportion(entry: Mapping[str, Any] | None) -> Share | None:
 
 def complete_tasks(inputs: AnalysisInputs) -> list[str]:
     """Tasks with an instance of each of the five dimensions."""
-    tasks = sorted({task for task, _ in inputs.instances})
-    return [t for t in tasks if all((t, d) in inputs.instances for d in DIMENSIONS)]
+    tasks = {task for task, _ in inputs.instances}
+    return full_task_tasks(tasks, inputs.instances.keys(), COMPLETE_TASKS)
 
 
 def full_tasks(inputs: AnalysisInputs) -> list[str]:
@@ -88,9 +89,8 @@ def full_tasks(inputs: AnalysisInputs) -> list[str]:
     Every built task by default (the study's: a dimension without an instance is a
     failure), or only :func:`complete_tasks` with ``full_task_over`` ``complete-tasks``.
     """
-    if inputs.full_task_over == COMPLETE_TASKS:
-        return complete_tasks(inputs)
-    return sorted({task for task, _ in inputs.instances})
+    tasks = {task for task, _ in inputs.instances}
+    return full_task_tasks(tasks, inputs.instances.keys(), inputs.full_task_over)
 
 
 def models_of(inputs: AnalysisInputs) -> list[str]:

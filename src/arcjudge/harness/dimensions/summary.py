@@ -72,6 +72,11 @@ class DimensionScoreSummary(Record):
             from every demonstration's.
         tasks: Tasks with an instance.
         full_tasks: Tasks with an instance of every dimension.
+        full_task_over: The tasks full task is over: ``every-task`` (every built task, a
+            dimension without an instance a failure: the study's n = tasks x runs) or
+            ``complete-tasks`` (only tasks with all five instances).
+        missing_dimensions: Built tasks without an instance of some dimension -> those
+            dimensions (a failure in full task, or out of it with ``complete-tasks``).
         items: Items graded.
         answers_read: Answers (or replies) read.
         answers_problems: ``line N: why`` of lines not used (the first ones).
@@ -97,6 +102,8 @@ class DimensionScoreSummary(Record):
     strict_generation: bool
     tasks: int
     full_tasks: int
+    full_task_over: str
+    missing_dimensions: Mapping[str, tuple[str, ...]]
     items: int
     answers_read: int
     answers_problems: tuple[str, ...]

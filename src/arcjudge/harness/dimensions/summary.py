@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcjudge.harness.core.record import OMIT_DEFAULT, Record, spec
+from arcjudge.harness.dimensions.statistics import COMPLETE_TASKS
 
 __all__ = ["AfterSummary", "DefinitionScoring", "DimensionScoreSummary"]
 
@@ -72,11 +73,6 @@ class DimensionScoreSummary(Record):
             from every demonstration's.
         tasks: Tasks with an instance.
         full_tasks: Tasks with an instance of every dimension.
-        full_task_over: The tasks full task is over: ``every-task`` (every built task, a
-            dimension without an instance a failure: the study's n = tasks x runs) or
-            ``complete-tasks`` (only tasks with all five instances).
-        missing_dimensions: Built tasks without an instance of some dimension -> those
-            dimensions (a failure in full task, or out of it with ``complete-tasks``).
         items: Items graded.
         answers_read: Answers (or replies) read.
         answers_problems: ``line N: why`` of lines not used (the first ones).
@@ -89,6 +85,12 @@ class DimensionScoreSummary(Record):
         failure_reasons: ``DIMENSION: reason class`` -> failed items, sorted.
         models: Model -> its statistics (:func:`.statistics.model_statistics`).
         after: With ``--after``: the earlier items read (else not written).
+        full_task_over: The tasks full task is over: ``every-task`` (every built task, a
+            dimension without an instance a failure: the study's n = tasks x runs) or
+            ``complete-tasks`` (only tasks with all five instances: what a summary written
+            before this was recorded was computed over).
+        missing_dimensions: Built tasks without an instance of some dimension -> those
+            dimensions (a failure in full task, or out of it with ``complete-tasks``).
     """
 
     instances: str
@@ -102,8 +104,6 @@ class DimensionScoreSummary(Record):
     strict_generation: bool
     tasks: int
     full_tasks: int
-    full_task_over: str
-    missing_dimensions: Mapping[str, tuple[str, ...]]
     items: int
     answers_read: int
     answers_problems: tuple[str, ...]
@@ -116,3 +116,5 @@ class DimensionScoreSummary(Record):
     failure_reasons: Mapping[str, int]
     models: Mapping[str, Mapping[str, Any]]
     after: AfterSummary | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    full_task_over: str = COMPLETE_TASKS
+    missing_dimensions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

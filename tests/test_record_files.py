@@ -443,6 +443,9 @@ def test_a_bad_dimension_score_summary_field_is_named():
         (), 0, DefinitionScoring("tasks", None, None, 10, 0, None), {}, {},
     ).to_json()  # fmt: skip
     assert DimensionScoreSummary.from_json(good).to_json() == good
+    # A summary from before full task's reading was recorded: computed over complete tasks.
+    older = {k: v for k, v in good.items() if k not in ("full_task_over", "missing_dimensions")}
+    assert DimensionScoreSummary.from_json(older).full_task_over == "complete-tasks"
     bad = {**good, "definition_scoring": {**good["definition_scoring"], "samples": "ten"}}
     with pytest.raises(RecordError, match=r"field 'definition_scoring\.samples': expected int"):
         DimensionScoreSummary.from_json(bad)

@@ -61,7 +61,14 @@ def item(model, run, task, dim, passed, detail=None, consistency=None) -> dict:
     return data
 
 
-def inputs_of(instances: list[dict], items: list[dict], definitions=None, exclude=()):
+def inputs_of(
+    instances: list[dict],
+    items: list[dict],
+    definitions=None,
+    exclude=(),
+    full_task_over: str = "every-task",
+    skipped: dict[str, str] | None = None,
+):
     read = {}
     for record in instances:
         inst = DimensionInstance.from_json(record)
@@ -71,6 +78,8 @@ def inputs_of(instances: list[dict], items: list[dict], definitions=None, exclud
         read,
         None if definitions is None else tuple(ScoreResult.from_json(d) for d in definitions),
         tuple(exclude),
+        full_task_over=full_task_over,
+        skipped=skipped or {},
     )
     found.check()
     return found

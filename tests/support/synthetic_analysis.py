@@ -136,9 +136,11 @@ FULL_TASK = "full_task"
 
 TABLES = (
     "table3",
+    "denominators",
+    "tasks_left_out",
     "generation_control",
     "table1",
-    "table8",
+    "classification_types_pooled",
     "classification_baselines",
     "table4",
     "table5",
@@ -272,6 +274,7 @@ class Construction:
     consistency: dict[ItemKey, Consistency] = field(default_factory=dict)
     sets: dict[str, set[str]] = field(default_factory=dict)  # two_runs: run -> tasks
     full: list[str] = field(default_factory=list)  # tasks with all five instances
+    counted: list[str] = field(default_factory=list)  # full task's tasks: every built one
     passable: list[str] = field(default_factory=list)  # where the oracle passes all five
     configuration: int = 1  # of the build's configurations
     earlier: dict[Cell, list[list[Grid]]] = field(default_factory=dict)  # accepted before
@@ -485,6 +488,9 @@ def construct(c: Construction) -> Construction:
     for task in c.tasks:
         _Builder(c, ORACLE, "1").oracle(task, all_dims)
     c.full = [t for t in c.tasks if all((t, d) in c.instances for d in DIMENSIONS)]
+    # analyze's default (the study's): full task over every built task, a dimension
+    # without an instance a failure (Table 6 stays over the complete tasks)
+    c.counted = sorted({t for t, _ in c.instances})
     c.passable = [t for t in c.full if all(c.passed[(ORACLE, "1", t, d)] for d in DIMENSIONS)]
     for task in c.tasks:
         data = c.data[task]
@@ -692,22 +698,25 @@ def check(section: str, name: str, got: Any, want: Any) -> Check:
     return Check(section, name, differences(got, want, section))
 
 
-def _measures(c: Construction, model: str) -> dict[str, tuple[int, int] | None]:
+def _measures(
+    c: Construction, model: str, complete_only: bool = False
+) -> dict[str, tuple[int, int] | None]:
     """``(passed, items)`` per dimension and full task of a model (``None``: no items)."""
     found: dict[str, tuple[int, int] | None] = {}
     for dim in BUILT_DIMENSIONS:
         keys = c.items(model, dim)
         found[str(dim)] = c.count(keys) if keys else None
-    found[FULL_TASK] = _full_task(c, model, c.passed)
+    found[FULL_TASK] = _full_task(c, model, c.passed, complete_only)
     return found
 
 
 def _full_task(
-    c: Construction, model: str, passed: Mapping[ItemKey, bool]
+    c: Construction, model: str, passed: Mapping[ItemKey, bool], complete_only: bool = False
 ) -> tuple[int, int] | None:
     if any(not c.items(model, d) for d in DIMENSIONS):
         return None
-    cells = [(r, t) for r in c.runs(model) for t in c.full]
+    tasks = c.full if complete_only else c.counted
+    cells = [(r, t) for r in c.runs(model) for t in tasks]
     ok = sum(all(passed.get((model, r, t, d), False) for d in DIMENSIONS) for r, t in cells)
     return ok, len(cells)
 
@@ -744,7 +753,7 @@ def check_inputs(data: Mapping[str, Any], c: Construction, paths: Mapping[str, s
 
 def check_accuracy(data: Mapping[str, Any], c: Construction) -> list[Check]:
     """Table 3: per model, every measure's share, the baseline and the drop."""
-    checks = [check("accuracy", "full tasks", data.get("full_tasks"), len(c.full))]
+    checks = [check("accuracy", "full tasks", data.get("full_tasks"), len(c.counted))]
     for model in MODELS:
         found = _measures(c, model)
         base = _baseline(found)
@@ -763,6 +772,29 @@ def check_accuracy(data: Mapping[str, Any], c: Construction) -> list[Check]:
     got_models = sorted(data.get("models", {}))
     checks.append(check("accuracy", "Table 3's models", got_models, list(MODELS)))
     return checks
+
+
+def check_denominators(data: Mapping[str, Any], c: Construction) -> list[Check]:
+    """Full task's n per model (every built task x runs) and the tasks missing a dimension."""
+    missing = {
+        t: [str(d) for d in DIMENSIONS if (t, d) not in c.instances]
+        for t in c.tasks
+        if any((t, d) not in c.instances for d in DIMENSIONS)
+    }
+    models = {
+        m: {"runs": len(c.runs(m)), "tasks": len(c.counted), "n": len(c.runs(m)) * len(c.counted)}
+        for m in MODELS
+    }
+    built_but_skipped = sorted(set(data.get("not_built", {})) & set(c.tasks))
+    return [
+        check("denominators", "reading", data.get("full_task_over"), "every-task"),
+        check("denominators", "tasks built", data.get("tasks_built"), len(c.tasks)),
+        check("denominators", "complete tasks", data.get("complete_tasks"), len(c.full)),
+        check("denominators", "full tasks", data.get("full_tasks"), len(c.counted)),
+        check("denominators", "missing dimensions", data.get("missing_dimensions"), missing),
+        check("denominators", "n per model", data.get("models"), models),
+        check("denominators", "not built is not built", built_but_skipped, []),
+    ]
 
 
 def check_generation_control(data: Mapping[str, Any], c: Construction) -> list[Check]:
@@ -817,7 +849,7 @@ def _kind_rows(c: Construction, keys: Sequence[ItemKey]) -> dict[str, Any]:
 
 
 def check_classification_types(data: Mapping[str, Any], c: Construction) -> list[Check]:
-    """Tables 1 and 8: failure rate per candidate type, pooled and per model."""
+    """Table 1: failure rate per model and candidate type, its median row; the pooled table."""
     every = c.items(dim=Dimension.CLASSIFICATION)
     judged = {
         m: sum(k in c.wrong_slots for k in c.items(m, Dimension.CLASSIFICATION)) for m in MODELS
@@ -827,14 +859,22 @@ def check_classification_types(data: Mapping[str, Any], c: Construction) -> list
         check(
             "classification_types", "types", data.get("types"), [str(k) for k in CANDIDATE_KINDS]
         ),
-        check("classification_types", "Table 1 (pooled)", data.get("pooled"), _kind_rows(c, every)),
+        check("classification_types", "pooled", data.get("pooled"), _kind_rows(c, every)),
         check("classification_types", "judged items", data.get("judged_items"), judged),
         check("classification_types", "unjudged items", data.get("unjudged_items"), unjudged),
     ]
+    candidates: dict[str, list[int]] = {str(k): [] for k in CANDIDATE_KINDS}
     for model in MODELS:
         want = _kind_rows(c, c.items(model, Dimension.CLASSIFICATION))
         got = data.get("models", {}).get(model)
-        checks.append(check("classification_types", f"Table 8 {model}", got, want))
+        checks.append(check("classification_types", f"Table 1 {model}", got, want))
+        if judged[model]:
+            for kind, row in want.items():
+                candidates[kind].append(row["failures"]["total"] if row["failures"] else 0)
+    medians = {k: statistics.median(v) if v else None for k, v in candidates.items()}
+    checks.append(
+        check("classification_types", "median row", data.get("median_candidates"), medians)
+    )
     # What the answerers were made to do, said directly.
     models = data.get("models", {})
     ones = {str(k): Near(1.0) for k in CANDIDATE_KINDS if k != CandidateKind.VALID}
@@ -941,12 +981,17 @@ def check_self_consistency(data: Mapping[str, Any], c: Construction) -> list[Che
                 }
             got = data.get(condition, {}).get(name)
             checks.append(check("self_consistency", f"{condition} {name}", got, want))
+            if condition == "definition_correct":  # Table 4's headline: the dimensions as one
+                every = None if want is None else _agreement(c, keys, condition)
+                headline = None if every is None else {g: every[g] for g in ("right", "wrong")}
+                got = data.get("definition_correct_over_dimensions", {}).get(name)
+                checks.append(check("self_consistency", f"headline {name}", got, headline))
     return checks
 
 
 def _passing(c: Construction, model: str) -> dict[str, set[str]]:
     return {
-        r: {t for t in c.full if all(c.passed.get((model, r, t, d), False) for d in DIMENSIONS)}
+        r: {t for t in c.counted if all(c.passed.get((model, r, t, d), False) for d in DIMENSIONS)}
         for r in c.runs(model)
     }
 
@@ -966,14 +1011,14 @@ def check_run_agreement(data: Mapping[str, Any], c: Construction) -> list[Check]
         runs = sorted(passing)
         for i, a in enumerate(runs):
             for b in runs[i + 1 :]:
-                same = sum((t in passing[a]) == (t in passing[b]) for t in c.full)
+                same = sum((t in passing[a]) == (t in passing[b]) for t in c.counted)
                 union = passing[a] | passing[b]
-                agreements.append(same / len(c.full))
+                agreements.append(same / len(c.counted))
                 pairs.append(
                     {
                         "runs": [a, b],
                         "same_outcome": same,
-                        "agreement": near(same / len(c.full)),
+                        "agreement": near(same / len(c.counted)),
                         "jaccard": near(
                             len(passing[a] & passing[b]) / len(union) if union else None
                         ),
@@ -981,7 +1026,7 @@ def check_run_agreement(data: Mapping[str, Any], c: Construction) -> list[Check]
                 )
         want = {
             "runs": runs,
-            "tasks": len(c.full),
+            "tasks": len(c.counted),
             "passing": {r: sorted(ts) for r, ts in passing.items()},
             "intersection": sorted(both),
             "union": sorted(either),
@@ -998,7 +1043,7 @@ def check_run_agreement(data: Mapping[str, Any], c: Construction) -> list[Check]
         "intersection": sorted(a & b),
         "union": sorted(a | b),
         "jaccard": near(len(a & b) / len(a | b) if a | b else None),
-        "agreement": near((len(c.full) - len(a ^ b)) / len(c.full) if c.full else None),
+        "agreement": near((len(c.counted) - len(a ^ b)) / len(c.counted) if c.counted else None),
     }
     got = {k: mine.get(k) for k in said}
     checks.append(
@@ -1104,7 +1149,7 @@ def budget_vectors(c: Construction, model: str) -> BudgetVectors:
     missing, closed = 0, []
     tasks = [  # the study's: passed on all five dimensions, here in at least one run
         task
-        for task in c.full
+        for task in c.counted
         if any(all(c.passed.get((model, run, task, d)) for d in DIMENSIONS) for run in runs)
     ]
     for task in tasks:
@@ -1236,7 +1281,7 @@ def check_matched_budget(data: Mapping[str, Any], c: Construction) -> list[Check
             "computed": True,
             "runs": runs,
             "tasks": len(v.tasks),
-            "tasks_left_out": len(c.full) - len(v.tasks),
+            "tasks_left_out": len(c.counted) - len(v.tasks),
             "subsets": math.comb(len(runs), BUDGET),
             "missing_items": v.missing,
             **_comparisons(v.once, v.single),
@@ -1292,6 +1337,25 @@ def _cumulative(values: Sequence[float]) -> dict[str, Any]:
     return {"n": n, "mean": near(mean), "sd": near(sd)}
 
 
+def _run_rates(c: Construction, model: str, measure: str) -> list[float]:
+    """The model's accuracy of a measure in each of its runs (runs without it left out)."""
+    rates = []
+    for run in c.runs(model):
+        if measure == FULL_TASK:
+            if any(not [k for k in c.items(model, d) if k[1] == run] for d in DIMENSIONS):
+                continue
+            cells = [(run, t) for t in c.full]
+            ok = sum(
+                all(c.passed.get((model, r, t, d), False) for d in DIMENSIONS) for r, t in cells
+            )
+            total = len(cells)
+        else:
+            ok, total = c.count(k for k in c.items(model, measure) if k[1] == run)
+        if total:
+            rates.append(ok / total)
+    return rates
+
+
 SAMPLED_TASKS = 50
 """Section 3.2's tasks drawn per model, as the study (docs/study.md)."""
 
@@ -1328,7 +1392,7 @@ def _sampling_model(everything: Sequence[Construction], model: str) -> dict[str,
     selection = study_tasks(everything, model)
     configs = [only_tasks(x, model, selection["tasks"]) for x in everything]
     measures = [str(FULL_TASK), *(str(d) for d in DIMENSIONS)]
-    found = [_measures(x, model) for x in configs]
+    found = [_measures(x, model, complete_only=True) for x in configs]
     runs = set.intersection(*(set(x.runs(model)) for x in configs))
     tasks = set.intersection(*(set(x.full) for x in configs))
     cells = [(r, t) for r in sorted(runs) for t in sorted(tasks)]
@@ -1345,6 +1409,10 @@ def _sampling_model(everything: Sequence[Construction], model: str) -> dict[str,
         for m in measures:
             shares = [f[m] for f in found[:k]]
             entry[m] = _cumulative([p / n for p, n in (s for s in shares if s) if n])
+            if k == 1:  # the study's sd at k = 1: over the runs of configuration 1
+                by_run = _run_rates(configs[0], model, m)
+                sd = _cumulative(by_run)["sd"]
+                entry[m] |= {"sd": sd, "sd_over": "runs", "sd_runs": len(by_run)}
         entry["hard_full_task"] = share(len(alive), len(cells)) if defined else None
         budgets.append(entry)
     return {
@@ -1434,6 +1502,7 @@ SectionCheck = Callable[[Mapping[str, Any], Construction], list[Check]]
 
 SECTION_CHECKS: dict[str, SectionCheck] = {
     "accuracy": check_accuracy,
+    "denominators": check_denominators,
     "generation_control": check_generation_control,
     "classification_types": check_classification_types,
     "classification_baselines": check_classification_baselines,
@@ -1897,7 +1966,7 @@ def summary_lines(report: Report) -> list[str]:
         f"passes all five {len(c.passable)}",
         f"two_runs: |A| {len(a)}, |B| {len(b)}, |A&B| {len(a & b)}, |A|B| {len(a | b)}, "
         f"Jaccard {len(a & b) / len(a | b) if a | b else float('nan'):.4f}, agreement "
-        f"{(len(c.full) - len(a ^ b)) / len(c.full) if c.full else float('nan'):.4f}",
+        f"{(len(c.counted) - len(a ^ b)) / len(c.counted) if c.counted else float('nan'):.4f}",
     ]
     for model in MODELS:
         found = _measures(c, model)

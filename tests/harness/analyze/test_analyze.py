@@ -88,10 +88,13 @@ def random_items() -> tuple[list[dict], list[dict]]:
     return instances, items
 
 
-def test_table3_is_what_an_independent_count_gives(random_items):
+@pytest.mark.parametrize("over", ["every-task", "complete-tasks"])
+def test_table3_is_what_an_independent_count_gives(random_items, over):
+    """Default (the study's): t5, without an inversion instance, counts and fails full task;
+    ``complete-tasks`` (the old behaviour) leaves it out."""
     instances, items = random_items
-    result = analyze(inputs_of(instances, items)).to_json()["accuracy"]
-    full = [t for t in TASKS if t != "t5"]
+    result = analyze(inputs_of(instances, items, full_task_over=over)).to_json()["accuracy"]
+    full = TASKS if over == "every-task" else [t for t in TASKS if t != "t5"]
     assert result["full_tasks"] == len(full)
     for model in ("m1", "m2"):
         mine = [i for i in items if i["model"] == model]
@@ -104,7 +107,7 @@ def test_table3_is_what_an_independent_count_gives(random_items):
                 rates.append(sum(these) / len(these))
         cells = [
             all(
-                next(
+                any(
                     i["passed"]
                     for i in mine
                     if (i["run"], i["task_id"], i["dimension"]) == (run, t, d)
@@ -114,6 +117,7 @@ def test_table3_is_what_an_independent_count_gives(random_items):
             for run in ("1", "2")
             for t in full
         ]
+        assert len(cells) == 2 * len(full)  # n = tasks x runs
         assert_share(entry["full_task"], sum(cells), len(cells))
         assert entry["independence_baseline"] == pytest.approx(math.prod(rates), abs=1e-6)
         grid = [i["passed"] for i in mine if i["dimension"] == "output_grid"]
@@ -138,14 +142,16 @@ def test_the_cli_writes_every_table_as_csv_and_markdown_and_same_bytes(tmp_path,
         "generation_control",
         "matched_budget",
         "matched_budget_dimensions",
+        "classification_types_pooled",
+        "denominators",
         "table1",
         "table3",
         "table4",
         "table5",
         "table6",
         "table7",
-        "table8",
         "table9",
+        "tasks_left_out",
     ]
     assert names == sorted(f"{s}.{e}" for s in stems for e in ("csv", "md"))
     for rel in [f"tables/{n}" for n in names] + ["analysis.json", "report.html"]:
@@ -235,7 +241,7 @@ def test_the_arcgen_control_fails_exact_matches_and_recomputes_full_task():
     assert old["full_task_arcgen_excluded"] is None and old["arcgen_exact_passes"] is None
 
 
-# ------------------------------------------------------- Tables 1 and 8
+# -------------------------------------------------------------------- Table 1
 
 
 def _kinds_for(task_index: int) -> list[str]:
@@ -335,6 +341,57 @@ def test_items_without_judgments_are_counted_apart_and_kinds_must_match():
         analyze(inputs_of(instances, other))
 
 
+def test_table1_is_per_model_and_type_with_the_median_candidates_row():
+    """The study's Table 1: a row per model, a column per type, the median count last."""
+    rng = random.Random(11)
+    tasks = [f"c{i}" for i in range(7)]
+    instances = [instance(t, "classification", _kinds_for(i)) for i, t in enumerate(tasks)]
+    items = []
+    answered = {"a": tasks, "b": tasks[:4], "c": tasks[2:]}  # unequal numbers of candidates
+    for model, mine in answered.items():
+        for record in instances:
+            if record["task_id"] not in mine:
+                continue
+            kinds = record["key"]["kinds"]
+            wrong = [s for s in range(5) if rng.random() < 0.3]
+            detail = {"wrong_slots": wrong, "kinds": kinds}
+            items.append(item(model, 1, record["task_id"], "classification", not wrong, detail))
+    result = analyze(inputs_of(instances, items))
+    table = next(t for t in result.tables() if t.name == "table1")
+    rows = list(csv.DictReader(io.StringIO(table.csv())))
+    assert [r["model"] for r in rows] == ["a", "b", "c", "(median per model)"]
+    counts: dict[str, dict[str, list[int]]] = {}
+    for model, mine in answered.items():
+        counts[model] = {str(k): [0, 0] for k in CANDIDATE_KINDS}
+        for i in items:
+            if i["model"] != model:
+                continue
+            for slot, kind in enumerate(i["detail"]["kinds"]):
+                counts[model][kind][0] += slot in i["detail"]["wrong_slots"]
+                counts[model][kind][1] += 1
+        row = rows[list(answered).index(model)]
+        assert int(row["items"]) == len(mine)
+        for kind, (failed, judged) in counts[model].items():
+            if not judged:
+                assert row[f"{kind}_count"] == ""
+                continue
+            assert (int(row[f"{kind}_count"]), int(row[f"{kind}_total"])) == (failed, judged)
+    median = rows[-1]
+    assert float(median["items"]) == statistics.median(len(m) for m in answered.values())
+    for kind in CANDIDATE_KINDS:
+        want = statistics.median(counts[m][kind][1] for m in answered)
+        assert float(median[f"{kind}_count"]) == want and median[f"{kind}_total"] == ""
+    assert "| (median per model) |" in table.markdown()
+    data = result.to_json()["classification_types"]
+    assert data["median_candidates"] == {
+        str(k): statistics.median(counts[m][k][1] for m in answered) for k in CANDIDATE_KINDS
+    }
+    pooled = next(t for t in result.tables() if t.name == "classification_types_pooled")
+    assert pooled.title.startswith("Supplementary") and "table8" not in [
+        t.name for t in result.tables()
+    ]
+
+
 def test_the_trivial_baselines_are_counted_exactly_from_the_labels():
     rng = random.Random(3)
     instances = [
@@ -409,6 +466,17 @@ def test_self_consistency_tables_split_by_definition_and_answer():
                     else:
                         assert got is None
                 assert_share(data[key][name][dim]["all"], sum(a for a, _ in found), len(found))
+        # Table 4's headline: every answer of the three dimensions together.
+        every = [
+            p for dim in ("classification", "generation", "inversion") for p in pairs(good, dim)
+        ]
+        for group, keep in (("right", True), ("wrong", False)):
+            these = [a for a, r in every if r == keep]
+            got = data["definition_correct_over_dimensions"][name][group]
+            assert_share(got, sum(these), len(these))
+    table4 = next(t for t in analyze(inputs_of(instances, items)).tables() if t.name == "table4")
+    assert [c.name for c in table4.columns[1:3]] == ["all_dimensions_right", "all_dimensions_wrong"]
+    assert [r[0] for r in table4.rows] == ["m1", "m2", POOLED]
 
 
 # ------------------------------------------------------------------ Table 7
@@ -461,6 +529,62 @@ def test_a_model_without_a_dimension_has_no_run_agreement():
     data = analyze(inputs_of(full_build(tasks), items)).to_json()
     assert data["run_agreement"]["models"]["m"] is None
     assert data["accuracy"]["models"]["m"]["full_task"] is None
+
+
+def test_a_task_missing_a_dimension_fails_table7_by_default_and_is_left_out_with_the_option():
+    tasks = [f"r{i}" for i in range(4)]
+    instances = full_build(tasks, missing={("r3", "generation")})
+    items = [
+        item("m", run, i["task_id"], i["dimension"], True) for run in (1, 2) for i in instances
+    ]
+    default = analyze(inputs_of(instances, items)).to_json()["run_agreement"]["models"]["m"]
+    assert default["tasks"] == 4 and default["intersection"] == tasks[:3]
+    assert default["agreement"] == 1.0  # r3 fails in both runs: the same outcome
+    old = analyze(inputs_of(instances, items, full_task_over="complete-tasks")).to_json()
+    assert old["run_agreement"]["models"]["m"]["tasks"] == 3
+    assert old["accuracy"]["models"]["m"]["full_task"]["total"] == 6
+    new = analyze(inputs_of(instances, items)).to_json()["accuracy"]["models"]["m"]
+    assert (new["full_task"]["count"], new["full_task"]["total"]) == (6, 8)
+
+
+@pytest.mark.parametrize("over", ["every-task", "complete-tasks"])
+def test_every_table_of_full_task_states_its_n_and_the_tasks_left_out_with_why(over):
+    tasks = [f"d{i}" for i in range(5)]
+    instances = full_build(tasks, missing={("d1", "editing"), ("d4", "inversion")})
+    items = [
+        item(m, run, i["task_id"], i["dimension"], True)
+        for m, runs in (("a", (1, 2)), ("b", (1, 2, 3)))
+        for run in runs
+        for i in instances
+    ]
+    skipped = {"z9": "no valid verifier (all 2 failed)"}
+    result = analyze(inputs_of(instances, items, full_task_over=over, skipped=skipped))
+    data = result.to_json()["denominators"]
+    counted = 5 if over == "every-task" else 3
+    assert data["full_task_over"] == over and data["full_tasks"] == counted
+    assert data["tasks_built"] == 5 and data["complete_tasks"] == 3
+    assert data["missing_dimensions"] == {"d1": ["editing"], "d4": ["inversion"]}
+    assert data["not_built"] == skipped
+    assert data["models"] == {
+        "a": {"runs": 2, "tasks": counted, "n": 2 * counted},
+        "b": {"runs": 3, "tasks": counted, "n": 3 * counted},
+    }
+    accuracy = result.to_json()["accuracy"]["models"]
+    for model in ("a", "b"):  # the n of Table 3's full task is the same
+        assert accuracy[model]["full_task"]["total"] == data["models"][model]["n"]
+    tables = {t.name: t for t in result.tables()}
+    left = list(csv.DictReader(io.StringIO(tables["tasks_left_out"].csv())))
+    assert [(r["task"], r["why"]) for r in left] == [
+        ("d1", "no instance of editing"),
+        ("d4", "no instance of inversion"),
+        ("z9", "no valid verifier (all 2 failed)"),
+    ]
+    assert left[-1]["effect"] == "in no table (not built)"
+    assert ("as a failure" in left[0]["effect"]) == (over == "every-task")
+    for name in ("table3", "generation_control", "table7", "denominators"):
+        note = tables[name].note
+        assert "d1, d4" in note and "z9" in note, name
+        assert ("counts as a failure" in note) == (over == "every-task"), name
 
 
 # ------------------------------------------------------------------ Table 9
@@ -633,7 +757,7 @@ def test_the_sample_analysis_is_what_the_canned_models_were_made_to_do(sample_an
     control = data["generation_control"]["models"]["careful"]
     assert len(generation) == 10 and exact == control["arcgen_exact_passes"] == 0
     assert control["full_task_arcgen_excluded"]["count"] == 8
-    # Tables 1 and 8: hasty calls everything valid, careful flips slot 0 of one task.
+    # Table 1: hasty calls everything valid, careful flips slot 0 of one task.
     classification = [i for i in instances if i["dimension"] == "classification"]
     types = data["classification_types"]["models"]
     ((task, _),) = [m for m in sample_replies.CAREFUL_MISTAKES if m[1] == "classification"]

@@ -247,7 +247,10 @@ def test_table6_is_what_a_hand_computation_gives(configurations, study):
             if not hard_tasks:  # m2 passed no task entirely: nothing to compute
                 assert model == "m2" and data["models"][model]["hard_cells"] == 0
                 for entry in data["models"][model]["budgets"]:
-                    assert all(entry[m] == {"n": 0, "mean": None, "sd": None} for m in MEASURES)
+                    empty = {"n": 0, "mean": None, "sd": None}
+                    if entry["budget"] == 1:  # the sd over runs: of no task, no run
+                        empty |= {"sd_over": "runs", "sd_runs": 0}
+                    assert all(entry[m] == empty for m in MEASURES)
                     assert entry["hard_full_task"] is None
                 continue
         else:
@@ -262,7 +265,16 @@ def test_table6_is_what_a_hand_computation_gives(configurations, study):
                 got = entry[measure]
                 assert got["n"] == len(values), (model, k, measure)
                 assert got["mean"] == pytest.approx(sum(values) / len(values), abs=1e-6)
-                if len(values) > 1:
+                if k == 1:  # the study's sd at k = 1: over the runs of configuration 1,
+                    instances, first = mine[0]  # on the tasks the rest is over
+
+                    by_run = [
+                        hand_rates(instances, [i for i in first if i["run"] == r], model)[measure]
+                        for r in RUNS
+                    ]
+                    assert got["sd_over"] == "runs" and got["sd_runs"] == len(RUNS)
+                    assert got["sd"] == pytest.approx(sample_sd(by_run), abs=1e-6)
+                elif len(values) > 1:
                     assert got["sd"] == pytest.approx(sample_sd(values), abs=1e-6)
                     assert got["sd"] == pytest.approx(statistics.stdev(values), abs=1e-6)
                 else:

@@ -541,6 +541,50 @@ def test_outputs_and_report(scored, built):
         assert json_dumps(again, sort_keys=True, indent=1) + "\n" == text, path
 
 
+@pytest.mark.parametrize("over", ["every-task", "complete-tasks"])
+def test_a_task_missing_a_dimension_fails_full_task_unless_complete_tasks(
+    inputs, built, scored, over, capsys
+):
+    """The study's n counts every task (default); ``complete-tasks`` is the old reading."""
+    root = inputs["root"] / f"missing-{over}"
+    root.mkdir()
+    records = read_jsonl(built / "instances.jsonl")
+    gone = sorted({r["task_id"] for r in records})[3]
+    kept = [r for r in records if (r["task_id"], r["dimension"]) != (gone, "editing")]
+    (root / "instances.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
+    shutil.copy(built / "build.json", root / "build.json")
+    capsys.readouterr()
+    run_cli(
+        "dimensions",
+        "score",
+        "--instances",
+        str(root / "instances.jsonl"),
+        "--answers",
+        str(inputs["root"] / "answers.jsonl"),
+        "--definitions",
+        str(inputs["root"] / "defs"),
+        "--full-task-over",
+        over,
+        "--store",
+        str(scored["dir"] / "cache.sqlite"),  # the calls are the same: nothing runs again
+        "--out",
+        str(root / "scored"),
+    )
+    printed = capsys.readouterr().out
+    summary = json.loads((root / "scored" / "summary.json").read_text())
+    assert summary["full_task_over"] == over
+    assert summary["missing_dimensions"] == {gone: ["editing"]}
+    full = summary["models"]["oracle"]["full_task"]  # one run; the oracle passes all it has
+    if over == "every-task":
+        assert (full["passed"], full["total"]) == (9, 10)
+        assert f"a missing dimension counts as a failure: {gone} (editing)" in printed
+    else:
+        assert (full["passed"], full["total"]) == (9, 9)
+        assert f"left out, missing a dimension: {gone} (editing)" in printed
+    html = (root / "scored" / "report.html").read_text()
+    assert gone in html
+
+
 def test_malformed_answers_fail_their_item_and_never_crash(inputs, built, scored):
     root = inputs["root"]
     lines = [

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from arcjudge.harness.analyze.denominators import scope_note
 from arcjudge.harness.analyze.inputs import AnalysisInputs
 from arcjudge.harness.analyze.sections import (
     LABELS,
@@ -45,6 +46,18 @@ def _agreement_shares(groups: Mapping[str, Any]) -> dict[str, Share | None]:
     return {g: share_or_none(groups[g]["agree"], groups[g]["total"]) for g in groups}
 
 
+def _over_dimensions(
+    by_dim: Mapping[str, Mapping[str, Share | None]], groups: Sequence[str]
+) -> dict[str, Share | None]:
+    """Per group, the dimensions' agreement counts summed (Table 4's headline)."""
+    summed: dict[str, Share | None] = {}
+    for group in groups:
+        found = [by_dim[d][group] for d in CONSISTENCY_DIMENSIONS]
+        agreed = sum(s.count for s in found if s is not None)
+        summed[group] = share_or_none(agreed, sum(s.total for s in found if s is not None))
+    return summed
+
+
 def self_consistency(inputs: AnalysisInputs) -> Section:
     """Tables 4 and 5: the Definition program against the answers, per model and pooled."""
     full = full_tasks(inputs)
@@ -71,17 +84,36 @@ def self_consistency(inputs: AnalysisInputs) -> Section:
                 d: {g: share_json(s) for g, s in groups.items()} for d, groups in by_dim.items()
             }
 
-    def rows(key: str, groups: tuple[str, ...]) -> tuple[tuple[Cell, ...], ...]:
+    headline = {
+        name: None if by_dim is None else _over_dimensions(by_dim, ("right", "wrong"))
+        for name, by_dim in shares["definition_correct"].items()
+    }
+    data["definition_correct_over_dimensions"] = {
+        name: None if pair is None else {g: share_json(s) for g, s in pair.items()}
+        for name, pair in headline.items()
+    }
+
+    def rows(
+        key: str, groups: tuple[str, ...], pooled_first: bool = False
+    ) -> tuple[tuple[Cell, ...], ...]:
         found: list[tuple[Cell, ...]] = []
         for name, by_dim in shares[key].items():
             cells: list[Cell] = [name]
+            if pooled_first:
+                pair = headline[name]
+                cells.extend(None if pair is None else pair[g] for g in groups)
             for dim in CONSISTENCY_DIMENSIONS:
                 cells.extend(None if by_dim is None else by_dim[dim][g] for g in groups)
             found.append(tuple(cells))
         return tuple(found)
 
-    def columns(groups: Mapping[str, str]) -> tuple[Column, ...]:
-        return (Column("model"), *(
+    def columns(groups: Mapping[str, str], pooled_first: bool = False) -> tuple[Column, ...]:
+        over = (
+            [Column(f"all_dimensions_{g}", "share", f"All dimensions: {title}")
+             for g, title in groups.items()]
+            if pooled_first else []
+        )  # fmt: skip
+        return (Column("model"), *over, *(
             Column(f"{d}_{g}", "share", f"{LABELS[d]}: {title}")
             for d in CONSISTENCY_DIMENSIONS for g, title in groups.items()
         ))  # fmt: skip
@@ -97,9 +129,11 @@ def self_consistency(inputs: AnalysisInputs) -> Section:
         "table4",
         "Table 4: self-consistency given a correct Definition",
         how + " Only answers whose Definition program loads and is right on every train "
-        "and test pair; split by whether the answer was right.",
-        columns({"right": "answer right", "wrong": "answer wrong"}),
-        rows("definition_correct", ("right", "wrong")),
+        "and test pair; split by whether the answer was right. All dimensions: the study's "
+        "headline, the three dimensions' counts summed (agreed/answers over every judgment, "
+        "generated pair and inverted input).",
+        columns({"right": "answer right", "wrong": "answer wrong"}, pooled_first=True),
+        rows("definition_correct", ("right", "wrong"), pooled_first=True),
     )
     table5 = Table(
         "table5",
@@ -184,7 +218,7 @@ def run_agreement(inputs: AnalysisInputs) -> Section:
     table = Table(
         "table7",
         "Table 7: tasks passing all five dimensions, run against run",
-        "Per model, over the tasks with all five instances: how many pass all five "
+        scope_note(inputs) + " Per model: how many tasks pass all five "
         "dimensions in each run, in every run (intersection) and in at least one (union). "
         "Jaccard: intersection / union over all runs. Task agreement: the share of tasks "
         "whose all-five outcome (pass or not) is the same in two runs; with more than two "

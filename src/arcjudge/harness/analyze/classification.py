@@ -1,12 +1,14 @@
-"""Tables 1 and 8: Classification failure rates per candidate type; the trivial answerers.
+"""Table 1: Classification failure rates per model and candidate type; the trivial answerers.
 
-Two sections of :mod:`.study`'s list: ``classification_types`` (per type, pooled and per
-model) and ``classification_baselines`` (always-valid and always-invalid, counted exactly
-on the built instances' labels).
+Two sections of :mod:`.study`'s list: ``classification_types`` (Table 1 per model and per
+type, with the median number of candidates of each type per model as its last row, as the
+study's; and a supplementary table pooling every model) and ``classification_baselines``
+(always-valid and always-invalid, counted exactly on the built instances' labels).
 """
 
 from __future__ import annotations
 
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -33,7 +35,7 @@ from arcjudge.vocabulary import (
     Judgment,
 )
 
-# ------------------------------------------------------- Tables 1 and 8
+# ------------------------------------------------------------------ Table 1
 
 
 def _kind_order(kinds: Iterable[str]) -> list[str]:
@@ -73,12 +75,21 @@ def _type_rows(counts: Mapping[str, list[int]], order: Sequence[str]) -> dict[st
     }
 
 
+MEDIAN_ROW = "(median per model)"
+"""Table 1's last row: the median number of candidates of each type per model."""
+
+
+def _median(values: Sequence[int]) -> float | None:
+    """The median of ``values`` (``None`` for none)."""
+    return statistics.median(values) if values else None
+
+
 def _failure_word(kind: str) -> str:
     return "rejected (judged invalid)" if kind == CandidateKind.VALID else "accepted (judged valid)"
 
 
 def classification_types(inputs: AnalysisInputs) -> Section:
-    """Tables 1 and 8: the failure rate per candidate type, pooled and per model."""
+    """Table 1: the failure rate per model and candidate type; the pooled table beside it."""
     # model -> kind -> [failures, judgments, items with the kind]
     counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
     pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
@@ -123,9 +134,9 @@ def classification_types(inputs: AnalysisInputs) -> Section:
         Column("items", "int", "Items"),
         Column("failure_rate", "share", "Failure rate (failures/judgments)"),
     )
-    table1 = Table(
-        "table1",
-        "Table 1: Classification failure rate per candidate type (all models pooled)",
+    pooled_table = Table(
+        "classification_types_pooled",
+        "Supplementary: Classification failure rate per candidate type (all models pooled)",
         note,
         columns,
         tuple(
@@ -133,23 +144,27 @@ def classification_types(inputs: AnalysisInputs) -> Section:
             for k in order
         ),
     )
-    rows8: list[tuple[Cell, ...]] = []
-    for model in models:
-        if not judged[model]:
-            continue
-        mine = counts[model]
-        rows8.extend(
-            (model, k, _failure_word(k), mine[k][2], share_or_none(mine[k][0], mine[k][1]))
-            for k in order
-        )
-    table8 = Table(
-        "table8",
-        "Table 8: Classification failure rate per candidate type, per model",
-        note,
-        (Column("model"), *columns),
-        tuple(rows8),
+    shown = [m for m in models if judged[m]]
+    medians = {k: _median([counts[m][k][1] for m in shown]) for k in order}
+    data["median_candidates"] = medians
+    rows1: list[tuple[Cell, ...]] = [
+        (m, judged[m], *(share_or_none(counts[m][k][0], counts[m][k][1]) for k in order))
+        for m in shown
+    ]
+    rows1.append((MEDIAN_ROW, _median([judged[m] for m in shown]), *medians.values()))
+    table1 = Table(
+        "table1",
+        "Table 1: Classification failure rate per model and candidate type",
+        note + " Last row: the median over the models of the number of candidates of each "
+        "type (judgments of that type) and of judged items.",
+        (
+            Column("model"),
+            Column("items", "int", "Judged items"),
+            *(Column(k, "share", f"{k.replace('_', ' ')}: {_failure_word(k)}") for k in order),
+        ),
+        tuple(rows1),
     )
-    return Section("classification_types", data, (table1, table8))
+    return Section("classification_types", data, (table1, pooled_table))
 
 
 def classification_baselines(inputs: AnalysisInputs) -> Section:

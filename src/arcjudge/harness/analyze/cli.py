@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from arcjudge.errors import UsageError
 from arcjudge.harness.analyze.inputs import (
     BOOTSTRAP_RESAMPLES,
+    EVERY_TASK,
+    FULL_TASK_OVER,
     Assignments,
     BudgetTasks,
     SamplingTasks,
@@ -115,6 +117,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="Table 6: task ids (one a line, # comments) left out after the draw: the tasks "
         "whose Definition program is trivial",
     )
+    parser.add_argument(
+        "--full-task-over",
+        choices=FULL_TASK_OVER,
+        default=EVERY_TASK,
+        help="the tasks of full task, Table 7 and Section 3.1: every-task (the study's: every "
+        "built task, a dimension without an instance a failure) or complete-tasks (only the "
+        "tasks with all five instances)",
+    )
     parser.add_argument("--out", type=Path, required=True, help="output directory")
 
 
@@ -137,6 +147,8 @@ class AnalyzeConfig:
         sampling_tasks: Table 6's tasks per model.
         sampling_size: Table 6's tasks drawn per model.
         exclude_tasks: Table 6's exclusion list (a file of task ids), if any.
+        full_task_over: The tasks of full task, Table 7 and Section 3.1
+            (:data:`~arcjudge.harness.analyze.inputs.FULL_TASK_OVER`).
     """
 
     items: Path
@@ -152,6 +164,7 @@ class AnalyzeConfig:
     sampling_tasks: SamplingTasks = SamplingTasks.STUDY
     sampling_size: int = SAMPLED_TASKS
     exclude_tasks: Path | None = None
+    full_task_over: str = EVERY_TASK
 
 
 class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
@@ -191,6 +204,7 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             sampling_tasks=SamplingTasks(args.sampling_tasks),
             sampling_size=args.sampling_size,
             exclude_tasks=args.exclude_tasks,
+            full_task_over=args.full_task_over,
         )
 
     def run(
@@ -210,12 +224,14 @@ class AnalyzeCommand(DirectCommand[AnalyzeConfig]):
             sampling_tasks=config.sampling_tasks,
             sampling_size=config.sampling_size,
             exclude_tasks=config.exclude_tasks,
+            full_task_over=config.full_task_over,
         )
         described = {
             "items_file": str(config.items),
             "instances_file": str(config.instances),
             "definitions_file": None if config.definitions is None else str(config.definitions),
             "configuration_files": [[str(i), str(n)] for i, n in config.configurations],
+            "full_task_over": config.full_task_over,
         }
         # Imported here: the study pulls in numpy, which no other command needs at start-up.
         from arcjudge.harness.analyze.study import analyze

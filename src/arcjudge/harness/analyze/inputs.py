@@ -14,7 +14,7 @@ record it cannot read; nothing is run.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -30,16 +30,21 @@ from arcjudge.harness.dimensions.records import (
     read_instances,
 )
 from arcjudge.harness.dimensions.records import read_items as read_item_records
+from arcjudge.harness.dimensions.statistics import COMPLETE_TASKS, EVERY_TASK, FULL_TASK_OVER
 from arcjudge.harness.score.records import ScoreResult
 from arcjudge.vocabulary import Dimension
 
 __all__ = [
     "BOOTSTRAP_RESAMPLES",
+    "COMPLETE_TASKS",
+    "EVERY_TASK",
+    "FULL_TASK_OVER",
     "AnalysisInputs",
     "Assignments",
     "BudgetTasks",
     "Configuration",
     "SamplingTasks",
+    "read_build_skipped",
     "read_dataset",
     "read_definition_results",
     "read_inputs",
@@ -79,6 +84,20 @@ class SamplingTasks(StrEnum):
     all five dimensions in configuration 1, minus the exclusion list."""
     EVERY = "every"
     """arcjudge's rule before: every task, whatever the model did."""
+
+
+def read_build_skipped(instances_file: Path) -> dict[str, str]:
+    """The tasks the build left out, with why (``build.json``'s ``skipped`` beside it).
+
+    Empty when there is no ``build.json``.
+
+    Raises:
+        InputError: The ``build.json`` is there but not a build record.
+    """
+    path = instances_file.parent / "build.json"
+    if not path.is_file():
+        return {}
+    return {str(t): str(why) for t, why in sorted(read_build_info(path).skipped.items())}
 
 
 def read_items(path: Path) -> tuple[DimensionItem, ...]:
@@ -171,6 +190,10 @@ class AnalysisInputs:
         sampling_size: How many tasks Section 3.2 draws per model (``STUDY``).
         exclude_tasks: Task ids Section 3.2 removes after the draw (trivial Definition
             programs), and the file they were read from (``None``: no list).
+        full_task_over: :data:`EVERY_TASK` (the study's: every built task counts, a missing
+            dimension is a failure) or :data:`COMPLETE_TASKS` (only tasks with all five
+            instances): the tasks of full task, Table 7 and Section 3.1.
+        skipped: The tasks the build left out (``build.json``'s ``skipped``), with why.
     """
 
     items: tuple[DimensionItem, ...]
@@ -187,6 +210,8 @@ class AnalysisInputs:
     sampling_tasks: SamplingTasks = SamplingTasks.STUDY
     sampling_size: int = SAMPLED_TASKS
     exclude_tasks: tuple[frozenset[str], Path | None] = (frozenset(), None)
+    full_task_over: str = EVERY_TASK
+    skipped: Mapping[str, str] = field(default_factory=dict)
 
     def check(self) -> None:
         """Check that every item has its instance (the items are of this build).
@@ -194,7 +219,10 @@ class AnalysisInputs:
         Raises:
             InputError: An item whose task and dimension have no instance (in its own
                 configuration).
+            ValueError: ``full_task_over`` is not one of :data:`FULL_TASK_OVER`.
         """
+        if self.full_task_over not in FULL_TASK_OVER:
+            raise ValueError(f"full_task_over: {self.full_task_over!r} not in {FULL_TASK_OVER}")
         _check_items(self.items, self.instances)
         for number, (items, instances) in enumerate(self.configurations, 2):
             _check_items(items, instances, f"configuration {number}: ")
@@ -213,6 +241,7 @@ def read_inputs(
     sampling_tasks: SamplingTasks = SamplingTasks.STUDY,
     sampling_size: int = SAMPLED_TASKS,
     exclude_tasks: Path | None = None,
+    full_task_over: str = EVERY_TASK,
 ) -> AnalysisInputs:
     """Read and check every input (and the build's ``repeats`` beside the instances).
 
@@ -229,6 +258,7 @@ def read_inputs(
         sampling_tasks: Which tasks Section 3.2 is computed over.
         sampling_size: How many tasks Section 3.2 draws per model.
         exclude_tasks: A file of task ids Section 3.2 leaves out (one a line).
+        full_task_over: Which tasks full task is over (:data:`FULL_TASK_OVER`).
 
     Raises:
         InputError: A file cannot be read, or the items are not of these instances.
@@ -248,6 +278,8 @@ def read_inputs(
         sampling_tasks,
         sampling_size,
         (frozenset() if exclude_tasks is None else read_task_list(exclude_tasks), exclude_tasks),
+        full_task_over,
+        read_build_skipped(instances_file),
     )
     inputs.check()
     return inputs

@@ -150,7 +150,7 @@ def _types_figure(analysis: Mapping[str, Any]) -> str:
     return (
         "<h2>Classification failure rate per candidate type</h2>"
         '<p class="meta">valid: share judged invalid; every other type: share judged valid '
-        "(Table 8).</p>"
+        "(Table 1).</p>"
         f"{_legend(series)}{chart}"
     )
 
@@ -298,7 +298,9 @@ def render_analysis_report(analysis: Mapping[str, Any], tables: Sequence[Table])
         f"<style>{PAGE_CSS}{_EXTRA_CSS}</style></head><body>"
         "<h1>The study's tables</h1>"
         f'<p class="meta">{inputs["items"]} items, {inputs["instances"]} instances, '
-        f"{analysis['accuracy']['full_tasks']} tasks with all five dimensions; models: "
+        f"{analysis['denominators']['complete_tasks']} tasks with all five dimensions, full "
+        f"task over {analysis['denominators']['full_tasks']} "
+        f"({esc(analysis['denominators']['full_task_over'])}); models: "
         f"{esc(', '.join(inputs['models']))}. {described}</p>"
         f"<ul>{contents}</ul>"
         f"{_figure3(analysis)}{_types_figure(analysis)}{_figure4(analysis)}"

@@ -8,7 +8,8 @@ configurations 2..K are :attr:`AnalysisInputs.configurations`, in order. Per mod
   runs, computed exactly as Table 3 does (:func:`model_statistics` of the configuration's
   items, full task over the configuration's tasks with all five instances);
 * at each budget ``k = 1..K``: the mean and the sample standard deviation (``n - 1`` in
-  the denominator; none for one value) of those accuracies over configurations ``1..k``
+  the denominator; none for one value; at ``k = 1`` over the runs of configuration 1, as
+  the study: :mod:`.run_spread`) of those accuracies over configurations ``1..k``
   (configurations where the model has no item of the measure are left out; ``n`` says
   how many were used), and the *hard* full-task accuracy: the share of ``(run, task)``
   passing all five dimensions in every configuration ``1..k``, with its Wilson 95%
@@ -35,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from arcjudge.harness.analyze.inputs import AnalysisInputs, Configuration, SamplingTasks
+from arcjudge.harness.analyze.run_spread import run_sd
 from arcjudge.harness.analyze.sections import FULL_TASK, LABELS, Section
 from arcjudge.harness.analyze.selection import sampling_selection
 from arcjudge.harness.analyze.tables import Cell, Column, Share, Table, rounded, share_or_none
@@ -50,8 +52,10 @@ SAMPLING_MEASURES: tuple[str, ...] = (FULL_TASK, *DIMENSIONS)
 NOTE = (
     "Increased sampling over K independent configurations of the build (dimensions build "
     "--configurations K; configuration 1 is --items/--instances, then each --configuration "
-    "in order). Per model and budget k: the mean and sample standard deviation (n-1; n/a "
-    "for one value) over configurations 1..k of each configuration's accuracy, pooled over "
+    "in order). Per model and budget k: the mean and sample standard deviation (n-1) over "
+    "configurations 1..k of each configuration's accuracy (at k = 1, as the study, the sd "
+    "is over the runs of configuration 1, each run's accuracy on its own; n/a with one "
+    "run), pooled over "
     "runs and computed as Table 3 does (full task: the share of (run, task) passing all "
     "five dimensions, over the configuration's tasks with all five instances). Hard full "
     "task: the share of (run, task) passing all five dimensions in every configuration "
@@ -207,12 +211,18 @@ def increased_sampling(inputs: AnalysisInputs) -> Section:
         )
         counts = [_rates(c).get(model, {}) for c in configurations]
         cells, hard = hard_full_task(configurations, model)
+        # the sd at k = 1 over configuration 1's runs, on the same tasks as the rest
+        first_items, first_instances = configurations[0]
+        spread = run_sd(first_items, _full_tasks(first_instances), model, SAMPLING_MEASURES)
         budgets = []
         for k in range(1, count + 1):
             entry: dict[str, Any] = {"budget": k}
             for measure in SAMPLING_MEASURES:
                 found = [c.get(measure) for c in counts[:k]]
                 entry[measure] = cumulative([p / t for p, t in (f for f in found if f) if t])
+                if k == 1:  # the study's sd at k = 1: over the runs of configuration 1
+                    entry[measure] |= {"sd": spread[measure]["sd"], "sd_over": "runs",
+                                       "sd_runs": spread[measure]["runs"]}  # fmt: skip
             share = hard[k - 1]
             entry["hard_full_task"] = None if share is None else share.to_json()
             budgets.append(entry)

@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arcjudge.harness.analyze.inputs import AnalysisInputs
+from arcjudge.harness.analyze.inputs import COMPLETE_TASKS, AnalysisInputs
 from arcjudge.harness.analyze.tables import Share, Table
-from arcjudge.vocabulary import BUILT_DIMENSIONS, DIMENSIONS, Dimension
+from arcjudge.harness.dimensions.statistics import full_task_tasks
+from arcjudge.vocabulary import BUILT_DIMENSIONS, Dimension
 
 __all__ = [
     "FULL_TASK",
@@ -21,6 +22,7 @@ __all__ = [
     "MEASURES",
     "POOLED",
     "Section",
+    "complete_tasks",
     "from_proportion",
     "full_tasks",
     "models_of",
@@ -75,10 +77,20 @@ def from_proportion(entry: Mapping[str, Any] | None) -> Share | None:
     return Share(int(entry["passed"]), int(entry["total"]))
 
 
+def complete_tasks(inputs: AnalysisInputs) -> list[str]:
+    """Tasks with an instance of each of the five dimensions."""
+    tasks = {task for task, _ in inputs.instances}
+    return full_task_tasks(tasks, inputs.instances.keys(), COMPLETE_TASKS)
+
+
 def full_tasks(inputs: AnalysisInputs) -> list[str]:
-    """Tasks with an instance of each of the five dimensions (full task is over these)."""
-    tasks = sorted({task for task, _ in inputs.instances})
-    return [t for t in tasks if all((t, d) in inputs.instances for d in DIMENSIONS)]
+    """The tasks full task (Table 3), Table 7 and Section 3.1 are over.
+
+    Every built task by default (the study's: a dimension without an instance is a
+    failure), or only :func:`complete_tasks` with ``full_task_over`` ``complete-tasks``.
+    """
+    tasks = {task for task, _ in inputs.instances}
+    return full_task_tasks(tasks, inputs.instances.keys(), inputs.full_task_over)
 
 
 def models_of(inputs: AnalysisInputs) -> list[str]:

@@ -7,17 +7,21 @@ lists them in output order:
 * ``accuracy`` -> Table 3: per model, accuracy on the output grid, the five dimensions and
   the full task (Wilson 95% intervals, pooled over runs), the independence baseline and
   the drop from output grid to full task (:func:`model_statistics` of ``dimensions score``).
+* ``denominators``: per model full task's n (tasks x runs), and the tasks left out or
+  missing a dimension, with why (:mod:`.denominators`).
 * ``generation_control`` -> the stricter Constrained Generation control: a generated pair
   equal to one of the task's ARC-GEN pairs (``detail.arcgen_exact`` of the item) fails,
   and full-task accuracy and the baseline are computed again with that.
-* ``classification_types`` -> Tables 1 (all models pooled) and 8 (per model):
-  Classification failure rate per candidate type: for ``valid`` candidates, judging them
-  invalid; for each corruption type, judging it valid.
+* ``classification_types`` -> Table 1 (per model and candidate type, the median number
+  of candidates of each type per model as its last row) and a supplementary table pooling
+  every model: Classification failure rate per candidate type: for ``valid`` candidates,
+  judging them invalid; for each corruption type, judging it valid.
 * ``classification_baselines``: the always-valid and always-invalid answerers' strict and
   per-judgment accuracy, counted exactly on the built instances' labels.
-* ``self_consistency`` -> Tables 4 (Definition right on train and test) and 5 (all items;
-  and the model's mistakes only): agreement of the model's own Definition program with its
-  answers, split by whether the answer was right.
+* ``self_consistency`` -> Tables 4 (Definition right on train and test; first the study's
+  headline, the three dimensions pooled) and 5 (all items; and the model's mistakes only):
+  agreement of the model's own Definition program with its answers, split by whether the
+  answer was right.
 * ``run_agreement`` -> Table 7: per model, the tasks passing all five dimensions in each
   run, their intersection and union, Jaccard index and task agreement.
 * ``definition_failures`` -> Table 9 (and Appendix D): static, runtime and rule failures
@@ -45,6 +49,7 @@ from typing import Any
 from arcjudge.harness.analyze.agreement import run_agreement, self_consistency
 from arcjudge.harness.analyze.budget import matched_budget
 from arcjudge.harness.analyze.classification import classification_baselines, classification_types
+from arcjudge.harness.analyze.denominators import denominators, scope_note
 from arcjudge.harness.analyze.inputs import AnalysisInputs
 from arcjudge.harness.analyze.sampling import increased_sampling
 from arcjudge.harness.analyze.sections import (
@@ -140,8 +145,9 @@ def _accuracy(inputs: AnalysisInputs) -> Section:
         "table3",
         "Table 3: accuracy per model",
         "Accuracy pooled over runs with Wilson 95% intervals (passed/items). Full task: the "
-        "share of (run, task) passing all five PotARCin dimensions, over tasks with all five "
-        "instances. Independence baseline: the product of the five dimensions' accuracies "
+        "share of (run, task) passing all five PotARCin dimensions. "
+        + scope_note(inputs)
+        + " Independence baseline: the product of the five dimensions' accuracies "
         "(a product, not a proportion: no interval). Drop: output-grid accuracy minus "
         "full-task accuracy.",
         columns,
@@ -221,7 +227,7 @@ def _generation_control(inputs: AnalysisInputs) -> Section:
         "The stricter Constrained Generation control: a generated pair equal to one of the "
         "task's ARC-GEN stable pairs fails (the item's detail.arcgen_exact), beside the "
         "default rule; full task and the independence baseline recomputed with it. "
-        "Full-task change: strict minus default accuracy."
+        "Full-task change: strict minus default accuracy. " + scope_note(inputs)
     )
     if unrecorded:
         note += (" n/a: items scored before items recorded arcgen_exact (score them again): "
@@ -321,6 +327,7 @@ SectionFunction = Callable[[AnalysisInputs], Section]
 
 SECTIONS: tuple[SectionFunction, ...] = (
     _accuracy,
+    denominators,
     _generation_control,
     classification_types,
     classification_baselines,

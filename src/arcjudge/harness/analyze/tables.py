@@ -5,7 +5,9 @@ A :class:`Table` is columns and rows of plain values. A column of kind ``share``
 five columns (``NAME_count``, ``NAME_total``, ``NAME_rate``, ``NAME_ci_low``,
 ``NAME_ci_high``), in Markdown one cell ``0.800 [0.490, 0.943] (8/10)``. Rates are written
 with 6 decimals in CSV and 3 in Markdown; a missing value is empty in CSV and ``n/a`` in
-Markdown. Same table, same bytes.
+Markdown. A plain number in a ``share`` column (a summary row's count, such as Table 1's
+median number of candidates) fills only ``NAME_count`` in CSV and is written as the number
+in Markdown. Same table, same bytes.
 """
 
 from __future__ import annotations
@@ -85,10 +87,17 @@ def _number(value: float | None, places: int) -> str:
     return "" if value is None else f"{value:.{places}f}"
 
 
+def _count_text(value: float) -> str:
+    """A count as text: ``12`` for a whole number, ``12.5`` otherwise."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 def _csv_cells(column: Column, value: Cell) -> list[str]:
     if column.kind == "share":
         if value is None:
             return [""] * len(_SHARE_PARTS)
+        if isinstance(value, int | float):
+            return [_count_text(value)] + [""] * (len(_SHARE_PARTS) - 1)
         if not isinstance(value, Share):
             raise TypeError(f"column {column.name!r} holds shares, not {value!r}")
         ci = value.ci95 or (None, None)
@@ -118,6 +127,8 @@ def _markdown_cell(column: Column, value: Cell) -> str:
         return f"{value.rate:.3f} [{low:.3f}, {high:.3f}] ({value.count}/{value.total})"
     if column.kind == "number" and not isinstance(value, str):
         return f"{float(value):.3f}"
+    if column.kind == "share" and isinstance(value, int | float):
+        return _count_text(value)
     return _markdown_text(str(value))
 
 

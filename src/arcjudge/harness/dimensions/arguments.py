@@ -18,6 +18,7 @@ from arcjudge.harness.core.commandline import (
 from arcjudge.harness.dimensions.build import DEFAULT_MIN_DISTANCE, DEFAULT_PER_KIND, DEFAULT_SEED
 from arcjudge.harness.dimensions.configurations import CONFIGURATIONS_FILE, SEED_STRIDE
 from arcjudge.harness.dimensions.embeddings import DEFAULT_NEIGHBOURS
+from arcjudge.harness.dimensions.statistics import EVERY_TASK, FULL_TASK_OVER
 from arcjudge.vocabulary import (
     EDITING_KINDS,
     GRID_FORMATS,
@@ -166,6 +167,14 @@ def score_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--exclude-arcgen", action="store_true", help="generation: fail exact ARC-GEN pairs"
+    )
+    parser.add_argument(
+        "--full-task-over",
+        choices=FULL_TASK_OVER,
+        default=EVERY_TASK,
+        help="the tasks of full task: every-task (the study's: every built task, a dimension "
+        "without an instance a failure) or complete-tasks (only the tasks with all five "
+        "instances)",
     )
     parser.add_argument(
         "--after",

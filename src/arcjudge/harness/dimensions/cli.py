@@ -421,6 +421,7 @@ def _score_config(args: argparse.Namespace) -> DimensionScoreConfig:
         strict_generation=args.strict_generation,
         verifier_limits=limits_from(args.wall),
         after_files=tuple(args.after),
+        full_task_over=args.full_task_over,
     )
 
 

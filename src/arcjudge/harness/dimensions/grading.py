@@ -62,7 +62,13 @@ from arcjudge.harness.dimensions.grade_inputs import (
 from arcjudge.harness.dimensions.records import DimensionItem, VerifierSpec, read_instances
 from arcjudge.harness.dimensions.rules import RuleVerdict, VerifierOutput
 from arcjudge.harness.dimensions.self_consistency import ProgramsOfModels, with_consistency
-from arcjudge.harness.dimensions.statistics import model_statistics
+from arcjudge.harness.dimensions.statistics import (
+    COMPLETE_TASKS,
+    EVERY_TASK,
+    full_task_tasks,
+    missing_dimensions,
+    model_statistics,
+)
 from arcjudge.harness.dimensions.strategies import STRATEGIES
 from arcjudge.harness.dimensions.strategies.strategy import GradeSettings, RuleCase
 from arcjudge.harness.dimensions.summary import AfterSummary, DimensionScoreSummary
@@ -76,7 +82,6 @@ from arcjudge.vocabulary import (
     BUILT_DIMENSIONS,
     CONSISTENCY_DIMENSIONS,
     DEFINITION_ENTRY_POINTS,
-    DIMENSIONS,
     Dimension,
     ScoreVerdict,
 )
@@ -103,6 +108,9 @@ class DimensionScoreConfig:
         after_files: ``items.jsonl`` of earlier configurations of the build: each model's
             and run's Generation answers must not copy the pairs the same model and run
             had accepted there (:mod:`.configurations`).
+        full_task_over: The tasks full task is over: ``every-task`` (the study's: every
+            built task, a dimension without an instance a failure) or ``complete-tasks``
+            (:data:`~arcjudge.harness.dimensions.statistics.FULL_TASK_OVER`).
     """
 
     instances_file: Path
@@ -120,6 +128,7 @@ class DimensionScoreConfig:
     attempts: int = 1
     definition_samples: int | None = None
     after_files: tuple[Path, ...] = ()
+    full_task_over: str = EVERY_TASK
 
 
 class DimensionScorer:
@@ -394,8 +403,12 @@ class DimensionScorer:
             yield json_dumps(item.to_json(), sort_keys=True, separators=(",", ":")) + "\n"
 
     def full_tasks(self) -> list[str]:
+        """The tasks full task is over (``full_task_over``: every built task by default)."""
+        return full_task_tasks(self.tasks, self.instances.keys(), self.config.full_task_over)
+
+    def complete_tasks(self) -> list[str]:
         """Tasks with an instance of every dimension."""
-        return [t for t in self.tasks if all((t, d) in self.instances for d in DIMENSIONS)]
+        return full_task_tasks(self.tasks, self.instances.keys(), COMPLETE_TASKS)
 
     def summary(self) -> DimensionScoreSummary:
         """``summary.json``: per-model statistics and what was read."""
@@ -415,7 +428,12 @@ class DimensionScorer:
             exclude_arcgen=c.exclude_arcgen,
             strict_generation=c.strict_generation,
             tasks=len(self.tasks),
-            full_tasks=len(self.full_tasks()),
+            full_tasks=len(self.complete_tasks()),
+            full_task_over=c.full_task_over,
+            missing_dimensions={
+                t: tuple(dims)
+                for t, dims in missing_dimensions(self.tasks, self.instances.keys()).items()
+            },
             items=len(self.items),
             answers_read=len(self.answers),
             answers_problems=tuple(self.problems),

@@ -12,11 +12,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from arcjudge.harness.core.html import PAGE_CSS, esc
+from arcjudge.harness.dimensions.statistics import COMPLETE_TASKS
 from arcjudge.harness.dimensions.summary import DimensionScoreSummary
 from arcjudge.safetext import terminal_safe
 from arcjudge.vocabulary import BUILT_DIMENSIONS, CONSISTENCY_DIMENSIONS
 
-__all__ = ["render_dimensions_report", "summary_table"]
+__all__ = ["full_task_scope", "render_dimensions_report", "summary_table"]
 
 _LABELS = {
     "output_grid": "Output grid",
@@ -189,7 +190,7 @@ def render_dimensions_report(summary: DimensionScoreSummary) -> str:
         f"{esc(summary.edit_max_distance)}. Bars: accuracy pooled over runs with Wilson "
         "95% intervals; dashed line: independence baseline (product of the five PotARCin "
         "dimensions; full task is over those five, the output grid is the standard ARC test "
-        "beside them).</p>"
+        f"beside them). {esc(_sentence(full_task_scope(summary)))}</p>"
         f'<div class="pics">{charts}</div>'
         f"<h2>Accuracy</h2>{_table(models)}"
         f'<h2>Self-consistency</h2><p class="meta">Share of answers the model\'s own '
@@ -206,8 +207,25 @@ def render_dimensions_report(summary: DimensionScoreSummary) -> str:
     )
 
 
+def full_task_scope(summary: DimensionScoreSummary) -> str:
+    """Which tasks full task is over, and the tasks missing a dimension (one sentence)."""
+    missing = sorted(summary.missing_dimensions)
+    named = ", ".join(f"{t} ({', '.join(summary.missing_dimensions[t])})" for t in missing[:10])
+    named += f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+    if summary.full_task_over == COMPLETE_TASKS:
+        text = (f"full task over the {summary.full_tasks} tasks with all five dimensions "
+                "(--full-task-over complete-tasks)")  # fmt: skip
+        return text + (f"; left out, missing a dimension: {named}" if missing else "")
+    text = f"full task over every task ({summary.tasks}; n = tasks x runs)"
+    return text + (f"; a missing dimension counts as a failure: {named}" if missing else "")
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."
+
+
 def summary_table(summary: DimensionScoreSummary) -> str:
-    """The printed table: accuracy per dimension and full task, per model."""
+    """The printed table: accuracy per dimension and full task, per model; full task's n."""
     head = ("model", "runs", "grid", "def", "cls", "gen", "edit", "inv", "full", "drop", "indep")
     rows: list[tuple[str, ...]] = [head]
     for model, stats in summary.models.items():
@@ -219,4 +237,5 @@ def summary_table(summary: DimensionScoreSummary) -> str:
             _fmt(stats.get("output_grid_drop")), _fmt(stats["independence_baseline"]),
         ))  # fmt: skip
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+    table = "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+    return table + "\n" + terminal_safe(full_task_scope(summary))

@@ -7,7 +7,8 @@ An *item* is one ``(model, run, task, dimension)`` with ``passed``: a
   item of that dimension: it was not answered, or no Definition results were given);
 * Classification per-judgment accuracy (5 judgments per item);
 * full-task accuracy: the share of ``(run, task)`` with all five PotARCin dimensions
-  passed, over the tasks that have an instance of each of them;
+  passed, over the tasks the caller gives (:func:`full_task_tasks`: every built task by
+  default, a dimension without an instance a failure; or only the tasks with all five);
 * the output-grid accuracy (the standard ARC test, among the dimensions) and its drop to
   full-task accuracy (output grid minus full task, in accuracy points from 0 to 1);
 * the independence baseline: the product of the five dimension accuracies, what full-task
@@ -22,14 +23,67 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from arcjudge.harness.core.stats import wilson_interval
 from arcjudge.harness.dimensions.records import DimensionItem
 from arcjudge.vocabulary import BUILT_DIMENSIONS, CONSISTENCY_DIMENSIONS, DIMENSIONS, Dimension
 
-__all__ = ["CONSISTENCY_DIMENSIONS", "DIMENSIONS", "model_statistics", "proportion"]
+__all__ = [
+    "COMPLETE_TASKS",
+    "CONSISTENCY_DIMENSIONS",
+    "DIMENSIONS",
+    "EVERY_TASK",
+    "FULL_TASK_OVER",
+    "full_task_tasks",
+    "missing_dimensions",
+    "model_statistics",
+    "proportion",
+]
+
+EVERY_TASK = "every-task"
+"""Full task over every built task, a missing dimension a failure (the study's n; default)."""
+
+COMPLETE_TASKS = "complete-tasks"
+"""Full task over the tasks with all five instances only (arcjudge before issue 32)."""
+
+FULL_TASK_OVER: tuple[str, ...] = (EVERY_TASK, COMPLETE_TASKS)
+"""The choices of ``--full-task-over``, the default first."""
+
+
+def missing_dimensions(
+    tasks: Iterable[str], built: Collection[tuple[str, Dimension]]
+) -> dict[str, list[str]]:
+    """Task -> the PotARCin dimensions it has no instance of (tasks missing none left out).
+
+    Args:
+        tasks: The built tasks.
+        built: The ``(task, dimension)`` pairs with an instance.
+    """
+    found = {t: [str(d) for d in DIMENSIONS if (t, d) not in built] for t in sorted(set(tasks))}
+    return {t: dims for t, dims in found.items() if dims}
+
+
+def full_task_tasks(
+    tasks: Iterable[str], built: Collection[tuple[str, Dimension]], over: str = EVERY_TASK
+) -> list[str]:
+    """The tasks full task is over: every built task, or only the complete ones.
+
+    Args:
+        tasks: The built tasks.
+        built: The ``(task, dimension)`` pairs with an instance.
+        over: :data:`EVERY_TASK` or :data:`COMPLETE_TASKS`.
+
+    Raises:
+        ValueError: ``over`` is neither.
+    """
+    if over not in FULL_TASK_OVER:
+        raise ValueError(f"full task over {over!r}: not one of {FULL_TASK_OVER}")
+    every = sorted(set(tasks))
+    if over == EVERY_TASK:
+        return every
+    return [t for t in every if all((t, d) in built for d in DIMENSIONS)]
 
 
 def proportion(successes: int, total: int) -> dict[str, Any]:
@@ -96,8 +150,8 @@ def model_statistics(
 
     Args:
         items: The graded items.
-        full_tasks: Tasks that have an instance of every dimension (full-task accuracy is
-            counted over these).
+        full_tasks: The tasks full-task accuracy is counted over (:func:`full_task_tasks`);
+            a dimension without an item there is a failure.
 
     Returns:
         Model name -> ``{"runs", "dimensions", "classification_judgments", "full_task",

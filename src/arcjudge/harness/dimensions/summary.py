@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arcjudge.harness.core.record import OMIT_DEFAULT, Record, spec
+from arcjudge.harness.dimensions.statistics import COMPLETE_TASKS
 from arcjudge.harness.dimensions.token_usage import ModelTokens
 
 __all__ = ["AfterSummary", "DefinitionScoring", "DimensionScoreSummary"]
@@ -85,6 +86,12 @@ class DimensionScoreSummary(Record):
         failure_reasons: ``DIMENSION: reason class`` -> failed items, sorted.
         models: Model -> its statistics (:func:`.statistics.model_statistics`).
         after: With ``--after``: the earlier items read (else not written).
+        full_task_over: The tasks full task is over: ``every-task`` (every built task, a
+            dimension without an instance a failure: the study's n = tasks x runs) or
+            ``complete-tasks`` (only tasks with all five instances: what a summary written
+            before this was recorded was computed over).
+        missing_dimensions: Built tasks without an instance of some dimension -> those
+            dimensions (a failure in full task, or out of it with ``complete-tasks``).
         token_usage: Model -> its token usage and generation settings, when some reply
             recorded them (:func:`.token_usage.token_usage`; else not written).
     """
@@ -112,6 +119,8 @@ class DimensionScoreSummary(Record):
     failure_reasons: Mapping[str, int]
     models: Mapping[str, Mapping[str, Any]]
     after: AfterSummary | None = field(default=None, metadata=spec(omit=OMIT_DEFAULT))
+    full_task_over: str = COMPLETE_TASKS
+    missing_dimensions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     token_usage: Mapping[str, ModelTokens] | None = field(
         default=None, metadata=spec(omit=OMIT_DEFAULT)
     )

@@ -21,7 +21,7 @@ record schema is documented in ``docs/dimensions.md`` (and in the README).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -568,46 +568,3 @@ class Builder:
             skipped={t: self.skipped[t] for t in sorted(self.skipped)},
         )
         return build.to_json()
-
-
-def summary_text(summary: Mapping[str, Any]) -> str:
-    """The printed summary of a build."""
-    n = summary["instances"]
-    lines = [
-        "instances: " + ", ".join(f"{d} {n.get(d, 0)}" for d in BUILT_DIMENSIONS),
-        "classification candidates by type: "
-        + ", ".join(f"{k} {v}" for k, v in summary["classification_kinds"].items())
-        + f" (mixture {summary['mixture']['name']}, rule {summary['mixture_rule']})",
-    ]
-    sources = summary.get("valid_sources") or {}
-    if sources:
-        lines.append(
-            "valid pairs from (tasks): " + ", ".join(f"{k} {v}" for k, v in sources.items())
-        )
-    dropped = summary.get("demonstration_inputs_dropped") or {}
-    if dropped:
-        lines.append(
-            "candidates dropped for showing a demonstration input: "
-            + ", ".join(f"{k} {v}" for k, v in dropped.items())
-        )
-    moved = Counter(k for t in summary["tasks"].values() for k in t["redistributed"])
-    if moved:
-        lines.append(
-            "weight redistributed (tasks without the type): "
-            + ", ".join(f"{k} {v}" for k, v in sorted(moved.items()))
-        )
-    if summary["skipped"]:
-        lines.append(f"skipped tasks: {len(summary['skipped'])} (reasons in build.json)")
-    retrieval = summary.get("retrieval") or {}
-    if retrieval.get("source") in ("baseline embedding", "embeddings"):
-        lines.append(
-            f"retrieval neighbours: {retrieval['source']} (k={retrieval['k']}, "
-            f"{retrieval['tasks']} tasks)"
-        )
-    repeats = summary.get("repeats", 1)
-    if repeats > 1:
-        lines.append(
-            f"repeats: answer every instance {repeats} times (runs 1..{repeats}: the same "
-            "instances, for the matched-budget comparison of dimensions analyze)"
-        )
-    return "\n".join(lines)

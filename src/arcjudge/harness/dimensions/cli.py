@@ -35,8 +35,8 @@ from arcjudge.harness.dimensions.build import (
     EDIT_MAX_DISTANCE,
     BuildConfig,
     Builder,
-    summary_text,
 )
+from arcjudge.harness.dimensions.build_summary import summary_text
 from arcjudge.harness.dimensions.configurations import (
     CONFIGURATIONS_FILE,
     SEED_STRIDE,

@@ -185,13 +185,13 @@ def _tail_list(line: str, tokens: _Tokens) -> tuple[list[Judgment], bool] | None
     judgments.reverse()
     if i < 0:
         return judgments, False
-    between = line[tokens.ends[i] : _start_of(line, tokens, i + 1)]
+    between = line[tokens.ends[i] : _start_of(tokens, i + 1)]
     if any(mark in _LEAD_MARKS for mark in between) or words[i] in _LEAD_WORDS:
         return judgments, True
     return None
 
 
-def _start_of(line: str, tokens: _Tokens, index: int) -> int:
+def _start_of(tokens: _Tokens, index: int) -> int:
     return tokens.ends[index] - len(tokens.words[index])
 
 
@@ -206,7 +206,7 @@ def _heading(words: Sequence[str]) -> int | None:
 
 def _table_row(line: str) -> tuple[int | None, list[Judgment]] | None:
     """A table row's candidate number (if a cell holds one) and its judgment cells."""
-    cells = [cell for cell in line.strip().strip("|").split("|")]
+    cells = line.strip().strip("|").split("|")
     if len(cells) < 2:
         return None
     number: int | None = None

@@ -62,20 +62,19 @@ def draw(plan: TaskPlan, settings: DrawSettings, rng: random.Random) -> Payload 
         weights, moved = settings.mixture.for_available(available)
     if not weights:
         return None
-    pools: dict[str, int] = {k: len(plan.confirmed[k]) for k in available}
-    pools["valid"] = max(len(plan.valid) - 1, 1)  # valid[0] is the Inversion instance
+    # the candidates of each type a slot may take: valid[0] is the Inversion instance (see
+    # the builder's plan), shown here only when it is the task's one valid pair
+    pools: dict[str, list[int]] = {k: list(range(len(plan.confirmed[k]))) for k in available}
+    pools["valid"] = list(range(1, len(plan.valid))) or [0]
     used: dict[str, set[int]] = {}
     candidates, labels, kinds, provenance = [], [], [], []
     for _ in range(CLASSIFICATION_SIZE):
         if rule is MixtureRule.FIXED_VALID:
             kind = draw_kind(weights, rng)
         else:
-            unused = [k for k in weights if len(used.get(k, ())) < pools[k]]
+            unused = [k for k in weights if len(used.get(k, ())) < len(pools[k])]
             kind = draw_kind(unused_weights(weights, unused), rng)
-        if kind == "valid":  # valid[0] is the Inversion instance (see the builder's plan)
-            indices = list(range(1, len(plan.valid))) or [0]
-        else:
-            indices = list(range(len(plan.confirmed[kind])))
+        indices = pools[kind]
         taken = used.setdefault(kind, set())
         fresh = [i for i in indices if i not in taken]
         index = rng.choice(fresh or indices)
